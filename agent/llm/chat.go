@@ -1,0 +1,184 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"warren/config"
+)
+
+// Message is one turn of a conversation.
+type Message struct {
+	Role    string `json:"role"` // system, user, assistant
+	Content string `json:"content"`
+}
+
+// Request is one model call.
+type Request struct {
+	Role        config.RoleName // chat when empty
+	System      string
+	History     []Message // earlier turns, sent before Prompt
+	Prompt      string
+	Schema      *Schema  // Structured: overrides the schema derived from the output type
+	NumPredict  int      // overrides the role's num_predict
+	Temperature *float64 // overrides the role's temperature
+
+	// OnToken receives the visible answer as it streams (thinking removed).
+	OnToken func(text string)
+	// OnRestart tells a streaming consumer to discard what it received: the exchange failed
+	// mid-answer and starts again.
+	OnRestart func()
+}
+
+// Answer is the result of a text call.
+type Answer struct {
+	Text      string
+	Truncated bool // the model stopped at its length limit
+}
+
+// answer is what one exchange brought back.
+type answer struct {
+	content          string
+	doneReason       string
+	promptTokens     int
+	completionTokens int
+}
+
+// exchange is one request/answer round with the model, retried on transient failures and
+// metered against the run in ctx. judge, when given, inspects the answer and returns the
+// ledger outcome; otherwise the outcome is "ok" or "truncated".
+type exchange struct {
+	kind       string
+	messages   []api.Message
+	format     json.RawMessage
+	numPredict int
+	req        *Request
+	judge      func(a *answer) string
+}
+
+func (g *Gateway) target(role config.RoleName) target {
+	if role == "" {
+		role = config.RoleChat
+	}
+	return g.roles[role]
+}
+
+func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error) {
+	estimate := len(x.format) / 4
+	for _, m := range x.messages {
+		estimate += len(m.Content)/4 + 4
+	}
+	run := RunFrom(ctx)
+	var allowance int
+	if run != nil {
+		var err error
+		if allowance, err = run.reserve(estimate, x.numPredict); err != nil {
+			return answer{}, err
+		}
+	}
+	predict := x.numPredict
+	if allowance > 0 && (predict <= 0 || predict > allowance) {
+		predict = allowance
+	}
+	opts := maps.Clone(t.options)
+	if predict > 0 {
+		opts["num_predict"] = predict
+	}
+	if x.req.Temperature != nil {
+		opts["temperature"] = *x.req.Temperature
+	}
+	stream := true
+	chatReq := &api.ChatRequest{Model: t.model, Messages: x.messages, Stream: &stream, Format: x.format,
+		KeepAlive: t.keep, Options: opts}
+
+	var a answer
+	start := time.Now()
+	attempts, err := g.withRetry(ctx, t, func(ctx context.Context) error {
+		var content strings.Builder
+		var filter thinkFilter
+		done := false
+		a = answer{}
+		err := t.host.client.Chat(ctx, chatReq, func(r api.ChatResponse) error {
+			content.WriteString(r.Message.Content)
+			if x.req.OnToken != nil {
+				if visible := filter.Push(r.Message.Content); visible != "" {
+					x.req.OnToken(visible)
+				}
+			}
+			if r.Done {
+				done = true
+				a.doneReason, a.promptTokens, a.completionTokens = r.DoneReason, r.PromptEvalCount, r.EvalCount
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !done {
+			return errStreamCut
+		}
+		if x.req.OnToken != nil {
+			if rest := filter.Flush(); rest != "" {
+				x.req.OnToken(rest)
+			}
+		}
+		a.content = content.String()
+		return nil
+	}, x.req.OnRestart)
+
+	entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+		Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
+		Duration: time.Since(start), Attempts: attempts}
+	switch {
+	case err != nil:
+		entry.Outcome, entry.Error = "error", err.Error()
+	case x.judge != nil:
+		entry.Outcome = x.judge(&a)
+	case a.doneReason == "length":
+		entry.Outcome = "truncated"
+	default:
+		entry.Outcome = "ok"
+	}
+	if run != nil {
+		run.settle(estimate, allowance, entry)
+	}
+	g.log.Debug("model exchange", "role", entry.Role, "model", entry.Model, "kind", entry.Kind,
+		"outcome", entry.Outcome, "attempts", attempts, "duration", entry.Duration)
+	return a, err
+}
+
+// Text streams a plain answer; thinking is removed from both the stream and the result.
+func (g *Gateway) Text(ctx context.Context, req Request) (Answer, error) {
+	t := g.target(req.Role)
+	a, err := g.send(ctx, t, exchange{kind: "text", messages: buildMessages(req), numPredict: predictFor(t, req), req: &req})
+	if err != nil {
+		return Answer{}, err
+	}
+	return Answer{Text: StripThink(a.content), Truncated: a.doneReason == "length"}, nil
+}
+
+func buildMessages(req Request) []api.Message {
+	msgs := make([]api.Message, 0, len(req.History)+2)
+	if req.System != "" {
+		msgs = append(msgs, api.Message{Role: "system", Content: req.System})
+	}
+	for _, m := range req.History {
+		msgs = append(msgs, api.Message{Role: m.Role, Content: m.Content})
+	}
+	if req.Prompt != "" {
+		msgs = append(msgs, api.Message{Role: "user", Content: req.Prompt})
+	}
+	return msgs
+}
+
+func predictFor(t target, req Request) int {
+	if req.NumPredict > 0 {
+		return req.NumPredict
+	}
+	return t.predict
+}

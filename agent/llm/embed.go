@@ -1,0 +1,75 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"warren/config"
+)
+
+// Embed returns one vector per text from the embed role, sending the texts in batches of
+// ollama.embed_batch_size through /api/embed. Each batch is one metered exchange. onBatch,
+// when given, is told how many texts are done after each batch (for progress bars).
+func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
+	t := g.roles[config.RoleEmbed]
+	size := max(g.settings.EmbedBatchSize, 1)
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += size {
+		batch := texts[start:min(start+size, len(texts))]
+		vecs, err := g.embedBatch(ctx, t, batch)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 0 && len(vecs) > 0 && len(vecs[0]) != len(out[0]) {
+			return nil, fmt.Errorf("model %s changed its embedding dimension from %d to %d mid-way", t.model, len(out[0]), len(vecs[0]))
+		}
+		out = append(out, vecs...)
+		if onBatch != nil {
+			onBatch(len(out))
+		}
+	}
+	return out, nil
+}
+
+func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) ([][]float32, error) {
+	estimate := 0
+	for _, s := range batch {
+		estimate += len(s)/4 + 1
+	}
+	run := RunFrom(ctx)
+	if run != nil {
+		// Embeddings produce no completion tokens: reserve the prompt only.
+		if _, err := run.reserve(estimate, 0); err != nil {
+			return nil, err
+		}
+	}
+	req := &api.EmbedRequest{Model: t.model, Input: batch, KeepAlive: t.keep}
+	var resp *api.EmbedResponse
+	start := time.Now()
+	attempts, err := g.withRetry(ctx, t, func(ctx context.Context) error {
+		var err error
+		resp, err = t.host.client.Embed(ctx, req)
+		return err
+	}, nil)
+	if err == nil && len(resp.Embeddings) != len(batch) {
+		err = fmt.Errorf("model %s returned %d embeddings for %d texts", t.model, len(resp.Embeddings), len(batch))
+	}
+	entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+		Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok"}
+	if resp != nil {
+		entry.PromptTokens = resp.PromptEvalCount
+	}
+	if err != nil {
+		entry.Outcome, entry.Error = "error", err.Error()
+	}
+	if run != nil {
+		run.settle(estimate, 0, entry)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.Embeddings, nil
+}

@@ -1,0 +1,293 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Call is a chat request as a rule sees it.
+type Call struct {
+	Model    string
+	Messages []api.Message
+	Format   json.RawMessage
+	Options  map[string]any
+}
+
+// LastUser returns the content of the last user message.
+func (c Call) LastUser() string {
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		if c.Messages[i].Role == "user" {
+			return c.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// Text returns every message's content, one per line.
+func (c Call) Text() string {
+	var b strings.Builder
+	for _, m := range c.Messages {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// SchemaProperties returns the top-level property names of the requested format, if any.
+func (c Call) SchemaProperties() []string {
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(c.Format, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(s.Properties)))
+	var names []string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return names
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			if depth == 1 {
+				names = append(names, t)
+				var skip json.RawMessage
+				if dec.Decode(&skip) != nil {
+					return names
+				}
+			}
+		}
+	}
+}
+
+// Rule answers chat requests that match all of its non-empty conditions.
+type Rule struct {
+	Name string // shown when a test fails
+
+	Contains    string            // the last user message contains this
+	AnyContains string            // any message contains this
+	SchemaHas   string            // the requested schema has this top-level property
+	Model       string            // the request is for this model
+	Match       func(Call) bool   // custom condition
+	Replies     []string          // answers in order; the last one repeats
+	Reply       func(Call) string // computed answer (used when Replies is empty)
+	Times       int               // the rule retires after this many answers (0: never)
+
+	used int
+}
+
+func (r *Rule) matches(c Call) bool {
+	if r.Times > 0 && r.used >= r.Times {
+		return false
+	}
+	if r.Contains != "" && !strings.Contains(c.LastUser(), r.Contains) {
+		return false
+	}
+	if r.AnyContains != "" && !strings.Contains(c.Text(), r.AnyContains) {
+		return false
+	}
+	if r.Model != "" && !sameModel(r.Model, c.Model) {
+		return false
+	}
+	if r.SchemaHas != "" {
+		found := false
+		for _, p := range c.SchemaProperties() {
+			found = found || p == r.SchemaHas
+		}
+		if !found {
+			return false
+		}
+	}
+	return r.Match == nil || r.Match(c)
+}
+
+// take claims the rule's next answer. A fixed reply is returned as text; a computed one as a
+// function to call after the server's lock is released, so slow rules do not serialise requests.
+func (r *Rule) take() (string, func(Call) string) {
+	defer func() { r.used++ }()
+	if len(r.Replies) > 0 {
+		return r.Replies[min(r.used, len(r.Replies)-1)], nil
+	}
+	return "", r.Reply
+}
+
+// Handle adds a rule; rules are tried in the order they were added.
+func (s *Server) Handle(r *Rule) *Rule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append(s.rules, r)
+	return r
+}
+
+// Fault is a failure the server injects into the next matching requests.
+type Fault struct {
+	Path     string // "/api/chat" or "/api/embed"; empty: both
+	Count    int    // how many requests it hits
+	Status   int    // answer with this HTTP status and an error body
+	Drop     bool   // chat: stream half the answer, then cut the connection
+	Truncate bool   // chat: stop at half the answer with done_reason "length"
+}
+
+func (f *Fault) message() string {
+	if f.Status == http.StatusServiceUnavailable {
+		return "server busy, please try again. maximum pending requests exceeded"
+	}
+	return fmt.Sprintf("llmtest injected status %d", f.Status)
+}
+
+// Inject queues a fault; queued faults apply in order.
+func (s *Server) Inject(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	s.faults = append(s.faults, &f)
+}
+
+// FailNext makes the next n chat and embed requests answer with status.
+func (s *Server) FailNext(n, status int) { s.Inject(Fault{Count: n, Status: status}) }
+
+func (s *Server) takeFault(path string) *Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.faults {
+		if f.Path != "" && f.Path != path {
+			continue
+		}
+		f.Count--
+		if f.Count <= 0 {
+			s.faults = append(s.faults[:i], s.faults[i+1:]...)
+		}
+		return f
+	}
+	return nil
+}
+
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+	var req api.ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	stream := req.Stream == nil || *req.Stream
+	rec := Recorded{Path: r.URL.Path, Model: req.Model, Messages: req.Messages, Format: req.Format,
+		Options: req.Options, Stream: stream}
+	fault := s.takeFault(r.URL.Path)
+	if fault != nil && fault.Status > 0 {
+		rec.Status = fault.Status
+		s.record(rec)
+		writeJSON(w, fault.Status, map[string]string{"error": fault.message()})
+		return
+	}
+	if !s.hasModel(req.Model) {
+		rec.Status = http.StatusNotFound
+		s.record(rec)
+		notFound(w, req.Model)
+		return
+	}
+	call := Call{Model: req.Model, Messages: req.Messages, Format: req.Format, Options: req.Options}
+	reply, ok := s.reply(call)
+	if !ok {
+		rec.Status = http.StatusInternalServerError
+		s.record(rec)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{
+			"error": fmt.Sprintf("llmtest: no rule matches the request (last user message: %.120q)", call.LastUser())})
+		return
+	}
+	rec.Status = http.StatusOK
+	s.record(rec)
+	if !s.wait(r.Context()) {
+		return
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += tokenCount(m.Content)
+	}
+	doneReason := "stop"
+	if fault != nil && fault.Truncate {
+		reply = reply[:len(reply)/2]
+		doneReason = "length"
+	}
+	final := api.ChatResponse{Model: req.Model, CreatedAt: time.Now(), Done: true, DoneReason: doneReason,
+		Message: api.Message{Role: "assistant"},
+		Metrics: api.Metrics{PromptEvalCount: prompt, EvalCount: tokenCount(reply)}}
+	if !stream {
+		final.Message.Content = reply
+		writeJSON(w, http.StatusOK, final)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	pieces := split(reply)
+	for i, piece := range pieces {
+		if fault != nil && fault.Drop && i >= len(pieces)/2 {
+			if flusher != nil {
+				flusher.Flush()
+			}
+			panic(http.ErrAbortHandler) // cuts the connection without ending the stream
+		}
+		enc.Encode(api.ChatResponse{Model: req.Model, CreatedAt: time.Now(),
+			Message: api.Message{Role: "assistant", Content: piece}})
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	if fault != nil && fault.Drop {
+		panic(http.ErrAbortHandler)
+	}
+	enc.Encode(final)
+}
+
+func (s *Server) reply(c Call) (string, bool) {
+	s.mu.Lock()
+	var text string
+	var compute func(Call) string
+	found := false
+	for _, r := range s.rules {
+		if r.matches(c) {
+			text, compute = r.take()
+			found = true
+			break
+		}
+	}
+	if !found {
+		s.unmatched = append(s.unmatched, c.LastUser())
+	}
+	s.mu.Unlock()
+	if compute != nil {
+		text = compute(c)
+	}
+	return text, found
+}
+
+// split cuts an answer into stream pieces of a few characters, as a tokenizer would.
+func split(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(len(s), 7)
+		for n < len(s) && (s[n]&0xC0) == 0x80 { // never split a UTF-8 sequence
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if len(out) == 0 {
+		out = []string{""}
+	}
+	return out
+}

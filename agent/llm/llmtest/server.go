@@ -1,0 +1,282 @@
+// Package llmtest is a scripted Ollama-compatible HTTP server for tests. It speaks /api/chat
+// (streaming and not), /api/embed, /api/tags, /api/show and /api/version; answers chat requests
+// by rules that match on message content or on the requested schema; injects latency and
+// faults (error statuses, dropped streams, truncated answers, missing models); and records
+// every request so tests can assert on what was sent.
+package llmtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Default model names, the same as warren's defaults.
+const (
+	ChatModel  = "qwen3:8b"
+	EmbedModel = "nomic-embed-text"
+)
+
+// Server is a running scripted server. Its methods are safe for concurrent use.
+type Server struct {
+	URL string
+
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	models    map[string]Model
+	rules     []*Rule
+	faults    []*Fault
+	latency   time.Duration
+	requests  []Recorded
+	unmatched []string
+	dim       int
+}
+
+// Model is a model the server pretends to have.
+type Model struct {
+	Name      string
+	Embedding bool // an embedding model: /api/show reports its dimension
+}
+
+// Recorded is one request the server received.
+type Recorded struct {
+	Path     string
+	Model    string
+	Messages []api.Message
+	Format   json.RawMessage
+	Options  map[string]any
+	Stream   bool
+	Input    []string // /api/embed
+	Status   int      // what the server answered
+}
+
+// New starts a server with the default chat and embed models and registers its shutdown with
+// t.Cleanup.
+func New(t testing.TB) *Server {
+	s := Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server on a loopback port; Close stops it. Use New in tests.
+func Start() *Server {
+	s := &Server{models: map[string]Model{}, dim: 768}
+	s.AddModel(Model{Name: ChatModel})
+	s.AddModel(Model{Name: EmbedModel, Embedding: true})
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.handleChat)
+	mux.HandleFunc("POST /api/embed", s.handleEmbed)
+	mux.HandleFunc("GET /api/tags", s.handleTags)
+	mux.HandleFunc("POST /api/show", s.handleShow)
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": "0.17.4-llmtest"})
+	})
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// AddModel makes a model available.
+func (s *Server) AddModel(m Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models[m.Name] = m
+}
+
+// RemoveModel makes a model unavailable: requests for it answer 404 as Ollama does.
+func (s *Server) RemoveModel(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.models, name)
+	delete(s.models, name+":latest")
+}
+
+// SetLatency delays every answer (before its first byte) by d.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = d
+}
+
+// SetDimension sets the embedding dimension (768 by default, as nomic-embed-text).
+func (s *Server) SetDimension(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dim = n
+}
+
+// Requests returns every request received so far.
+func (s *Server) Requests() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Recorded(nil), s.requests...)
+}
+
+// Count returns how many requests reached a path ("/api/chat").
+func (s *Server) Count(path string) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// Unmatched returns the last user message of every chat request no rule answered.
+func (s *Server) Unmatched() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.unmatched...)
+}
+
+func (s *Server) record(r Recorded) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r)
+}
+
+func (s *Server) hasModel(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for n := range s.models {
+		if sameModel(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameModel(a, b string) bool {
+	norm := func(s string) string {
+		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
+
+// wait applies the configured latency, giving up when the client goes away.
+func (s *Server) wait(ctx context.Context) bool {
+	s.mu.Lock()
+	d := s.latency
+	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func notFound(w http.ResponseWriter, model string) {
+	writeJSON(w, http.StatusNotFound, map[string]string{
+		"error": fmt.Sprintf("model %q not found, try pulling it first", model)})
+}
+
+func (s *Server) handleTags(w http.ResponseWriter, r *http.Request) {
+	s.record(Recorded{Path: r.URL.Path, Status: http.StatusOK})
+	s.mu.Lock()
+	var list api.ListResponse
+	for _, m := range s.models {
+		list.Models = append(list.Models, api.ListModelResponse{Name: m.Name, Model: m.Name,
+			ModifiedAt: time.Unix(1_700_000_000, 0), Size: 1 << 20, Digest: "llmtest"})
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, list)
+}
+
+func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
+	var req api.ShowRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	s.record(Recorded{Path: r.URL.Path, Model: name})
+	if !s.hasModel(name) {
+		notFound(w, name)
+		return
+	}
+	s.mu.Lock()
+	m := s.models[name]
+	dim := s.dim
+	s.mu.Unlock()
+	info := map[string]any{"general.architecture": "llama", "llama.context_length": 32768}
+	if m.Embedding {
+		info = map[string]any{"general.architecture": "nomic-bert", "nomic-bert.embedding_length": dim}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"details": map[string]any{"format": "gguf"}, "model_info": info})
+}
+
+func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
+	var req api.EmbedRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	var inputs []string
+	switch in := req.Input.(type) {
+	case string:
+		inputs = []string{in}
+	case []any:
+		for _, x := range in {
+			str, _ := x.(string)
+			inputs = append(inputs, str)
+		}
+	}
+	rec := Recorded{Path: r.URL.Path, Model: req.Model, Input: inputs}
+	if f := s.takeFault(r.URL.Path); f != nil && f.Status > 0 {
+		rec.Status = f.Status
+		s.record(rec)
+		writeJSON(w, f.Status, map[string]string{"error": f.message()})
+		return
+	}
+	if !s.hasModel(req.Model) {
+		rec.Status = http.StatusNotFound
+		s.record(rec)
+		notFound(w, req.Model)
+		return
+	}
+	rec.Status = http.StatusOK
+	s.record(rec)
+	if !s.wait(r.Context()) {
+		return
+	}
+	s.mu.Lock()
+	dim := s.dim
+	s.mu.Unlock()
+	resp := api.EmbedResponse{Model: req.Model}
+	for _, in := range inputs {
+		resp.Embeddings = append(resp.Embeddings, Embed(in, dim))
+		resp.PromptEvalCount += tokenCount(in)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}

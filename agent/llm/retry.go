@@ -1,0 +1,70 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/ollama/ollama/api"
+)
+
+// errStreamCut means a streamed answer ended without its final "done" message: the connection
+// dropped or the server died mid-answer. The exchange is retried from the start.
+var errStreamCut = errors.New("the answer stream ended before the answer was complete")
+
+type failure int
+
+const (
+	failConnection   failure = iota // could not talk to the host, or it went away mid-answer
+	failStatus                      // 5xx or 429: the host is there but busy or broken
+	failModelMissing                // 404 for the model
+	failPermanent                   // retrying cannot help (400, 401, …)
+)
+
+// classify sorts an error from one attempt into what to do about it.
+func classify(err error, timedOut bool) failure {
+	if timedOut {
+		return failConnection
+	}
+	var status api.StatusError
+	if errors.As(err, &status) {
+		switch {
+		case status.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(status.ErrorMessage), "not found"):
+			return failModelMissing
+		case status.StatusCode == http.StatusTooManyRequests, status.StatusCode >= 500:
+			return failStatus
+		default:
+			return failPermanent
+		}
+	}
+	var auth api.AuthorizationError
+	if errors.As(err, &auth) {
+		return failPermanent
+	}
+	var netErr net.Error
+	if errors.Is(err, errStreamCut) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &netErr) {
+		return failConnection
+	}
+	// The client reports an {"error": …} line inside a 200 stream as a plain error: the model
+	// runner failed mid-answer, which a new attempt may not repeat.
+	return failStatus
+}
+
+// finalError is the typed error for an exchange that ran out of attempts or cannot be retried.
+func finalError(t target, kind failure, err error, attempts int) error {
+	var status api.StatusError
+	switch {
+	case kind == failConnection:
+		return &UnreachableError{Host: t.host.url, Attempts: attempts, Err: err}
+	case errors.As(err, &status):
+		return &ServerError{Host: t.host.url, Status: status.StatusCode, Message: status.ErrorMessage, Attempts: attempts}
+	default:
+		return fmt.Errorf("couldn't get an answer from %s at %s after %d attempt(s): %w", t.model, t.host.url, attempts, err)
+	}
+}

@@ -1,0 +1,140 @@
+package llm
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Budget bounds one run's use of the models. Zero means unlimited.
+type Budget struct {
+	Calls  int
+	Tokens int
+}
+
+// LedgerEntry records one model exchange: a request that produced (or failed to produce) one
+// answer. Transport retries of the same exchange are counted in Attempts, not as new entries.
+type LedgerEntry struct {
+	Time             time.Time     `json:"time"`
+	Run              string        `json:"run"`
+	Node             string        `json:"node"`
+	Role             string        `json:"role"`
+	Model            string        `json:"model"`
+	Host             string        `json:"host"`
+	Kind             string        `json:"kind"` // text, structured, repair, length_retry, embed
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	Duration         time.Duration `json:"duration_ns"`
+	Attempts         int           `json:"attempts"`
+	Outcome          string        `json:"outcome"` // ok, invalid, truncated, error
+	Error            string        `json:"error,omitempty"`
+}
+
+// Usage is what a run has spent so far.
+type Usage struct {
+	Calls            int `json:"calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Tokens is prompt plus completion tokens.
+func (u Usage) Tokens() int { return u.PromptTokens + u.CompletionTokens }
+
+// Run meters one run: it enforces the budget before each exchange is sent and hands every
+// ledger entry to the sink. It is safe for concurrent use by parallel nodes.
+type Run struct {
+	ID     string
+	budget Budget
+	sink   func(LedgerEntry)
+
+	mu             sync.Mutex
+	used           Usage
+	reservedTokens int // upper bounds of the exchanges in flight
+}
+
+// NewRun starts metering a run. sink may be nil; it is called synchronously after each
+// exchange, so it should be quick (hand off to a channel for slow consumers).
+func NewRun(id string, budget Budget, sink func(LedgerEntry)) *Run {
+	return &Run{ID: id, budget: budget, sink: sink}
+}
+
+// Usage returns what the run has spent.
+func (r *Run) Usage() Usage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used
+}
+
+// Budget returns the run's limits.
+func (r *Run) Budget() Budget { return r.budget }
+
+// minAnswerTokens is the smallest completion allowance worth sending a call for.
+const minAnswerTokens = 32
+
+// reserve claims one call and a token allowance before an exchange is sent. It returns the
+// most completion tokens the exchange may use (0: no limit from the budget).
+func (r *Run) reserve(promptEstimate, wantPredict int) (allowance int, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.budget.Calls > 0 && r.used.Calls >= r.budget.Calls {
+		return 0, &BudgetError{Resource: "calls", Limit: r.budget.Calls, Used: r.used.Calls}
+	}
+	if r.budget.Tokens > 0 {
+		left := r.budget.Tokens - r.used.Tokens() - r.reservedTokens - promptEstimate
+		if left < minAnswerTokens {
+			return 0, &BudgetError{Resource: "tokens", Limit: r.budget.Tokens, Used: r.used.Tokens()}
+		}
+		allowance = left
+		if wantPredict > 0 && wantPredict < allowance {
+			allowance = wantPredict
+		}
+		r.reservedTokens += promptEstimate + allowance
+	}
+	r.used.Calls++
+	return allowance, nil
+}
+
+// settle replaces a reservation by what the exchange really used and records it.
+func (r *Run) settle(promptEstimate, allowance int, e LedgerEntry) {
+	r.mu.Lock()
+	if r.budget.Tokens > 0 {
+		r.reservedTokens -= promptEstimate + allowance
+	}
+	r.used.PromptTokens += e.PromptTokens
+	r.used.CompletionTokens += e.CompletionTokens
+	sink := r.sink
+	r.mu.Unlock()
+	if sink != nil {
+		e.Run = r.ID
+		sink(e)
+	}
+}
+
+type ctxKey int
+
+const (
+	runKey ctxKey = iota
+	nodeKey
+)
+
+// WithRun attaches a run to the context: every model call made with it is metered and
+// recorded in that run's ledger.
+func WithRun(ctx context.Context, r *Run) context.Context {
+	return context.WithValue(ctx, runKey, r)
+}
+
+// RunFrom returns the run attached to the context, or nil.
+func RunFrom(ctx context.Context) *Run {
+	r, _ := ctx.Value(runKey).(*Run)
+	return r
+}
+
+// WithNode names the graph node making calls, for the ledger.
+func WithNode(ctx context.Context, node string) context.Context {
+	return context.WithValue(ctx, nodeKey, node)
+}
+
+func nodeFrom(ctx context.Context) string {
+	n, _ := ctx.Value(nodeKey).(string)
+	return n
+}

@@ -1,0 +1,128 @@
+package llm
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type task struct {
+	Query     string   `json:"query" desc:"what to search for" schema:"minLength=3"`
+	Rationale string   `json:"rationale,omitempty"`
+	Done      bool     `json:"done"`
+	Priority  int      `json:"priority" schema:"min=1,max=5"`
+	Tags      []string `json:"tags" schema:"enum=legal|technical,maxItems=3"`
+}
+
+type plan struct {
+	Tasks []task  `json:"tasks" schema:"minItems=1,maxItems=15"`
+	Note  *string `json:"note,omitempty"`
+}
+
+func TestSchemaOfKeepsOrderRequiredAndBounds(t *testing.T) {
+	s, err := SchemaOf(&plan{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(s)
+	got := string(data)
+	want := `{"type":"object","properties":{"tasks":{"type":"array","items":{"type":"object","properties":{` +
+		`"query":{"type":"string","description":"what to search for","minLength":3},` +
+		`"rationale":{"type":"string"},"done":{"type":"boolean"},` +
+		`"priority":{"type":"integer","minimum":1,"maximum":5},` +
+		`"tags":{"type":"array","items":{"type":"string","enum":["legal","technical"]},"maxItems":3}},` +
+		`"required":["query","done","priority","tags"]},"minItems":1,"maxItems":15},` +
+		`"note":{"type":"string"}},"required":["tasks"]}`
+	if got != want {
+		t.Errorf("schema\n got %s\nwant %s", got, want)
+	}
+	var back Schema
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := json.Marshal(&back)
+	if string(again) != got {
+		t.Errorf("schema does not round-trip through JSON:\n%s\n%s", again, got)
+	}
+}
+
+func TestSchemaOfRejectsRecursionAndBadTags(t *testing.T) {
+	type node struct {
+		Children []node `json:"children"`
+	}
+	if _, err := SchemaOf(node{}); err == nil || !strings.Contains(err.Error(), "recursive") {
+		t.Errorf("want a recursion error, got %v", err)
+	}
+	type bad struct {
+		X int `json:"x" schema:"min=low"`
+	}
+	if _, err := SchemaOf(bad{}); err == nil {
+		t.Error("want an error for a non-numeric bound")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	s, _ := SchemaOf(&plan{})
+	cases := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"valid", `{"tasks":[{"query":"§ 6 GefStoffV","done":false,"priority":2,"tags":["legal"]}]}`, nil},
+		{"missing required", `{"tasks":[{"query":"abc","priority":2,"tags":[]}]}`, []string{`$.tasks[0]: required field "done" is missing`}},
+		{"too few items", `{"tasks":[]}`, []string{"$.tasks: has 0 items, at least 1 required"}},
+		{"wrong types", `{"tasks":[{"query":5,"done":"no","priority":2.5,"tags":"legal"}]}`, []string{
+			"$.tasks[0].query: want a string, got a number", "$.tasks[0].done: want true or false, got a string",
+			"$.tasks[0].priority: want a whole number, got 2.5", "$.tasks[0].tags: want an array, got a string"}},
+		{"bounds and enum", `{"tasks":[{"query":"ab","done":true,"priority":9,"tags":["gossip"]}]}`, []string{
+			"$.tasks[0].query: is 2 characters, at least 3 required", "$.tasks[0].priority: 9 is above the maximum 5",
+			`$.tasks[0].tags[0]: "gossip" is not one of ["legal","technical"]`}},
+		{"not an object", `[1]`, []string{"$: want an object, got an array"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dec := json.NewDecoder(strings.NewReader(tc.doc))
+			dec.UseNumber()
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			got := s.Validate(v)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestExtractJSON(t *testing.T) {
+	cases := map[string]string{
+		`{"a":1}`: `{"a":1}`,
+		"<think>maybe {\"a\":0}</think>\n{\"a\":1}":       `{"a":1}`,
+		"```json\n{\"a\":1}\n```":                         `{"a":1}`,
+		"Here you go:\n```\n[1,2]\n```\nHope this helps.": `[1,2]`,
+		"Sure! {\"a\":{\"b\":2}} done":                    `{"a":{"b":2}}`,
+		"<think>unfinished thought {\"a\":1}":             ``,
+		"no json at all":                                  `no json at all`,
+	}
+	for in, want := range cases {
+		if got := extractJSON(in); got != want {
+			t.Errorf("extractJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestThinkFilterAcrossPieces(t *testing.T) {
+	text := "Before<think>hidden <b> reasoning</think> after <thin and </think> text"
+	want := StripThink(text)
+	for _, size := range []int{1, 2, 3, 5, 8, 100} {
+		var f thinkFilter
+		var out strings.Builder
+		for i := 0; i < len(text); i += size {
+			out.WriteString(f.Push(text[i:min(i+size, len(text))]))
+		}
+		out.WriteString(f.Flush())
+		if strings.TrimSpace(out.String()) != want {
+			t.Errorf("piece size %d: got %q, want %q", size, out.String(), want)
+		}
+	}
+}

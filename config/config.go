@@ -1,0 +1,147 @@
+// Package config holds warren's settings: the model roles, the Ollama connection, budgets and
+// thresholds. Values are layered defaults → warren.toml → environment → command-line flags, and
+// every layer goes through the same key table, so an invalid value is reported the same way
+// wherever it came from.
+package config
+
+import (
+	"time"
+)
+
+// FileName is the name of the configuration file inside a workspace.
+const FileName = "warren.toml"
+
+// DefaultHost is where a local Ollama listens unless told otherwise.
+const DefaultHost = "http://127.0.0.1:11434"
+
+// Config is the effective configuration after all layers are applied.
+type Config struct {
+	Ollama     Ollama
+	Chat       Role
+	Fast       Role
+	Embed      Role
+	Budgets    Budgets
+	Thresholds Thresholds
+
+	// Sources records, per key, which layer set the value ("default", "file", "env NAME",
+	// "flag"); `warren config` shows it so an analyst can see why a value is what it is.
+	Sources map[string]string
+}
+
+// Ollama is the connection to the model server shared by every role without a host of its own.
+type Ollama struct {
+	Host           string
+	MaxConcurrency int           // requests in flight per host
+	Retries        int           // extra attempts after a transient failure
+	BackoffBase    time.Duration // first retry delay; doubles each attempt, with jitter
+	BackoffMax     time.Duration
+	Timeout        time.Duration // one request, including a streamed answer
+	RepairAttempts int           // corrective rounds for invalid structured output
+	EmbedBatchSize int
+}
+
+// Role is one model role (chat, fast, embed): which model, on which host, with which options.
+// Zero option values mean "leave it to the model's defaults".
+type Role struct {
+	Model       string
+	Host        string
+	Temperature float64 // negative: not set
+	NumCtx      int
+	NumPredict  int
+	KeepAlive   time.Duration // zero: not set
+}
+
+// Budgets bound one run. Zero means unlimited for calls and tokens.
+type Budgets struct {
+	ModelCalls      int
+	Tokens          int
+	ReferenceDepth  int
+	ReferenceTokens int
+	RunTime         time.Duration
+}
+
+// Thresholds tune retrieval, quality checks and the gas-table merge rules.
+type Thresholds struct {
+	Relevance       float64
+	MinResults      int
+	Quality         int
+	FuzzyMatch      float64
+	FillConfidence  float64
+	OverwriteMargin float64
+}
+
+// Default returns the built-in configuration.
+func Default() *Config {
+	c := &Config{
+		Ollama: Ollama{
+			Host:           DefaultHost,
+			MaxConcurrency: 2,
+			Retries:        4,
+			BackoffBase:    250 * time.Millisecond,
+			BackoffMax:     8 * time.Second,
+			Timeout:        10 * time.Minute,
+			RepairAttempts: 2,
+			EmbedBatchSize: 32,
+		},
+		Chat:  Role{Model: "qwen3:8b", Temperature: -1},
+		Fast:  Role{Temperature: -1},
+		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
+		Budgets: Budgets{
+			ModelCalls:      300,
+			Tokens:          1_000_000,
+			ReferenceDepth:  2,
+			ReferenceTokens: 50_000,
+			RunTime:         60 * time.Minute,
+		},
+		Thresholds: Thresholds{
+			Relevance:       0.6,
+			MinResults:      2,
+			Quality:         375,
+			FuzzyMatch:      0.7,
+			FillConfidence:  0.3,
+			OverwriteMargin: 0.2,
+		},
+		Sources: map[string]string{},
+	}
+	for _, k := range keys {
+		c.Sources[k.name] = "default"
+	}
+	return c
+}
+
+// RoleName names a model role.
+type RoleName string
+
+// The three model roles.
+const (
+	RoleChat  RoleName = "chat"
+	RoleFast  RoleName = "fast"
+	RoleEmbed RoleName = "embed"
+)
+
+// Roles lists the roles in display order.
+var Roles = []RoleName{RoleChat, RoleFast, RoleEmbed}
+
+// Resolved returns the role with its defaults filled in: the fast role falls back to the chat
+// model, and every role without a host uses the shared Ollama host.
+func (c *Config) Resolved(name RoleName) Role {
+	var r Role
+	switch name {
+	case RoleChat:
+		r = c.Chat
+	case RoleFast:
+		r = c.Fast
+		if r.Model == "" {
+			r.Model = c.Chat.Model
+			if r.Host == "" {
+				r.Host = c.Chat.Host
+			}
+		}
+	case RoleEmbed:
+		r = c.Embed
+	}
+	if r.Host == "" {
+		r.Host = c.Ollama.Host
+	}
+	return r
+}

@@ -1,0 +1,253 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// key is one setting: its dotted name (the TOML path), what it allows, and how to set it from
+// text. Every layer (file, environment, flags) goes through set, so validation lives in one place.
+type key struct {
+	name    string
+	allowed string
+	help    string
+	set     func(c *Config, text string) error // returns errNotAllowed for a bad value
+	get     func(c *Config) any
+}
+
+// errNotAllowed marks a value outside what a key allows; the caller adds key and value.
+type errNotAllowed struct{}
+
+func (errNotAllowed) Error() string { return "not allowed" }
+
+// keys is the table of every setting, in the order `warren config` shows them.
+var keys = []key{
+	hostKey("ollama.host", "Ollama base URL shared by every role without its own host",
+		func(c *Config) *string { return &c.Ollama.Host }, false),
+	intKey("ollama.max_concurrency", "model requests in flight per host", 1, 64,
+		func(c *Config) *int { return &c.Ollama.MaxConcurrency }),
+	intKey("ollama.retries", "extra attempts after a transient failure", 0, 20,
+		func(c *Config) *int { return &c.Ollama.Retries }),
+	durationKey("ollama.backoff_base", "first retry delay (doubles each attempt, with jitter)", time.Millisecond, time.Minute,
+		func(c *Config) *time.Duration { return &c.Ollama.BackoffBase }),
+	durationKey("ollama.backoff_max", "longest retry delay", time.Millisecond, 10*time.Minute,
+		func(c *Config) *time.Duration { return &c.Ollama.BackoffMax }),
+	durationKey("ollama.timeout", "longest time one model request may take", time.Second, 24*time.Hour,
+		func(c *Config) *time.Duration { return &c.Ollama.Timeout }),
+	intKey("ollama.repair_attempts", "corrective rounds for invalid structured output", 0, 5,
+		func(c *Config) *int { return &c.Ollama.RepairAttempts }),
+	intKey("ollama.embed_batch_size", "texts per /api/embed request", 1, 1024,
+		func(c *Config) *int { return &c.Ollama.EmbedBatchSize }),
+}
+
+func init() {
+	for _, r := range []struct {
+		name RoleName
+		role func(c *Config) *Role
+	}{
+		{RoleChat, func(c *Config) *Role { return &c.Chat }},
+		{RoleFast, func(c *Config) *Role { return &c.Fast }},
+		{RoleEmbed, func(c *Config) *Role { return &c.Embed }},
+	} {
+		role := r.role
+		prefix := "models." + string(r.name) + "."
+		modelHelp := "model name, e.g. qwen3:8b"
+		if r.name == RoleFast {
+			modelHelp = "model name (empty: the chat model)"
+		}
+		keys = append(keys,
+			modelKey(prefix+"model", modelHelp, func(c *Config) *string { return &role(c).Model }, r.name != RoleFast),
+			hostKey(prefix+"host", "Ollama base URL for this role (empty: ollama.host)",
+				func(c *Config) *string { return &role(c).Host }, true),
+			key{
+				name: prefix + "temperature", allowed: "a number from 0 to 2, or -1 for the model's default",
+				help: "sampling temperature",
+				set: func(c *Config, s string) error {
+					v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+					if err != nil || (v != -1 && (v < 0 || v > 2)) {
+						return errNotAllowed{}
+					}
+					role(c).Temperature = v
+					return nil
+				},
+				get: func(c *Config) any { return role(c).Temperature },
+			},
+			intKey(prefix+"num_ctx", "context window in tokens (0: model default)", 0, 1<<20,
+				func(c *Config) *int { return &role(c).NumCtx }),
+			intKey(prefix+"num_predict", "most tokens one answer may have (0: model default)", 0, 1<<20,
+				func(c *Config) *int { return &role(c).NumPredict }),
+			durationKey(prefix+"keep_alive", "how long Ollama keeps the model loaded (0: server default)", 0, 24*time.Hour,
+				func(c *Config) *time.Duration { return &role(c).KeepAlive }),
+		)
+	}
+	keys = append(keys,
+		intKey("budgets.model_calls", "model calls one run may make (0: unlimited)", 0, 1_000_000,
+			func(c *Config) *int { return &c.Budgets.ModelCalls }),
+		intKey("budgets.tokens", "prompt + completion tokens one run may use (0: unlimited)", 0, 1_000_000_000,
+			func(c *Config) *int { return &c.Budgets.Tokens }),
+		intKey("budgets.reference_depth", "how deep reference following goes", 0, 10,
+			func(c *Config) *int { return &c.Budgets.ReferenceDepth }),
+		intKey("budgets.reference_tokens", "tokens of followed references per research task", 0, 10_000_000,
+			func(c *Config) *int { return &c.Budgets.ReferenceTokens }),
+		durationKey("budgets.run_time", "longest wall time of one run", time.Second, 7*24*time.Hour,
+			func(c *Config) *time.Duration { return &c.Budgets.RunTime }),
+		floatKey("thresholds.relevance", "relevance score a retrieved chunk needs", 0, 1,
+			func(c *Config) *float64 { return &c.Thresholds.Relevance }),
+		intKey("thresholds.min_results", "chunks kept even below the relevance threshold", 0, 100,
+			func(c *Config) *int { return &c.Thresholds.MinResults }),
+		intKey("thresholds.quality", "report quality score (of 500) below which a retry is considered", 0, 500,
+			func(c *Config) *int { return &c.Thresholds.Quality }),
+		floatKey("thresholds.fuzzy_match", "Jaro-Winkler score for a fuzzy document-name match", 0, 1,
+			func(c *Config) *float64 { return &c.Thresholds.FuzzyMatch }),
+		floatKey("thresholds.fill_confidence", "confidence a filled gas-table value needs", 0, 1,
+			func(c *Config) *float64 { return &c.Thresholds.FillConfidence }),
+		floatKey("thresholds.overwrite_margin", "confidence gain needed to overwrite a filled value", 0, 1,
+			func(c *Config) *float64 { return &c.Thresholds.OverwriteMargin }),
+	)
+}
+
+func lookupKey(name string) (key, bool) {
+	for _, k := range keys {
+		if k.name == name {
+			return k, true
+		}
+	}
+	return key{}, false
+}
+
+// KeyNames lists every configuration key in display order.
+func KeyNames() []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
+	}
+	return names
+}
+
+// EnvName is the environment variable that sets a key: WARREN_ and the key in capitals with
+// dots as underscores (models.chat.model → WARREN_MODELS_CHAT_MODEL).
+func EnvName(keyName string) string {
+	return "WARREN_" + strings.ToUpper(strings.ReplaceAll(keyName, ".", "_"))
+}
+
+func intKey(name, help string, lo, hi int, field func(c *Config) *int) key {
+	return key{
+		name: name, help: help, allowed: fmt.Sprintf("a whole number from %d to %d", lo, hi),
+		set: func(c *Config, s string) error {
+			v, err := strconv.Atoi(strings.TrimSpace(strings.ReplaceAll(s, "_", "")))
+			if err != nil || v < lo || v > hi {
+				return errNotAllowed{}
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) },
+	}
+}
+
+func floatKey(name, help string, lo, hi float64, field func(c *Config) *float64) key {
+	return key{
+		name: name, help: help, allowed: fmt.Sprintf("a number from %g to %g", lo, hi),
+		set: func(c *Config, s string) error {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || v < lo || v > hi {
+				return errNotAllowed{}
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) },
+	}
+}
+
+func durationKey(name, help string, lo, hi time.Duration, field func(c *Config) *time.Duration) key {
+	return key{
+		name: name, help: help,
+		allowed: fmt.Sprintf("a duration such as 30s, 5m or 1h, from %s to %s", lo, hi),
+		set: func(c *Config, s string) error {
+			s = strings.TrimSpace(s)
+			v, err := time.ParseDuration(s)
+			if s == "0" {
+				v, err = 0, nil
+			}
+			if err != nil || v < lo || v > hi {
+				return errNotAllowed{}
+			}
+			*field(c) = v
+			return nil
+		},
+		get: func(c *Config) any { return field(c).String() },
+	}
+}
+
+func modelKey(name, help string, field func(c *Config) *string, required bool) key {
+	allowed := "a model name such as qwen3:8b (letters, digits, '.', '-', '_', ':', '/')"
+	return key{
+		name: name, help: help, allowed: allowed,
+		set: func(c *Config, s string) error {
+			s = strings.TrimSpace(s)
+			if s == "" && required {
+				return errNotAllowed{}
+			}
+			for _, r := range s {
+				ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_:/", r)
+				if !ok {
+					return errNotAllowed{}
+				}
+			}
+			*field(c) = s
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) },
+	}
+}
+
+func hostKey(name, help string, field func(c *Config) *string, optional bool) key {
+	return key{
+		name: name, help: help,
+		allowed: "an http(s) address such as http://127.0.0.1:11434 or host:port",
+		set: func(c *Config, s string) error {
+			s = strings.TrimSpace(s)
+			if s == "" && optional {
+				*field(c) = ""
+				return nil
+			}
+			host, err := NormalizeHost(s)
+			if err != nil {
+				return errNotAllowed{}
+			}
+			*field(c) = host
+			return nil
+		},
+		get: func(c *Config) any { return *field(c) },
+	}
+}
+
+// NormalizeHost turns the forms Ollama users write ("localhost", "10.0.0.5:11434",
+// "http://gpu-box") into a base URL with scheme and port.
+func NormalizeHost(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("empty host")
+	}
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("not an http(s) address: %q", s)
+	}
+	if u.Port() == "" {
+		port := "11434"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+		u.Host = net.JoinHostPort(u.Hostname(), port)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u.String(), nil
+}
