@@ -103,7 +103,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error
 		var filter thinkFilter
 		done := false
 		a = answer{}
-		err := t.host.client.Chat(ctx, chatReq, func(r api.ChatResponse) error {
+		err := t.host.streamChat(ctx, chatReq, func(r api.ChatResponse) {
 			content.WriteString(r.Message.Content)
 			if x.req.OnToken != nil {
 				if visible := filter.Push(r.Message.Content); visible != "" {
@@ -114,7 +114,6 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error
 				done = true
 				a.doneReason, a.promptTokens, a.completionTokens = r.DoneReason, r.PromptEvalCount, r.EvalCount
 			}
-			return nil
 		})
 		if err != nil {
 			return err

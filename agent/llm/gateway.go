@@ -41,7 +41,8 @@ type target struct {
 // host is one Ollama server with its own in-flight limit.
 type host struct {
 	url    string
-	client *api.Client
+	client *api.Client  // non-streaming endpoints: version, tags, embed
+	http   *http.Client // streamed chat, see streamChat
 	slots  chan struct{}
 }
 
@@ -111,7 +112,7 @@ func (g *Gateway) hostFor(raw string, hc *http.Client) (*host, error) {
 		return nil, fmt.Errorf("invalid Ollama host %q", raw)
 	}
 	n := max(g.settings.MaxConcurrency, 1)
-	h := &host{url: raw, client: api.NewClient(u, hc), slots: make(chan struct{}, n)}
+	h := &host{url: raw, client: api.NewClient(u, hc), http: hc, slots: make(chan struct{}, n)}
 	g.hosts[raw] = h
 	return h, nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,9 +70,36 @@ func New(t testing.TB) *Server {
 
 // Start starts a server on a loopback port; Close stops it. Use New in tests.
 func Start() *Server {
+	s := newServer()
+	s.srv = httptest.NewServer(s.routes())
+	s.URL = s.srv.URL
+	return s
+}
+
+// StartAt starts a server on the given address (such as 127.0.0.1:11999), for driving the
+// real binary from scripts.
+func StartAt(addr string) (*Server, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't listen on %s: %w", addr, err)
+	}
+	s := newServer()
+	s.srv = httptest.NewUnstartedServer(s.routes())
+	s.srv.Listener.Close()
+	s.srv.Listener = l
+	s.srv.Start()
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+func newServer() *Server {
 	s := &Server{models: map[string]Model{}, dim: 768}
 	s.AddModel(Model{Name: ChatModel})
 	s.AddModel(Model{Name: EmbedModel, Embedding: true})
+	return s
+}
+
+func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.handleChat)
 	mux.HandleFunc("POST /api/embed", s.handleEmbed)
@@ -80,9 +108,17 @@ func Start() *Server {
 	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": "0.17.4-llmtest"})
 	})
-	s.srv = httptest.NewServer(mux)
-	s.URL = s.srv.URL
-	return s
+	return mux
+}
+
+// SetModels replaces the available models.
+func (s *Server) SetModels(models ...Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = map[string]Model{}
+	for _, m := range models {
+		s.models[m.Name] = m
+	}
 }
 
 // Close stops the server.

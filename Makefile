@@ -1,0 +1,38 @@
+# warren: `make run` builds and opens the workbench on the sample workspace; `make test` runs
+# every test. Only Go is required.
+
+GO        ?= go
+BIN       := bin/warren
+WORKSPACE ?= .warren
+VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+
+.PHONY: build run test bench lint fmt clean help
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+
+build: ## build bin/warren
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/warren
+
+run: build ## build, prepare the workspace ($(WORKSPACE)) and open warren
+	@$(BIN) --workspace $(WORKSPACE) init
+	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(warren works without a model for now; the checks above say what the model features need)"
+	@$(BIN) --workspace $(WORKSPACE)
+
+test: lint ## vet, check formatting, and run every test
+	$(GO) test -count=1 ./...
+
+bench: ## run the benchmarks
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt: ## format the code
+	gofmt -w $$(git ls-files '*.go')
+
+clean: ## remove build output
+	rm -rf bin

@@ -1,0 +1,88 @@
+// Command llmtest-server runs warren's scripted Ollama-compatible test server on its own, so
+// that the real binary can be driven from scripts without a model. It answers /api/tags,
+// /api/show, /api/version and /api/embed for the models it is given; chat requests answer
+// with a rule file's replies.
+//
+//	go run ./agent/llm/llmtest/cmd/llmtest-server --addr 127.0.0.1:11999
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"warren/agent/llm/llmtest"
+)
+
+// fileRule is one chat rule as written in a --rules JSON file.
+type fileRule struct {
+	Name        string   `json:"name"`
+	Contains    string   `json:"contains"`
+	AnyContains string   `json:"any_contains"`
+	SchemaHas   string   `json:"schema_has"`
+	Replies     []string `json:"replies"`
+	Times       int      `json:"times"`
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:11999", "address to listen on")
+	chat := flag.String("chat", llmtest.ChatModel, "chat models, comma-separated (empty: none)")
+	embed := flag.String("embed", llmtest.EmbedModel, "embedding models, comma-separated (empty: none)")
+	rules := flag.String("rules", "", "JSON file with a list of chat rules {name, contains, any_contains, schema_has, replies, times}")
+	flag.Parse()
+
+	srv, err := llmtest.StartAt(*addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "llmtest-server:", err)
+		os.Exit(1)
+	}
+	var models []llmtest.Model
+	for _, n := range splitList(*chat) {
+		models = append(models, llmtest.Model{Name: n})
+	}
+	for _, n := range splitList(*embed) {
+		models = append(models, llmtest.Model{Name: n, Embedding: true})
+	}
+	srv.SetModels(models...)
+	if *rules != "" {
+		if err := loadRules(srv, *rules); err != nil {
+			fmt.Fprintln(os.Stderr, "llmtest-server:", err)
+			os.Exit(1)
+		}
+	}
+	fmt.Printf("llmtest-server listening on %s\n", srv.URL)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	<-sig
+	srv.Close()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func loadRules(srv *llmtest.Server, path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("couldn't read the rules: %w", err)
+	}
+	var list []fileRule
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("couldn't parse the rules %s: %w", path, err)
+	}
+	for _, r := range list {
+		srv.Handle(&llmtest.Rule{Name: r.Name, Contains: r.Contains, AnyContains: r.AnyContains,
+			SchemaHas: r.SchemaHas, Replies: r.Replies, Times: r.Times})
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"warren/config"
+	"warren/kb"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and something is wrong (a failed check, a failed run)
+	exitUsage   = 2 // the command line itself is wrong
+)
+
+// app carries what every command shares: the global flags, the streams and the environment.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	env            []string
+
+	workspace  string
+	ollamaHost string
+	jsonOut    bool
+	logFile    string
+	logLevel   string
+
+	logger   *slog.Logger
+	closeLog func()
+}
+
+// exitError carries an exit status through cobra without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// usageError marks a mistake in the command line.
+type usageError struct{ error }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: env, closeLog: func() {}}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	a.closeLog()
+	var exit exitError
+	var usage usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &exit):
+		return exit.code
+	case errors.As(err, &usage) || isCobraUsage(err):
+		fmt.Fprintf(stderr, "warren: %v\nRun 'warren --help' for usage.\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "warren: %v\n", err)
+		return exitFailure
+	}
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors, which it returns as plain
+// errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least",
+		"flag needs an argument", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "warren",
+		Short: "A terminal workbench for document research with a human in the loop",
+		Long: `warren follows the references inside documents down to the passages they point at,
+asks sharpening questions, lets you approve the research plan and writes cited reports,
+all on local Ollama models. It also hosts the HMIS gas-table and toxicology review desks.`,
+		Example: `  warren init                 # create a workspace in ./.warren
+  warren doctor               # check the workspace and the models
+  warren --workspace ~/fab version`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setupLogging()
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Until the workbench exists, bare `warren` explains itself.
+			return cmd.Help()
+		},
+	}
+	f := root.PersistentFlags()
+	f.StringVarP(&a.workspace, "workspace", "w", "", "workspace folder (default $WARREN_WORKSPACE, else ./"+kb.DefaultDir+")")
+	f.StringVar(&a.ollamaHost, "ollama-host", "", "Ollama address for every role without its own host (overrides OLLAMA_HOST)")
+	f.BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON")
+	f.StringVar(&a.logFile, "log-file", "", "write diagnostics to this file (never to the terminal)")
+	f.StringVar(&a.logLevel, "log-level", "info", "diagnostics level: debug, info, warn or error")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand())
+	return root
+}
+
+// workspaceDir resolves the workspace: --workspace, then $WARREN_WORKSPACE, then ./.warren.
+func (a *app) workspaceDir() string {
+	if a.workspace != "" {
+		return a.workspace
+	}
+	if v := a.getenv("WARREN_WORKSPACE"); v != "" {
+		return v
+	}
+	return kb.DefaultDir
+}
+
+func (a *app) getenv(name string) string {
+	for _, kv := range a.env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// sources are the configuration layers above the workspace file.
+func (a *app) sources() config.Sources {
+	flags := map[string]string{}
+	if a.ollamaHost != "" {
+		flags["ollama.host"] = a.ollamaHost
+	}
+	return config.Sources{Env: a.env, Flags: flags}
+}
+
+func (a *app) setupLogging() error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)}
+	}
+	path := a.logFile
+	if path == "" {
+		path = a.getenv("WARREN_LOG_FILE")
+	}
+	if path == "" {
+		a.logger = slog.New(slog.DiscardHandler)
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("couldn't open the log file: %w", err)
+	}
+	a.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
+	a.closeLog = func() { f.Close() }
+	return nil
+}
+
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

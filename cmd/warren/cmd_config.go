@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"warren/config"
+)
+
+func (a *app) configCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "config",
+		Short: "Show every setting, its effective value and where it came from",
+		Long: `config lists every setting with its value after the layers are applied
+(defaults < warren.toml < environment < flags), the layer it came from, and the environment
+variable that sets it.`,
+		Example: "  warren config\n  warren config --json\n  WARREN_MODELS_CHAT_MODEL=llama3.1:8b warren config",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src := a.sources()
+			src.File = filepath.Join(a.workspaceDir(), config.FileName)
+			cfg, err := config.Load(src)
+			if err != nil {
+				return err
+			}
+			entries := cfg.Entries()
+			if a.jsonOut {
+				return a.printJSON(entries)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "KEY\tVALUE\tFROM\tALLOWED")
+			for _, e := range entries {
+				fmt.Fprintf(tw, "%s\t%v\t%s\t%s\n", e.Key, e.Value, e.Source, e.Allowed)
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"warren/agent/llm"
+	"warren/doctor"
+)
+
+func (a *app) doctorCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the workspace, the configuration and every model role",
+		Long: `doctor checks that the workspace and its stores open, that the configuration is valid,
+that each role's Ollama host answers, that each role's model is installed there, and the
+embedding dimension. Each failure comes with its fix. The exit status is 1 when a required
+part is missing.`,
+		Example: "  warren doctor\n  warren doctor --json\n  warren doctor --ollama-host http://gpu-box:11434",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			report := doctor.Run(ctx, doctor.Input{Workspace: a.workspaceDir(), Sources: a.sources(),
+				Options: []llm.Option{llm.WithLogger(a.logger)}})
+			if a.jsonOut {
+				if err := a.printJSON(report); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(a.stdout, "warren doctor: workspace %s\n\n%s", report.Workspace, report.Text())
+			}
+			if !report.OK {
+				return exitError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+}

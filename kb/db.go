@@ -1,0 +1,116 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// DBFileName is the SQLite database inside a workspace.
+const DBFileName = "warren.db"
+
+// Migration is one step of the database schema. Packages that keep tables in warren.db (the
+// lexical index, sessions, gas provenance, toxicology versions) register theirs with
+// RegisterMigration; each runs once, in version order, inside a transaction.
+type Migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+var migrations = []Migration{
+	{Version: 1, Name: "meta", SQL: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`},
+}
+
+// RegisterMigration adds a schema step; call it from an init function.
+func RegisterMigration(m Migration) {
+	for _, old := range migrations {
+		if old.Version == m.Version {
+			panic(fmt.Sprintf("kb: migration %d registered twice (%s, %s)", m.Version, old.Name, m.Name))
+		}
+	}
+	migrations = append(migrations, m)
+}
+
+// OpenDB opens (creating if needed) the workspace database in WAL mode, so that the workbench
+// can read while a run writes, and brings its schema up to date.
+func OpenDB(path string) (*sql.DB, error) {
+	q := url.Values{}
+	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open %s: %w", path, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mode string
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("couldn't open %s as a SQLite database: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		db.Close()
+		return nil, fmt.Errorf("couldn't switch %s to WAL mode (it is in %s mode); is it on a network file system?", path, mode)
+	}
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("couldn't prepare the schema table: %w", err)
+	}
+	applied := map[int]bool{}
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return fmt.Errorf("couldn't read the schema version: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		applied[v] = true
+	}
+	rows.Close()
+	ordered := append([]Migration(nil), migrations...)
+	for i := 1; i < len(ordered); i++ {
+		for j := i; j > 0 && ordered[j].Version < ordered[j-1].Version; j-- {
+			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
+		}
+	}
+	for _, m := range ordered {
+		if applied[m.Version] {
+			continue
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("couldn't apply schema step %d (%s): %w", m.Version, m.Name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+			m.Version, m.Name, time.Now().UTC().Format(time.RFC3339)); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("couldn't commit schema step %d: %w", m.Version, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+// Package kb is the knowledge base: the workspace folder, its stores, documents, loaders,
+// chunking and ingest.
+package kb
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"warren/config"
+	"warren/internal/atomicfile"
+	"warren/registry"
+)
+
+// Folders inside a workspace.
+const (
+	VectorDir  = "vectors"
+	ExportsDir = "exports"
+)
+
+// DefaultDir is the workspace used when neither --workspace nor $WARREN_WORKSPACE names one.
+const DefaultDir = ".warren"
+
+// Workspace is an open workspace folder.
+type Workspace struct {
+	Dir    string
+	Config *config.Config
+	DB     *sql.DB
+}
+
+// InitResult says what Init created and what was already there.
+type InitResult struct {
+	Dir      string   `json:"workspace"`
+	Created  []string `json:"created"`
+	Existing []string `json:"existing"`
+}
+
+// Init creates a workspace in dir, or completes one that lacks parts. It never overwrites an
+// existing file: a configuration or registry the analyst edited is kept as it is.
+func Init(dir string) (*InitResult, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't resolve %s: %w", dir, err)
+	}
+	res := &InitResult{Dir: abs}
+	note := func(name string, created bool) {
+		if created {
+			res.Created = append(res.Created, name)
+		} else {
+			res.Existing = append(res.Existing, name)
+		}
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("couldn't create the workspace folder: %w", err)
+	}
+	files := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{config.FileName, func(p string) error { return atomicfile.WriteFile(p, []byte(config.DefaultFile()), 0o644) }},
+		{registry.FileName, func(p string) error { return registry.New().Save(p) }},
+	}
+	for _, f := range files {
+		path := filepath.Join(abs, f.name)
+		_, err := os.Stat(path)
+		switch {
+		case err == nil:
+			note(f.name, false)
+		case errors.Is(err, fs.ErrNotExist):
+			if err := f.write(path); err != nil {
+				return nil, fmt.Errorf("couldn't write %s: %w", path, err)
+			}
+			note(f.name, true)
+		default:
+			return nil, fmt.Errorf("couldn't check %s: %w", path, err)
+		}
+	}
+	for _, d := range []string{VectorDir, ExportsDir} {
+		path := filepath.Join(abs, d)
+		_, statErr := os.Stat(path)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("couldn't create %s: %w", path, err)
+		}
+		note(d+"/", statErr != nil)
+	}
+	dbPath := filepath.Join(abs, DBFileName)
+	_, statErr := os.Stat(dbPath)
+	db, err := OpenDB(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	db.Close()
+	note(DBFileName, statErr != nil)
+	return res, nil
+}
+
+// ErrNoWorkspace means the folder is not a workspace.
+var ErrNoWorkspace = errors.New("no workspace")
+
+// IsWorkspace reports whether dir holds a workspace configuration.
+func IsWorkspace(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, config.FileName))
+	return err == nil
+}
+
+// Open opens an existing workspace with its configuration layered from src (src.File is set
+// to the workspace's warren.toml).
+func Open(dir string, src config.Sources) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't resolve %s: %w", dir, err)
+	}
+	if !IsWorkspace(abs) {
+		return nil, fmt.Errorf("%w at %s: run `warren init %s` to create one, or pass --workspace", ErrNoWorkspace, abs, dir)
+	}
+	src.File = filepath.Join(abs, config.FileName)
+	cfg, err := config.Load(src)
+	if err != nil {
+		return nil, err
+	}
+	db, err := OpenDB(filepath.Join(abs, DBFileName))
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{Dir: abs, Config: cfg, DB: db}, nil
+}
+
+// Close releases the workspace's stores.
+func (w *Workspace) Close() error { return w.DB.Close() }
+
+// Registry loads the workspace's document registry.
+func (w *Workspace) Registry() (*registry.Registry, error) {
+	return registry.Load(filepath.Join(w.Dir, registry.FileName))
+}
