@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -39,6 +40,8 @@ type Report struct {
 	Workspace string  `json:"workspace"`
 	OK        bool    `json:"ok"`
 	Checks    []Check `json:"checks"`
+
+	log *slog.Logger
 }
 
 // Input says what to check.
@@ -46,12 +49,16 @@ type Input struct {
 	Workspace string         // the workspace folder
 	Sources   config.Sources // environment and flags; the file is the workspace's warren.toml
 	Options   []llm.Option   // gateway options (tests shorten timeouts)
+	Logger    *slog.Logger   // receives each check; nil: discarded
 }
 
 // Run performs every check. It never returns an error: problems are checks that failed.
 func Run(ctx context.Context, in Input) Report {
 	abs, _ := filepath.Abs(in.Workspace)
-	r := &Report{Workspace: abs}
+	r := &Report{Workspace: abs, log: in.Logger}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
 	isWS := kb.IsWorkspace(abs)
 	if isWS {
 		r.add(Check{Name: "workspace", Status: OK, Detail: abs})
@@ -87,7 +94,10 @@ func Run(ctx context.Context, in Input) Report {
 	return r.finish()
 }
 
-func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }
+func (r *Report) add(c Check) {
+	r.log.Info("doctor check", "name", c.Name, "status", c.Status, "detail", c.Detail)
+	r.Checks = append(r.Checks, c)
+}
 
 func (r *Report) finish() Report {
 	r.OK = true

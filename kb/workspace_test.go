@@ -90,3 +90,22 @@ func TestOpenDBRejectsGarbage(t *testing.T) {
 		t.Error("the refused file must be left as it was")
 	}
 }
+
+func TestWorkspacePathWithURISpecialCharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lab #2 50% ready?")
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, DBFileName)); err != nil {
+		t.Fatalf("the database must be created inside the workspace folder: %v", err)
+	}
+	ws, err := Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var mode string
+	if ws.DB.QueryRow("PRAGMA journal_mode").Scan(&mode); mode != "wal" {
+		t.Errorf("pragmas lost: journal mode %q", mode)
+	}
+}

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ type Answer struct {
 
 // answer is what one exchange brought back.
 type answer struct {
+	predict          int // the num_predict sent (0: none)
 	content          string
 	doneReason       string
 	promptTokens     int
@@ -61,33 +63,37 @@ type exchange struct {
 	judge      func(a *answer) string
 }
 
-func (g *Gateway) target(role config.RoleName) target {
+func (g *Gateway) target(role config.RoleName) (target, error) {
 	if role == "" {
 		role = config.RoleChat
 	}
-	return g.roles[role]
+	t, ok := g.roles[role]
+	if !ok {
+		return target{}, fmt.Errorf("unknown model role %q (use chat, fast or embed)", role)
+	}
+	return t, nil
 }
 
-func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error) {
-	estimate := len(x.format) / 4
+func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err error) {
+	texts := []string{string(x.format)}
 	for _, m := range x.messages {
-		estimate += len(m.Content)/4 + 4
+		texts = append(texts, m.Content)
 	}
+	estimate := estimateTokens(texts...)
 	run := RunFrom(ctx)
-	var allowance int
+	var res reservation
 	if run != nil {
-		var err error
-		if allowance, err = run.reserve(estimate, x.numPredict); err != nil {
+		if res, err = run.reserve(estimate, x.numPredict, true); err != nil {
 			return answer{}, err
 		}
 	}
-	predict := x.numPredict
-	if allowance > 0 && (predict <= 0 || predict > allowance) {
-		predict = allowance
+	a.predict = x.numPredict
+	if res.allowance > 0 && (a.predict <= 0 || a.predict > res.allowance) {
+		a.predict = res.allowance
 	}
 	opts := maps.Clone(t.options)
-	if predict > 0 {
-		opts["num_predict"] = predict
+	if a.predict > 0 {
+		opts["num_predict"] = a.predict
 	}
 	if x.req.Temperature != nil {
 		opts["temperature"] = *x.req.Temperature
@@ -96,13 +102,35 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error
 	chatReq := &api.ChatRequest{Model: t.model, Messages: x.messages, Stream: &stream, Format: x.format,
 		KeepAlive: t.keep, Options: opts}
 
-	var a answer
 	start := time.Now()
-	attempts, err := g.withRetry(ctx, t, func(ctx context.Context) error {
+	attempts := 0
+	// The ledger entry is written on every path, a panicking callback included, so the
+	// reservation is always given back.
+	defer func() {
+		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+			Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
+			Duration: time.Since(start), Attempts: attempts}
+		switch {
+		case err != nil:
+			entry.Outcome, entry.Error = "error", err.Error()
+		case x.judge != nil:
+			entry.Outcome = x.judge(&a)
+		case a.doneReason == "length":
+			entry.Outcome = "truncated"
+		default:
+			entry.Outcome = "ok"
+		}
+		if run != nil {
+			run.settle(res, entry)
+		}
+		g.log.Debug("model exchange", "role", entry.Role, "model", entry.Model, "kind", entry.Kind,
+			"outcome", entry.Outcome, "attempts", attempts, "duration", entry.Duration)
+	}()
+	attempts, err = g.withRetry(ctx, t, func(ctx context.Context) error {
 		var content strings.Builder
-		var filter thinkFilter
+		filter := thinkFilter{}
 		done := false
-		a = answer{}
+		a = answer{predict: a.predict}
 		err := t.host.streamChat(ctx, chatReq, func(r api.ChatResponse) {
 			content.WriteString(r.Message.Content)
 			if x.req.OnToken != nil {
@@ -129,31 +157,15 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (answer, error
 		a.content = content.String()
 		return nil
 	}, x.req.OnRestart)
-
-	entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
-		Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
-		Duration: time.Since(start), Attempts: attempts}
-	switch {
-	case err != nil:
-		entry.Outcome, entry.Error = "error", err.Error()
-	case x.judge != nil:
-		entry.Outcome = x.judge(&a)
-	case a.doneReason == "length":
-		entry.Outcome = "truncated"
-	default:
-		entry.Outcome = "ok"
-	}
-	if run != nil {
-		run.settle(estimate, allowance, entry)
-	}
-	g.log.Debug("model exchange", "role", entry.Role, "model", entry.Model, "kind", entry.Kind,
-		"outcome", entry.Outcome, "attempts", attempts, "duration", entry.Duration)
 	return a, err
 }
 
 // Text streams a plain answer; thinking is removed from both the stream and the result.
 func (g *Gateway) Text(ctx context.Context, req Request) (Answer, error) {
-	t := g.target(req.Role)
+	t, err := g.target(req.Role)
+	if err != nil {
+		return Answer{}, err
+	}
 	a, err := g.send(ctx, t, exchange{kind: "text", messages: buildMessages(req), numPredict: predictFor(t, req), req: &req})
 	if err != nil {
 		return Answer{}, err

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 )
 
@@ -9,97 +11,115 @@ const (
 	thinkClose = "</think>"
 )
 
-// StripThink removes <think>…</think> blocks that reasoning models put in their answers. An
-// unclosed block runs to the end of the text: everything after it was thinking.
+// StripThink removes the reasoning that thinking models put before their answer: leading
+// <think>…</think> blocks, an unclosed leading block (all of it was thinking), and text ending
+// in an orphan </think> whose opening tag the template swallowed. A <think> later in the answer
+// is content (a string in JSON, say) and stays.
 func StripThink(text string) string {
-	var b strings.Builder
 	for {
-		i := strings.Index(text, thinkOpen)
-		if i < 0 {
-			b.WriteString(text)
-			break
+		trimmed := strings.TrimLeft(text, " \t\r\n")
+		if strings.HasPrefix(trimmed, thinkOpen) {
+			rest := trimmed[len(thinkOpen):]
+			j := strings.Index(rest, thinkClose)
+			if j < 0 {
+				return ""
+			}
+			text = rest[j+len(thinkClose):]
+			continue
 		}
-		b.WriteString(text[:i])
-		rest := text[i+len(thinkOpen):]
-		j := strings.Index(rest, thinkClose)
-		if j < 0 {
-			break
+		if j := strings.Index(trimmed, thinkClose); j >= 0 && !strings.Contains(trimmed[:j], thinkOpen) &&
+			!strings.ContainsAny(trimmed[:1], "{[") {
+			text = trimmed[j+len(thinkClose):]
+			continue
 		}
-		text = rest[j+len(thinkClose):]
+		return strings.TrimSpace(trimmed)
 	}
-	return strings.TrimSpace(b.String())
 }
 
-// extractJSON returns the JSON text inside a model's answer: thinking removed, a Markdown code
-// fence unwrapped, and prose before the first brace or bracket dropped.
+// extractJSON returns the JSON value in a model's answer. It tries, in order: the whole answer;
+// the body of a Markdown code fence the answer starts with; the first complete JSON value that
+// begins at a brace or bracket. Strings inside the value may contain braces, fences or tags.
 func extractJSON(text string) string {
 	text = StripThink(text)
-	if i := strings.Index(text, "```"); i >= 0 {
-		body := text[i+3:]
-		if nl := strings.IndexByte(body, '\n'); nl >= 0 && !strings.ContainsAny(body[:nl], "{[") {
-			body = body[nl+1:] // drop the fence's language tag
-		}
-		if j := strings.Index(body, "```"); j >= 0 {
-			body = body[:j]
-		}
-		text = strings.TrimSpace(body)
-	}
-	start := strings.IndexAny(text, "{[")
-	if start < 0 {
+	if json.Valid([]byte(text)) {
 		return text
 	}
-	closer := byte('}')
-	if text[start] == '[' {
-		closer = ']'
+	if strings.HasPrefix(text, "```") {
+		body := text[3:]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 {
+			body = body[nl+1:] // the fence's language tag
+		}
+		if j := strings.LastIndex(body, "```"); j >= 0 {
+			body = body[:j]
+		}
+		if body = strings.TrimSpace(body); json.Valid([]byte(body)) {
+			return body
+		}
+		text = body
 	}
-	end := strings.LastIndexByte(text, closer)
-	if end < start {
-		return text[start:]
+	for i := 0; i < len(text); i++ {
+		if text[i] != '{' && text[i] != '[' {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(text[i:]))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == nil && (raw[0] == '{' || raw[0] == '[') {
+			return string(bytes.TrimSpace(raw))
+		}
 	}
-	return text[start : end+1]
+	return text
 }
 
-// thinkFilter removes <think> blocks from a token stream as it arrives, holding back only as
-// many bytes as could be the start of a tag.
+// thinkFilter removes leading <think> blocks from a token stream as it arrives, holding back
+// only what could still turn out to be the start of a tag.
 type thinkFilter struct {
-	inThink bool
 	pending string
+	inThink bool
+	past    bool // the answer proper has started: nothing more is filtered
 }
 
 // Push takes the next piece of the stream and returns the visible text it releases.
 func (f *thinkFilter) Push(piece string) string {
+	if f.past {
+		return piece
+	}
 	f.pending += piece
-	var out strings.Builder
 	for {
-		tag := thinkOpen
 		if f.inThink {
-			tag = thinkClose
-		}
-		i := strings.Index(f.pending, tag)
-		if i >= 0 {
-			if !f.inThink {
-				out.WriteString(f.pending[:i])
+			j := strings.Index(f.pending, thinkClose)
+			if j < 0 {
+				// Keep only what could be the start of the closing tag.
+				f.pending = f.pending[len(f.pending)-partialSuffix(f.pending, thinkClose):]
+				return ""
 			}
-			f.pending = f.pending[i+len(tag):]
-			f.inThink = !f.inThink
+			f.pending = f.pending[j+len(thinkClose):]
+			f.inThink = false
 			continue
 		}
-		keep := partialSuffix(f.pending, tag)
-		if !f.inThink {
-			out.WriteString(f.pending[:len(f.pending)-keep])
+		trimmed := strings.TrimLeft(f.pending, " \t\r\n")
+		switch {
+		case strings.HasPrefix(trimmed, thinkOpen):
+			f.pending = trimmed[len(thinkOpen):]
+			f.inThink = true
+		case strings.HasPrefix(thinkOpen, trimmed):
+			f.pending = trimmed // may still become <think>
+			return ""
+		default:
+			f.past = true
+			out := trimmed
+			f.pending = ""
+			return out
 		}
-		f.pending = f.pending[len(f.pending)-keep:]
-		return out.String()
 	}
 }
 
 // Flush releases whatever was held back at the end of the stream.
 func (f *thinkFilter) Flush() string {
-	if f.inThink {
+	if f.inThink || f.past {
 		f.pending = ""
 		return ""
 	}
-	out := f.pending
+	out := strings.TrimSpace(f.pending)
 	f.pending = ""
 	return out
 }

@@ -14,7 +14,10 @@ import (
 // ollama.embed_batch_size through /api/embed. Each batch is one metered exchange. onBatch,
 // when given, is told how many texts are done after each batch (for progress bars).
 func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
-	t := g.roles[config.RoleEmbed]
+	t, err := g.target(config.RoleEmbed)
+	if err != nil {
+		return nil, err
+	}
 	size := max(g.settings.EmbedBatchSize, 1)
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += size {
@@ -34,41 +37,42 @@ func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done i
 	return out, nil
 }
 
-func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) ([][]float32, error) {
-	estimate := 0
-	for _, s := range batch {
-		estimate += len(s)/4 + 1
-	}
+func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vecs [][]float32, err error) {
+	estimate := estimateTokens(batch...)
 	run := RunFrom(ctx)
+	var res reservation
 	if run != nil {
-		// Embeddings produce no completion tokens: reserve the prompt only.
-		if _, err := run.reserve(estimate, 0); err != nil {
+		if res, err = run.reserve(estimate, 0, false); err != nil {
 			return nil, err
 		}
 	}
 	req := &api.EmbedRequest{Model: t.model, Input: batch, KeepAlive: t.keep}
 	var resp *api.EmbedResponse
 	start := time.Now()
-	attempts, err := g.withRetry(ctx, t, func(ctx context.Context) error {
+	attempts := 0
+	defer func() {
+		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+			Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok"}
+		if resp != nil {
+			entry.PromptTokens = resp.PromptEvalCount
+		}
+		if err != nil {
+			entry.Outcome, entry.Error = "error", err.Error()
+		}
+		if run != nil {
+			run.settle(res, entry)
+		}
+	}()
+	attempts, err = g.withRetry(ctx, t, func(ctx context.Context) error {
 		var err error
 		resp, err = t.host.client.Embed(ctx, req)
 		return err
 	}, nil)
-	if err == nil && len(resp.Embeddings) != len(batch) {
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Embeddings) != len(batch) {
 		err = fmt.Errorf("model %s returned %d embeddings for %d texts", t.model, len(resp.Embeddings), len(batch))
-	}
-	entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
-		Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok"}
-	if resp != nil {
-		entry.PromptTokens = resp.PromptEvalCount
-	}
-	if err != nil {
-		entry.Outcome, entry.Error = "error", err.Error()
-	}
-	if run != nil {
-		run.settle(estimate, 0, entry)
-	}
-	if err != nil {
 		return nil, err
 	}
 	return resp.Embeddings, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors for the kinds a caller acts on; match them with errors.Is. The concrete
@@ -72,6 +73,7 @@ type BudgetError struct {
 	Resource string // "calls" or "tokens"
 	Limit    int
 	Used     int
+	Reserved int // tokens set aside for calls still in flight
 }
 
 func (e *BudgetError) Error() string {
@@ -79,10 +81,27 @@ func (e *BudgetError) Error() string {
 	if e.Resource == "calls" {
 		key = "budgets.model_calls"
 	}
-	return fmt.Sprintf("run budget exhausted: %d of %d %s used; raise %s to go on", e.Used, e.Limit, e.Resource, key)
+	inFlight := ""
+	if e.Reserved > 0 {
+		inFlight = fmt.Sprintf(" (and %d reserved by calls in flight)", e.Reserved)
+	}
+	return fmt.Sprintf("run budget exhausted: %d of %d %s used%s; raise %s to go on", e.Used, e.Limit, e.Resource, inFlight, key)
 }
 
 func (e *BudgetError) Is(target error) bool { return target == ErrBudgetExhausted }
+
+// TimeoutError means one request took longer than ollama.timeout. It is not retried: the same
+// request would most likely take as long again.
+type TimeoutError struct {
+	Model   string
+	Host    string
+	Timeout time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("model %s on %s took longer than %s to answer; raise ollama.timeout, lower num_predict, or use a smaller model",
+		e.Model, e.Host, e.Timeout)
+}
 
 // ServerError means the host kept answering with an error status after every retry, or with a
 // status that retrying cannot fix.

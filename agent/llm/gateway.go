@@ -117,9 +117,12 @@ func (g *Gateway) hostFor(raw string, hc *http.Client) (*host, error) {
 	return h, nil
 }
 
-// Model returns the model and host a role uses.
+// Model returns the model and host a role uses; empty strings for an unknown role.
 func (g *Gateway) Model(role config.RoleName) (model, host string) {
-	t := g.roles[role]
+	t, ok := g.roles[role]
+	if !ok {
+		return "", ""
+	}
 	return t.model, t.host.url
 }
 
@@ -160,21 +163,17 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // context bounded by the per-request timeout; onRetry runs before each new attempt.
 func (g *Gateway) withRetry(ctx context.Context, t target, try func(ctx context.Context) error, onRetry func()) (attempts int, err error) {
 	for attempt := 1; ; attempt++ {
-		if err := t.host.acquire(ctx); err != nil {
-			return attempt - 1, err
-		}
-		attemptCtx, cancel := context.WithTimeout(ctx, g.settings.Timeout)
-		err = try(attemptCtx)
-		timedOut := attemptCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil
-		cancel()
-		t.host.release()
+		err, timedOut := g.attempt(ctx, t, try)
 		if err == nil {
 			return attempt, nil
 		}
 		if ctx.Err() != nil {
 			return attempt, ctx.Err()
 		}
-		kind := classify(err, timedOut)
+		if timedOut {
+			return attempt, &TimeoutError{Model: t.model, Host: t.host.url, Timeout: g.settings.Timeout}
+		}
+		kind := classify(err)
 		if kind == failModelMissing {
 			return attempt, &ModelMissingError{Model: t.model, Host: t.host.url}
 		}
@@ -191,4 +190,16 @@ func (g *Gateway) withRetry(ctx context.Context, t target, try func(ctx context.
 			return attempt, err
 		}
 	}
+}
+
+// attempt runs try once in a host slot, releasing the slot even if try panics.
+func (g *Gateway) attempt(ctx context.Context, t target, try func(ctx context.Context) error) (err error, timedOut bool) {
+	if err := t.host.acquire(ctx); err != nil {
+		return err, false
+	}
+	defer t.host.release()
+	attemptCtx, cancel := context.WithTimeout(ctx, g.settings.Timeout)
+	defer cancel()
+	err = try(attemptCtx)
+	return err, err != nil && attemptCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 }

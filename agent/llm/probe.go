@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"warren/config"
 )
 
@@ -19,7 +21,10 @@ const probeTimeout = 5 * time.Second
 
 // Version asks a role's host for its Ollama version.
 func (g *Gateway) Version(ctx context.Context, role config.RoleName) (string, error) {
-	t := g.target(role)
+	t, err := g.target(role)
+	if err != nil {
+		return "", err
+	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	v, err := t.host.client.Version(ctx)
@@ -31,7 +36,10 @@ func (g *Gateway) Version(ctx context.Context, role config.RoleName) (string, er
 
 // Models lists the models installed on a role's host.
 func (g *Gateway) Models(ctx context.Context, role config.RoleName) ([]string, error) {
-	t := g.target(role)
+	t, err := g.target(role)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	list, err := t.host.client.List(ctx)
@@ -51,7 +59,7 @@ func (g *Gateway) CheckModel(ctx context.Context, role config.RoleName) error {
 	if err != nil {
 		return err
 	}
-	t := g.target(role)
+	t, _ := g.target(role) // Models has checked the role
 	for _, n := range names {
 		if SameModel(n, t.model) {
 			return nil
@@ -60,19 +68,23 @@ func (g *Gateway) CheckModel(ctx context.Context, role config.RoleName) error {
 	return &ModelMissingError{Model: t.model, Host: t.host.url}
 }
 
-// EmbedDimension embeds one short text with the embed role and returns the vector length.
+// EmbedDimension embeds one short text with the embed role, in one attempt, and returns the
+// vector length.
 func (g *Gateway) EmbedDimension(ctx context.Context) (int, error) {
-	t := g.target(config.RoleEmbed)
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout*6) // loading an embedding model takes a while
-	defer cancel()
-	vecs, err := g.embedBatch(ctx, t, []string{"warren dimension probe"})
+	t, err := g.target(config.RoleEmbed)
 	if err != nil {
 		return 0, err
 	}
-	if len(vecs) != 1 || len(vecs[0]) == 0 {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout*6) // loading an embedding model takes a while
+	defer cancel()
+	resp, err := t.host.client.Embed(ctx, &api.EmbedRequest{Model: t.model, Input: []string{"warren dimension probe"}, KeepAlive: t.keep})
+	if err != nil {
+		return 0, probeError(t, err)
+	}
+	if len(resp.Embeddings) != 1 || len(resp.Embeddings[0]) == 0 {
 		return 0, fmt.Errorf("model %s returned no embedding", t.model)
 	}
-	return len(vecs[0]), nil
+	return len(resp.Embeddings[0]), nil
 }
 
 // SameModel compares model names the way Ollama does: a name without a tag means ":latest".
@@ -88,10 +100,13 @@ func SameModel(a, b string) bool {
 }
 
 func probeError(t target, err error) error {
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		return err
+	case errors.Is(err, context.DeadlineExceeded):
+		return &UnreachableError{Host: t.host.url, Attempts: 1, Err: fmt.Errorf("no answer within %s", probeTimeout)}
 	}
-	kind := classify(err, errors.Is(err, context.DeadlineExceeded))
+	kind := classify(err)
 	if kind == failModelMissing {
 		return &ModelMissingError{Model: t.model, Host: t.host.url}
 	}

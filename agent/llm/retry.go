@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 
@@ -26,14 +27,14 @@ const (
 )
 
 // classify sorts an error from one attempt into what to do about it.
-func classify(err error, timedOut bool) failure {
-	if timedOut {
-		return failConnection
-	}
+func classify(err error) failure {
 	var status api.StatusError
 	if errors.As(err, &status) {
+		msg := strings.ToLower(status.ErrorMessage)
 		switch {
-		case status.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(status.ErrorMessage), "not found"):
+		// Ollama says `model "x" not found, try pulling it first`; any other 404 (a wrong
+		// path, another kind of server) is not a missing model.
+		case status.StatusCode == http.StatusNotFound && strings.Contains(msg, "model") && strings.Contains(msg, "not found"):
 			return failModelMissing
 		case status.StatusCode == http.StatusTooManyRequests, status.StatusCode >= 500:
 			return failStatus
@@ -45,11 +46,20 @@ func classify(err error, timedOut bool) failure {
 	if errors.As(err, &auth) {
 		return failPermanent
 	}
+	var opErr *net.OpError
 	var netErr net.Error
-	if errors.Is(err, errStreamCut) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &netErr) {
+	switch {
+	case errors.Is(err, errStreamCut), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.As(err, &opErr):
 		return failConnection
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return failConnection
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		// TLS, certificate and malformed-address errors: retrying cannot help.
+		return failPermanent
 	}
 	// The client reports an {"error": …} line inside a 200 stream as a plain error: the model
 	// runner failed mid-answer, which a new attempt may not repeat.

@@ -71,35 +71,53 @@ func (r *Run) Budget() Budget { return r.budget }
 // minAnswerTokens is the smallest completion allowance worth sending a call for.
 const minAnswerTokens = 32
 
-// reserve claims one call and a token allowance before an exchange is sent. It returns the
-// most completion tokens the exchange may use (0: no limit from the budget).
-func (r *Run) reserve(promptEstimate, wantPredict int) (allowance int, err error) {
+// defaultAllowance bounds the completion of a call under a token budget when the role sets no
+// num_predict, so that one call does not reserve the whole budget and block parallel calls.
+const defaultAllowance = 4096
+
+// reservation is what reserve set aside for one exchange; settle gives it back.
+type reservation struct {
+	tokens    int // prompt estimate plus completion allowance, 0 without a token budget
+	allowance int // the num_predict to send, 0 for no budget-imposed limit
+}
+
+// reserve claims one call and, under a token budget, a token allowance before an exchange is
+// sent. wantPredict is the role's num_predict (0: none); completion false means the exchange
+// produces no completion tokens (embeddings).
+func (r *Run) reserve(promptEstimate, wantPredict int, completion bool) (reservation, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.budget.Calls > 0 && r.used.Calls >= r.budget.Calls {
-		return 0, &BudgetError{Resource: "calls", Limit: r.budget.Calls, Used: r.used.Calls}
+		return reservation{}, &BudgetError{Resource: "calls", Limit: r.budget.Calls, Used: r.used.Calls}
 	}
+	var res reservation
 	if r.budget.Tokens > 0 {
 		left := r.budget.Tokens - r.used.Tokens() - r.reservedTokens - promptEstimate
-		if left < minAnswerTokens {
-			return 0, &BudgetError{Resource: "tokens", Limit: r.budget.Tokens, Used: r.used.Tokens()}
+		need := 1
+		if completion {
+			need = minAnswerTokens
 		}
-		allowance = left
-		if wantPredict > 0 && wantPredict < allowance {
-			allowance = wantPredict
+		if left < need {
+			return reservation{}, &BudgetError{Resource: "tokens", Limit: r.budget.Tokens, Used: r.used.Tokens(), Reserved: r.reservedTokens}
 		}
-		r.reservedTokens += promptEstimate + allowance
+		if completion {
+			want := wantPredict
+			if want <= 0 {
+				want = defaultAllowance
+			}
+			res.allowance = min(left, want)
+		}
+		res.tokens = promptEstimate + res.allowance
+		r.reservedTokens += res.tokens
 	}
 	r.used.Calls++
-	return allowance, nil
+	return res, nil
 }
 
 // settle replaces a reservation by what the exchange really used and records it.
-func (r *Run) settle(promptEstimate, allowance int, e LedgerEntry) {
+func (r *Run) settle(res reservation, e LedgerEntry) {
 	r.mu.Lock()
-	if r.budget.Tokens > 0 {
-		r.reservedTokens -= promptEstimate + allowance
-	}
+	r.reservedTokens -= res.tokens
 	r.used.PromptTokens += e.PromptTokens
 	r.used.CompletionTokens += e.CompletionTokens
 	sink := r.sink
@@ -108,6 +126,16 @@ func (r *Run) settle(promptEstimate, allowance int, e LedgerEntry) {
 		e.Run = r.ID
 		sink(e)
 	}
+}
+
+// estimateTokens errs high: about three bytes a token (German and JSON tokenise densely) plus
+// the chat template's overhead per message.
+func estimateTokens(texts ...string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(t)/3 + 8
+	}
+	return n
 }
 
 type ctxKey int

@@ -235,12 +235,28 @@ func structSchema(t reflect.Type, visiting map[reflect.Type]bool) (*Schema, erro
 	s := &Schema{Type: "object"}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if !f.IsExported() {
+		if !f.IsExported() && !f.Anonymous {
 			continue
 		}
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
+		}
+		if f.Anonymous && name == "" {
+			// encoding/json flattens an untagged embedded struct into its parent; so must the schema.
+			et := f.Type
+			for et.Kind() == reflect.Pointer {
+				et = et.Elem()
+			}
+			if et.Kind() == reflect.Struct {
+				inner, err := schemaFor(et, visiting)
+				if err != nil {
+					return nil, fmt.Errorf("embedded %s: %w", et.Name(), err)
+				}
+				s.Properties = append(s.Properties, inner.Properties...)
+				s.Required = append(s.Required, inner.Required...)
+				continue
+			}
 		}
 		if name == "" {
 			name = f.Name

@@ -97,12 +97,18 @@ func TestValidate(t *testing.T) {
 func TestExtractJSON(t *testing.T) {
 	cases := map[string]string{
 		`{"a":1}`: `{"a":1}`,
-		"<think>maybe {\"a\":0}</think>\n{\"a\":1}":       `{"a":1}`,
-		"```json\n{\"a\":1}\n```":                         `{"a":1}`,
-		"Here you go:\n```\n[1,2]\n```\nHope this helps.": `[1,2]`,
-		"Sure! {\"a\":{\"b\":2}} done":                    `{"a":{"b":2}}`,
-		"<think>unfinished thought {\"a\":1}":             ``,
-		"no json at all":                                  `no json at all`,
+		"<think>maybe {\"a\":0}</think>\n{\"a\":1}":          `{"a":1}`,
+		"```json\n{\"a\":1}\n```":                            `{"a":1}`,
+		"```\n[1,2]\n```":                                    `[1,2]`,
+		"Sure! {\"a\":{\"b\":2}} done":                       `{"a":{"b":2}}`,
+		"<think>unfinished thought {\"a\":1}":                ``,
+		"no json at all":                                     `no json at all`,
+		"reasoning first</think>{\"a\":1}":                   `{"a":1}`,
+		`{"report":"use ` + "```" + `go\nx\n` + "```" + `"}`: `{"report":"use ` + "```" + `go\nx\n` + "```" + `"}`,
+		`{"note":"a literal <think> tag"}`:                   `{"note":"a literal <think> tag"}`,
+		"{\"a\":1}\nThat is my answer {with braces}.":        `{"a":1}`,
+		"Answer [JSON]: {\"a\":[1]}":                         `{"a":[1]}`,
+		"Here you go:\n```json\n{\"a\":\"}\"}\n```\nthanks":  `{"a":"}"}`,
 	}
 	for in, want := range cases {
 		if got := extractJSON(in); got != want {
@@ -111,18 +117,25 @@ func TestExtractJSON(t *testing.T) {
 	}
 }
 
-func TestThinkFilterAcrossPieces(t *testing.T) {
-	text := "Before<think>hidden <b> reasoning</think> after <thin and </think> text"
-	want := StripThink(text)
-	for _, size := range []int{1, 2, 3, 5, 8, 100} {
-		var f thinkFilter
-		var out strings.Builder
-		for i := 0; i < len(text); i += size {
-			out.WriteString(f.Push(text[i:min(i+size, len(text))]))
-		}
-		out.WriteString(f.Flush())
-		if strings.TrimSpace(out.String()) != want {
-			t.Errorf("piece size %d: got %q, want %q", size, out.String(), want)
+func TestThinkFilterMatchesStripThink(t *testing.T) {
+	for _, text := range []string{
+		"<think>hidden <b> reasoning</think>\n\nSection 6 applies, not <think> tags.",
+		"  <think>a</think><think>b</think>Answer.",
+		"Plain answer without thinking.",
+		"<think>never closed",
+		"<thi",
+	} {
+		want := StripThink(text)
+		for _, size := range []int{1, 2, 3, 5, 8, 100} {
+			var f thinkFilter
+			var out strings.Builder
+			for i := 0; i < len(text); i += size {
+				out.WriteString(f.Push(text[i:min(i+size, len(text))]))
+			}
+			out.WriteString(f.Flush())
+			if out.String() != want {
+				t.Errorf("%q in pieces of %d: streamed %q, StripThink %q", text, size, out.String(), want)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/ollama/ollama/api"
@@ -20,6 +21,13 @@ import (
 // limit is retried once with a larger num_predict. What cannot be fixed ends as an
 // *InvalidOutputError (errors.Is ErrInvalidOutput) that keeps the raw answer.
 func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
+	if v := reflect.ValueOf(out); v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("llm.Structured needs a non-nil pointer to decode into, got %T", out)
+	}
+	t, err := g.target(req.Role)
+	if err != nil {
+		return err
+	}
 	schema := req.Schema
 	if schema == nil {
 		var err error
@@ -31,7 +39,6 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 	if err != nil {
 		return fmt.Errorf("couldn't encode the schema: %w", err)
 	}
-	t := g.target(req.Role)
 	messages := buildMessages(req)
 	predict := predictFor(t, req)
 	kind := "structured"
@@ -58,10 +65,10 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 		if a.doneReason == "length" {
 			if lengthRetried {
 				return &InvalidOutputError{Model: t.model, Raw: a.content, Truncated: true, Rounds: rounds,
-					Problems: []string{fmt.Sprintf("stopped at the length limit twice (num_predict %d)", predict)}}
+					Problems: []string{fmt.Sprintf("stopped at the length limit twice (num_predict %d)", a.predict)}}
 			}
 			lengthRetried = true
-			predict = largerPredict(predict)
+			predict = largerPredict(a.predict)
 			kind = "length_retry"
 			g.log.Info("structured answer truncated, retrying with a larger num_predict", "model", t.model, "num_predict", predict)
 			continue
@@ -119,10 +126,11 @@ func repairPrompt(problems []string) string {
 	return b.String()
 }
 
-// largerPredict is the num_predict for the one retry after a truncated answer.
-func largerPredict(current int) int {
-	if current <= 0 {
-		return 4096
+// largerPredict is the num_predict for the one retry after a truncated answer: twice what was
+// sent, or, when nothing was sent and the model stopped at its own limit, a generous fixed one.
+func largerPredict(sent int) int {
+	if sent <= 0 {
+		return 8192
 	}
-	return current * 2
+	return sent * 2
 }

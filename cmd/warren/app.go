@@ -75,9 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string)
 // errors.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least",
-		"flag needs an argument", "invalid argument"} {
-		if strings.Contains(msg, p) {
+	// Flag errors arrive as usageError through the flag error func; these are cobra's command
+	// and argument-count errors, which it returns as plain errors.
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, `unknown command "`) {
 			return true
 		}
 	}

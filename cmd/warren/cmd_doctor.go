@@ -25,7 +25,7 @@ part is missing.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			report := doctor.Run(ctx, doctor.Input{Workspace: a.workspaceDir(), Sources: a.sources(),
-				Options: []llm.Option{llm.WithLogger(a.logger)}})
+				Options: []llm.Option{llm.WithLogger(a.logger)}, Logger: a.logger})
 			if a.jsonOut {
 				if err := a.printJSON(report); err != nil {
 					return err

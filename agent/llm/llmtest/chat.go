@@ -161,11 +161,13 @@ func (s *Server) Inject(f Fault) {
 // FailNext makes the next n chat and embed requests answer with status.
 func (s *Server) FailNext(n, status int) { s.Inject(Fault{Count: n, Status: status}) }
 
-func (s *Server) takeFault(path string) *Fault {
+// takeFault claims the next queued fault for a request on path. Faults that only make sense
+// for a streamed chat (drop, truncate) are left for chat requests.
+func (s *Server) takeFault(path string, chat bool) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, f := range s.faults {
-		if f.Path != "" && f.Path != path {
+		if f.Path != "" && f.Path != path || (f.Drop || f.Truncate) && !chat {
 			continue
 		}
 		f.Count--
@@ -186,7 +188,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	stream := req.Stream == nil || *req.Stream
 	rec := Recorded{Path: r.URL.Path, Model: req.Model, Messages: req.Messages, Format: req.Format,
 		Options: req.Options, Stream: stream}
-	fault := s.takeFault(r.URL.Path)
+	fault := s.takeFault(r.URL.Path, true)
 	if fault != nil && fault.Status > 0 {
 		rec.Status = fault.Status
 		s.record(rec)

@@ -289,7 +289,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rec := Recorded{Path: r.URL.Path, Model: req.Model, Input: inputs}
-	if f := s.takeFault(r.URL.Path); f != nil && f.Status > 0 {
+	if f := s.takeFault(r.URL.Path, false); f != nil && f.Status > 0 {
 		rec.Status = f.Status
 		s.record(rec)
 		writeJSON(w, f.Status, map[string]string{"error": f.message()})

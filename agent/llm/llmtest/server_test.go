@@ -102,3 +102,17 @@ func TestFaultsApplyInOrderToTheirPath(t *testing.T) {
 		t.Errorf("want 503, 503, 200; got %v", codes)
 	}
 }
+
+func TestStreamFaultsAreLeftForChat(t *testing.T) {
+	s := New(t)
+	s.Inject(Fault{Truncate: true})
+	s.Handle(&Rule{Replies: []string{"a complete answer"}})
+	if resp, _ := post(t, s.URL+"/api/embed", map[string]any{"model": EmbedModel, "input": "x"}); resp.StatusCode != 200 {
+		t.Fatalf("embed: %d", resp.StatusCode)
+	}
+	_, out := post(t, s.URL+"/api/chat", map[string]any{"model": ChatModel, "stream": false,
+		"messages": []map[string]string{{"role": "user", "content": "x"}}})
+	if out["done_reason"] != "length" {
+		t.Errorf("the truncation fault must reach the chat request, got %v", out)
+	}
+}
