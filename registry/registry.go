@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"sort"
+	"strings"
 
 	"warren/internal/atomicfile"
 )
@@ -30,6 +32,10 @@ type Document struct {
 	Path     string   `json:"path"`
 	Title    string   `json:"title,omitempty"`
 	Synonyms []string `json:"synonyms,omitempty"`
+	// Source is where the document was ingested from, when that is not Path relative to the
+	// registry file: the workspace registry names documents by their ID and records here the
+	// file or folder they came from.
+	Source string `json:"source,omitempty"`
 }
 
 // New returns an empty registry.
@@ -87,4 +93,44 @@ func (r *Registry) DocumentCount() int {
 		n += len(c.Documents)
 	}
 	return n
+}
+
+// BaseName returns the last element of the document's path without a file extension
+// ("rfc6901" for "rfc/rfc6901.txt", "GefStoffV" for "gesetze/GefStoffV"). Only a short
+// alphanumeric extension with a letter counts, so "12.BImSchV-StoerfallV" stays whole.
+func (d Document) BaseName() string {
+	base := path.Base(strings.ReplaceAll(d.Path, `\`, "/"))
+	if i := strings.LastIndexByte(base, '.'); i > 0 && isExtension(base[i+1:]) {
+		return base[:i]
+	}
+	return base
+}
+
+// Names returns every name the document answers to: its synonyms, its title and its base name,
+// in that order, without empty ones.
+func (d Document) Names() []string {
+	names := make([]string, 0, len(d.Synonyms)+2)
+	for _, n := range append(append([]string{}, d.Synonyms...), d.Title, d.BaseName()) {
+		if strings.TrimSpace(n) != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func isExtension(ext string) bool {
+	if len(ext) == 0 || len(ext) > 5 {
+		return false
+	}
+	letter := false
+	for _, r := range ext {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			letter = true
+		case r >= '0' && r <= '9':
+		default:
+			return false
+		}
+	}
+	return letter
 }
