@@ -1,0 +1,182 @@
+package ireval
+
+import (
+	"strings"
+	"testing"
+
+	"warren/internal/shareddata"
+)
+
+func cranfieldData(t *testing.T) *Collection {
+	t.Helper()
+	c, err := Load("cranfield",
+		shareddata.Path(t, "ir/cranfield/cran.all.1400"),
+		shareddata.Path(t, "ir/cranfield/cran.qry"),
+		shareddata.Path(t, "ir/cranfield/cranqrel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func cisiData(t *testing.T) *Collection {
+	t.Helper()
+	c, err := Load("cisi",
+		shareddata.Path(t, "ir/cisi/CISI.ALL"),
+		shareddata.Path(t, "ir/cisi/CISI.QRY"),
+		shareddata.Path(t, "ir/cisi/CISI.REL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func pairs(q Qrels) (relevant, all int) {
+	for _, m := range q {
+		for _, g := range m {
+			all++
+			if g > 0 {
+				relevant++
+			}
+		}
+	}
+	return relevant, all
+}
+
+func findDoc(t *testing.T, c *Collection, id string) Doc {
+	t.Helper()
+	for _, d := range c.Docs {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("doc %s not loaded", id)
+	return Doc{}
+}
+
+func TestCranfieldCounts(t *testing.T) {
+	c := cranfieldData(t)
+	if len(c.Docs) != 1400 {
+		t.Errorf("docs = %d, want 1400", len(c.Docs))
+	}
+	if len(c.Queries) != 225 {
+		t.Errorf("queries = %d, want 225", len(c.Queries))
+	}
+	if len(c.Qrels) != 225 {
+		t.Errorf("qrels cover %d queries, want 225", len(c.Qrels))
+	}
+	if n := len(c.Judged()); n != 225 {
+		t.Errorf("judged queries = %d, want 225", n)
+	}
+	// cranqrel has 1837 lines, 225 of them -1.
+	if rel, all := pairs(c.Qrels); rel != 1612 || all != 1612 {
+		t.Errorf("qrels pairs: %d relevant of %d, want 1612 of 1612", rel, all)
+	}
+	// Grade histogram: code 1 → 4 … code 4 → 1 (cranqrel: 128×1, 387×2, 734×3, 363×4).
+	hist := map[int]int{}
+	for _, m := range c.Qrels {
+		for _, g := range m {
+			hist[g]++
+		}
+	}
+	want := map[int]int{4: 128, 3: 387, 2: 734, 1: 363}
+	for g, n := range want {
+		if hist[g] != n {
+			t.Errorf("grade %d: %d pairs, want %d (all: %v)", g, hist[g], n, hist)
+		}
+	}
+}
+
+func TestCranfieldDetails(t *testing.T) {
+	c := cranfieldData(t)
+	// Queries are numbered by position: the first is .I 001, the last (225th) is .I 365.
+	if q := c.Queries[0]; q.ID != "1" || !strings.HasPrefix(q.Text, "what similarity laws must be obeyed") {
+		t.Errorf("first query = %+v", q)
+	}
+	if q := c.Queries[224]; q.ID != "225" || !strings.HasPrefix(q.Text, "what design factors can be used to control lift-drag ratios") {
+		t.Errorf("last query = %+v", q)
+	}
+	if strings.Contains(c.Queries[0].Text, "\n") {
+		t.Errorf("query text keeps newlines: %q", c.Queries[0].Text)
+	}
+	// "1 184 2" → grade 3; "1 486 -1" dropped.
+	if g, ok := c.Qrels["1"]["184"]; !ok || g != 3 {
+		t.Errorf("qrels[1][184] = %d, %v; want 3", g, ok)
+	}
+	if _, ok := c.Qrels["1"]["486"]; ok {
+		t.Error("-1 line 1 486 was kept")
+	}
+	d := findDoc(t, c, "1")
+	if d.Title != "experimental investigation of the aerodynamics of a\nwing in a slipstream ." {
+		t.Errorf("doc 1 title = %q", d.Title)
+	}
+	if !strings.HasSuffix(d.Text, "the specific configuration of the experiment .") || !strings.Contains(d.Content(), "slipstream") {
+		t.Errorf("doc 1 text = %q", d.Text)
+	}
+	if strings.Contains(d.Text, "brenckman") || strings.Contains(d.Text, "j. ae. scs.") {
+		t.Error("doc 1 text contains the .A or .B field")
+	}
+	for _, id := range []string{"471", "995"} {
+		if d := findDoc(t, c, id); d.Title != "" || d.Text != "" {
+			t.Errorf("doc %s should be empty, got %+v", id, d)
+		}
+	}
+	if c.Docs[1399].ID != "1400" {
+		t.Errorf("last doc id = %s", c.Docs[1399].ID)
+	}
+}
+
+func TestCISICounts(t *testing.T) {
+	c := cisiData(t)
+	if len(c.Docs) != 1460 {
+		t.Errorf("docs = %d, want 1460", len(c.Docs))
+	}
+	if len(c.Queries) != 112 {
+		t.Errorf("queries = %d, want 112", len(c.Queries))
+	}
+	if len(c.Qrels) != 76 {
+		t.Errorf("qrels cover %d queries, want 76", len(c.Qrels))
+	}
+	if n := len(c.Judged()); n != 76 {
+		t.Errorf("judged queries = %d, want 76", n)
+	}
+	if rel, all := pairs(c.Qrels); rel != 3114 || all != 3114 {
+		t.Errorf("qrels pairs: %d relevant of %d, want 3114 of 3114", rel, all)
+	}
+	for _, m := range c.Qrels {
+		for d, g := range m {
+			if g != 1 {
+				t.Fatalf("CISI grade %d for doc %s, want 1", g, d)
+			}
+		}
+	}
+}
+
+func TestCISIDetails(t *testing.T) {
+	c := cisiData(t)
+	d := findDoc(t, c, "1")
+	if d.Title != "18 Editions of the Dewey Decimal Classifications" {
+		t.Errorf("doc 1 title = %q", d.Title)
+	}
+	if !strings.HasPrefix(d.Text, "The present study is a history of the DEWEY Decimal") ||
+		!strings.HasSuffix(d.Text, "librarianship in this country and abroad.") {
+		t.Errorf("doc 1 text = %q", d.Text)
+	}
+	if strings.Contains(d.Content(), "Comaromi") || strings.Contains(d.Text, "1004") {
+		t.Error("doc 1 indexes the .A or .X field")
+	}
+	// Query 1 has only .W; query 58 has .T, .A, .W and .B: take .T then .W.
+	if q := c.Queries[0]; q.ID != "1" || !strings.HasPrefix(q.Text, "What problems and concerns are there in making up descriptive titles?") {
+		t.Errorf("query 1 = %+v", q)
+	}
+	q := c.Queries[57]
+	if q.ID != "58" || !strings.HasPrefix(q.Text, "Directions in Library Networking Bibliographic control before and after MARC") {
+		t.Errorf("query 58 = %+v", q)
+	}
+	if strings.Contains(q.Text, "Avram") || strings.Contains(q.Text, "JASIS") {
+		t.Errorf("query 58 includes .A or .B: %q", q.Text)
+	}
+	if _, ok := c.Qrels["1"]["28"]; !ok {
+		t.Error("qrels[1][28] missing")
+	}
+}
