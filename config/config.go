@@ -20,6 +20,7 @@ type Config struct {
 	Chat       Role
 	Fast       Role
 	Embed      Role
+	KB         KB
 	Budgets    Budgets
 	Thresholds Thresholds
 
@@ -49,6 +50,14 @@ type Role struct {
 	NumCtx      int
 	NumPredict  int
 	KeepAlive   time.Duration // zero: not set
+}
+
+// KB tunes ingest and the stores.
+type KB struct {
+	Embedder     string // auto, builtin or ollama
+	ChunkSize    int    // bytes of text per chunk
+	ChunkOverlap int
+	MaxFileMB    int
 }
 
 // Budgets bound one run. Zero means unlimited for calls and tokens.
@@ -86,6 +95,7 @@ func Default() *Config {
 		Chat:  Role{Model: "qwen3:8b", Temperature: -1},
 		Fast:  Role{Temperature: -1},
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
+		KB:    KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20},
 		Budgets: Budgets{
 			ModelCalls:      300,
 			Tokens:          1_000_000,

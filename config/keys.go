@@ -85,6 +85,25 @@ func init() {
 		)
 	}
 	keys = append(keys,
+		key{
+			name: "kb.embedder", allowed: "auto, builtin or ollama",
+			help: "who embeds chunks: ollama (the embed role), builtin (no model), auto (the collection's, else ollama when available)",
+			set: func(c *Config, s string) error {
+				switch s = strings.ToLower(strings.TrimSpace(s)); s {
+				case "auto", "builtin", "ollama":
+					c.KB.Embedder = s
+					return nil
+				}
+				return errNotAllowed{}
+			},
+			get: func(c *Config) any { return c.KB.Embedder },
+		},
+		intKey("kb.chunk_size", "bytes of text per chunk", 200, 20_000,
+			func(c *Config) *int { return &c.KB.ChunkSize }),
+		intKey("kb.chunk_overlap", "bytes a chunk repeats of the one before it", 0, 5_000,
+			func(c *Config) *int { return &c.KB.ChunkOverlap }),
+		intKey("kb.max_file_mb", "largest file ingested, in MB", 1, 4096,
+			func(c *Config) *int { return &c.KB.MaxFileMB }),
 		intKey("budgets.model_calls", "model calls one run may make (0: unlimited)", 0, 1_000_000,
 			func(c *Config) *int { return &c.Budgets.ModelCalls }),
 		intKey("budgets.tokens", "prompt + completion tokens one run may use (0: unlimited)", 0, 1_000_000_000,

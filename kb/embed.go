@@ -1,0 +1,144 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+
+	"warren/agent/llm"
+	"warren/config"
+	"warren/kb/analysis"
+)
+
+// Embedder turns texts into vectors. A collection records the ID of the embedder that built
+// it, and searching or adding to it with another embedder is refused.
+type Embedder interface {
+	ID() string
+	Embed(ctx context.Context, texts []string, progress func(done int)) ([][]float32, error)
+}
+
+// BuiltinDim is the dimension of the built-in embedder.
+const BuiltinDim = 512
+
+// Builtin is a deterministic embedder that needs no model: hashed word features and hashed
+// character n-grams of each word, with sublinear term frequency, L2-normalised. The n-grams
+// let "Gefährdungsbeurteilung" and "Gefährdungsbeurteilungen" or "purge" and "purging" land
+// close together in any language.
+type Builtin struct{}
+
+// ID names the feature scheme and dimension; change it whenever the features change.
+func (Builtin) ID() string { return fmt.Sprintf("builtin:hash-v1:%d", BuiltinDim) }
+
+// Embed embeds every text.
+func (b Builtin) Embed(ctx context.Context, texts []string, progress func(int)) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out[i] = BuiltinVector(t)
+		if progress != nil && (i%64 == 63 || i == len(texts)-1) {
+			progress(i + 1)
+		}
+	}
+	return out, nil
+}
+
+// BuiltinVector embeds one text with the built-in scheme.
+func BuiltinVector(text string) []float32 {
+	counts := map[string]float64{}
+	for _, tok := range analysis.Tokens(text) {
+		w := analysis.Fold(tok)
+		counts["w:"+w]++
+		if len(w) > 3 {
+			padded := "^" + w + "$"
+			for n := 3; n <= 4; n++ {
+				for i := 0; i+n <= len(padded); i++ {
+					counts[fmt.Sprintf("%d:%s", n, padded[i:i+n])] += 0.5 / float64(n-2)
+				}
+			}
+		}
+	}
+	v := make([]float64, BuiltinDim)
+	h := fnv.New64a()
+	for feature, tf := range counts {
+		h.Reset()
+		h.Write([]byte(feature))
+		sum := h.Sum64()
+		weight := 1 + math.Log(tf)
+		if tf < 1 {
+			weight = tf
+		}
+		if sum&1 == 1 {
+			weight = -weight
+		}
+		v[(sum>>1)%BuiltinDim] += weight
+	}
+	var norm float64
+	for _, x := range v {
+		norm += x * x
+	}
+	out := make([]float32, BuiltinDim)
+	if norm == 0 {
+		out[0] = 1
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, x := range v {
+		out[i] = float32(x / norm)
+	}
+	return out
+}
+
+// Ollama embeds with the gateway's embed role.
+type Ollama struct {
+	Gateway *llm.Gateway
+}
+
+// ID names the embedding model.
+func (o Ollama) ID() string {
+	model, _ := o.Gateway.Model(config.RoleEmbed)
+	return "ollama:" + model
+}
+
+// Embed sends the texts in batches through /api/embed.
+func (o Ollama) Embed(ctx context.Context, texts []string, progress func(int)) ([][]float32, error) {
+	return o.Gateway.Embed(ctx, texts, progress)
+}
+
+// EmbedderMismatchError means a collection was built by another embedder than the one asked
+// for: their vectors are not comparable.
+type EmbedderMismatchError struct {
+	Collection, Built, Asked string
+}
+
+func (e *EmbedderMismatchError) Error() string {
+	hint := "--embedder builtin"
+	if strings.HasPrefix(e.Built, "ollama:") {
+		hint = "--embedder ollama with models.embed.model = " + strings.TrimPrefix(e.Built, "ollama:")
+	}
+	return fmt.Sprintf("collection %q was built with %s, not %s: use %s, or re-ingest it with `warren ingest --rebuild`",
+		e.Collection, e.Built, e.Asked, hint)
+}
+
+// EmbedderFor returns the embedder a collection was built with, so queries are embedded the
+// same way. g may be nil when no Ollama embedder is configured.
+func EmbedderFor(id string, g *llm.Gateway) (Embedder, error) {
+	switch {
+	case id == Builtin{}.ID():
+		return Builtin{}, nil
+	case strings.HasPrefix(id, "ollama:"):
+		if g == nil {
+			return nil, fmt.Errorf("the collection was embedded with %s but no Ollama embed role is configured", id)
+		}
+		o := Ollama{Gateway: g}
+		if o.ID() != id {
+			return nil, fmt.Errorf("the collection was embedded with %s but models.embed.model is now %s: set it back, or re-ingest with `warren ingest --rebuild`",
+				strings.TrimPrefix(id, "ollama:"), strings.TrimPrefix(o.ID(), "ollama:"))
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("unknown embedder %q recorded for a collection; re-ingest it", id)
+}

@@ -1,0 +1,276 @@
+package kb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Item is one thing to ingest: a file or folder document, with its identity in the knowledge
+// base.
+type Item struct {
+	Path       string // file or folder on disk
+	ID         string // registry path
+	Collection string
+	Title      string // overrides the loader's title when set (from a registry)
+}
+
+// File outcomes of an ingest.
+const (
+	StatusIngested  = "ingested"
+	StatusUnchanged = "unchanged"
+	StatusSkipped   = "skipped"
+	StatusFailed    = "failed"
+)
+
+// FileResult is what happened to one item.
+type FileResult struct {
+	Path   string `json:"path"`
+	Doc    string `json:"doc,omitempty"`
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	Chunks int    `json:"chunks,omitempty"`
+}
+
+// Progress is reported after each item and during embedding.
+type Progress struct {
+	Files, FilesDone int
+	Chunks           int // chunks stored so far
+	Embedded         int // texts embedded so far
+	Current          string
+	Elapsed          time.Duration
+}
+
+// IngestOptions configure an ingest.
+type IngestOptions struct {
+	Embedder Embedder
+	Chunk    ChunkOptions
+	Load     LoadOptions
+	Force    bool // re-ingest unchanged files too
+	Progress func(Progress)
+}
+
+// IngestReport sums up an ingest.
+type IngestReport struct {
+	Files        []FileResult  `json:"files"`
+	Ingested     int           `json:"ingested"`
+	Unchanged    int           `json:"unchanged"`
+	Skipped      int           `json:"skipped"`
+	Failed       int           `json:"failed"`
+	Chunks       int           `json:"chunks"`
+	Embedded     int           `json:"embedded"`
+	Duration     time.Duration `json:"duration_ns"`
+	ChunksPerSec float64       `json:"chunks_per_second"`
+	Canceled     bool          `json:"canceled,omitempty"`
+}
+
+// Partial reports whether some item was skipped or failed.
+func (r *IngestReport) Partial() bool { return r.Skipped+r.Failed > 0 }
+
+// Ingest loads, chunks, embeds and stores every item. Each document is stored in one
+// transaction; an unchanged document (same content hash, same embedder) costs no embedding
+// call. Cancelling the context stops after the document in hand is either stored or dropped
+// whole, and the vector snapshots are written for what was stored.
+func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*IngestReport, error) {
+	if opts.Embedder == nil {
+		return nil, errors.New("couldn't ingest: no embedder")
+	}
+	if opts.Chunk.Size == 0 {
+		opts.Chunk = DefaultChunkOptions
+	}
+	rep := &IngestReport{}
+	start := time.Now()
+	prog := Progress{Files: len(items)}
+	report := func() {
+		if opts.Progress != nil {
+			prog.Elapsed = time.Since(start)
+			opts.Progress(prog)
+		}
+	}
+	if _, err := s.vectorStore(ctx); err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if ctx.Err() != nil {
+			rep.Canceled = true
+			break
+		}
+		prog.Current = it.Path
+		report()
+		res := s.ingestOne(ctx, it, opts, func(embedded int) {
+			prog.Embedded = rep.Embedded + embedded
+			report()
+		})
+		if res.Status == StatusFailed && ctx.Err() != nil {
+			rep.Canceled = true
+			res.Reason = "interrupted; nothing of it was stored"
+		}
+		rep.Files = append(rep.Files, res.FileResult)
+		switch res.Status {
+		case StatusIngested:
+			rep.Ingested++
+			rep.Chunks += res.Chunks
+			rep.Embedded += res.Chunks
+		case StatusUnchanged:
+			rep.Unchanged++
+		case StatusSkipped:
+			rep.Skipped++
+		case StatusFailed:
+			rep.Failed++
+		}
+		prog.FilesDone++
+		prog.Chunks, prog.Embedded = rep.Chunks, rep.Embedded
+		report()
+		var mismatch *EmbedderMismatchError
+		if errors.As(res.err, &mismatch) {
+			break // every further document of the collection would fail the same way
+		}
+	}
+	// Snapshots are written even after a cancel, with a fresh context: what was stored stays
+	// consistent with its vectors.
+	if err := s.SaveVectors(context.WithoutCancel(ctx)); err != nil {
+		return rep, err
+	}
+	rep.Duration = time.Since(start)
+	if secs := rep.Duration.Seconds(); secs > 0 {
+		rep.ChunksPerSec = float64(rep.Chunks) / secs
+	}
+	return rep, nil
+}
+
+func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome) {
+	res.Path, res.Doc = it.Path, it.ID
+	doc, err := Load(it.Path, opts.Load)
+	var skip *SkipError
+	switch {
+	case errors.As(err, &skip):
+		res.Status, res.Reason = StatusSkipped, skip.Reason
+		return res
+	case err != nil:
+		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+		return res
+	}
+	doc.ID, doc.Collection = it.ID, it.Collection
+	if it.Title != "" {
+		doc.Title = it.Title
+	}
+	if !opts.Force {
+		if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Hash == doc.Hash && old.Collection == doc.Collection {
+			if info, ok, _ := s.Collection(ctx, doc.Collection); ok && info.Embedder == opts.Embedder.ID() {
+				res.Status, res.Chunks = StatusUnchanged, old.Chunks
+				return res
+			}
+		}
+	}
+	if info, ok, err := s.Collection(ctx, doc.Collection); err == nil && ok && info.Embedder != opts.Embedder.ID() {
+		err := &EmbedderMismatchError{Collection: doc.Collection, Built: info.Embedder, Asked: opts.Embedder.ID()}
+		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+		return res
+	}
+	n, err := s.AddDocument(ctx, doc, opts.Embedder, opts.Chunk, embedded)
+	switch {
+	case errors.Is(err, errNoText):
+		res.Status, res.Reason = StatusSkipped, "no text to index"
+	case err != nil:
+		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+	default:
+		res.Status, res.Chunks = StatusIngested, n
+	}
+	return res
+}
+
+var errNoText = errors.New("no text to index")
+
+// AddDocument chunks, embeds and stores a loaded document (replacing an earlier version) and
+// returns its number of chunks. embedded, when given, reports embedding progress.
+func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
+	if opts.Size == 0 {
+		opts = DefaultChunkOptions
+	}
+	chunker := &Chunker{Doc: doc.ID, Collection: doc.Collection, Options: opts}
+	var chunks []Chunk
+	if err := doc.EachSection(func(sec Section) error {
+		chunks = append(chunks, chunker.Section(sec)...)
+		return ctx.Err()
+	}); err != nil {
+		return 0, fmt.Errorf("couldn't read: %w", err)
+	}
+	if len(chunks) == 0 {
+		return 0, errNoText
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = IndexText(c)
+	}
+	vectors, err := emb.Embed(ctx, texts, embedded)
+	if err != nil {
+		return 0, fmt.Errorf("couldn't embed: %w", err)
+	}
+	if err := s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID()); err != nil {
+		return 0, err
+	}
+	return len(chunks), nil
+}
+
+// fileOutcome is a FileResult with the error behind a failure, for the caller's decisions.
+type fileOutcome struct {
+	FileResult
+	err error
+}
+
+// CollectItems turns paths into ingest items for one collection. A folder document is one
+// item; another folder is walked for files (hidden ones left out). IDs are paths relative to
+// each argument's parent folder, so `ingest sample/suppliers` names its files
+// "suppliers/<file>".
+func CollectItems(paths []string, collection string) ([]Item, error) {
+	var items []Item
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read %s: %w", p, err)
+		}
+		base := filepath.Dir(filepath.Clean(p))
+		if !info.IsDir() || IsFolderDocument(p) {
+			items = append(items, Item{Path: p, ID: relID(base, p), Collection: collection})
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if strings.HasPrefix(d.Name(), ".") && path != p {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				if path != p && IsFolderDocument(path) {
+					items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection})
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("couldn't walk %s: %w", p, err)
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+	return items, nil
+}
+
+func relID(base, path string) string {
+	rel, err := filepath.Rel(base, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,323 @@
+package kb
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"warren/agent/llm"
+	"warren/agent/llm/llmtest"
+	"warren/config"
+	"warren/internal/shareddata"
+)
+
+func openTestStore(t *testing.T) (*Workspace, *Store) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, NewStore(ws)
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const silaneSheet = `---
+title: Silane gas data sheet
+language: en
+---
+# Silane
+
+## 1 Identification
+Silane, CAS 7803-62-5, UN 2203. A pyrophoric gas that ignites spontaneously in air.
+
+## 2 Handling
+Purge the line with nitrogen before every cylinder change.
+`
+
+func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
+	_, store := openTestStore(t)
+	dir := t.TempDir()
+	write(t, dir, "docs/silane.md", silaneSheet)
+	write(t, dir, "docs/binary.txt", "text\x00with a NUL byte")
+	write(t, dir, "docs/latin1.txt", "Gef\xe4hrdung")
+	write(t, dir, "docs/empty.md", "")
+	write(t, dir, "docs/notes.docx", "not really a docx")
+	big := filepath.Join(dir, "docs", "big.txt")
+	f, _ := os.Create(big)
+	f.Truncate(50 << 20) // a 50 MB file, sparse so the test stays fast
+	f.Close()
+	os.Rename(buildTestPDF(t, []string{"0 0 1 rg 100 100 200 150 re f"}, ""), filepath.Join(dir, "docs", "scan.pdf"))
+
+	items, err := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := store.Ingest(context.Background(), items, IngestOptions{Embedder: Builtin{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"silane.md":  "",
+		"binary.txt": "binary file",
+		"latin1.txt": "not valid UTF-8",
+		"empty.md":   "empty file",
+		"notes.docx": "unsupported format",
+		"big.txt":    "larger than the 20 MB limit",
+		"scan.pdf":   "no text layer",
+	}
+	for _, f := range rep.Files {
+		reason, ok := want[filepath.Base(f.Path)]
+		if !ok {
+			t.Errorf("unexpected file %s", f.Path)
+			continue
+		}
+		if reason == "" && f.Status != StatusIngested || reason != "" && (f.Status != StatusSkipped || !strings.Contains(f.Reason, reason)) {
+			t.Errorf("%s: status %s, reason %q; want %q", filepath.Base(f.Path), f.Status, f.Reason, reason)
+		}
+	}
+	if rep.Ingested != 1 || rep.Skipped != 6 || !rep.Partial() {
+		t.Errorf("report %+v", rep)
+	}
+	docs, _ := store.Documents(context.Background(), "")
+	if len(docs) != 1 || docs[0].ID != "docs/silane.md" || docs[0].Title != "Silane gas data sheet" || docs[0].Chunks < 2 {
+		t.Errorf("stored %+v", docs)
+	}
+}
+
+func TestReingestOfUnchangedFilesMakesNoEmbeddingCalls(t *testing.T) {
+	srv := llmtest.New(t)
+	cfg := config.Default()
+	cfg.Ollama.Host = srv.URL
+	g, err := llm.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, store := openTestStore(t)
+	dir := t.TempDir()
+	write(t, dir, "docs/silane.md", silaneSheet)
+	arsine := write(t, dir, "docs/arsine.md", "# Arsine\n\nArsine is highly toxic; CAS 7784-42-1.\n")
+	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
+	opts := IngestOptions{Embedder: Ollama{Gateway: g}}
+
+	if rep, err := store.Ingest(context.Background(), items, opts); err != nil || rep.Ingested != 2 {
+		t.Fatalf("first ingest: %+v %v", rep, err)
+	}
+	first := srv.Count("/api/embed")
+	rep, err := store.Ingest(context.Background(), items, opts)
+	if err != nil || rep.Unchanged != 2 || srv.Count("/api/embed") != first {
+		t.Fatalf("unchanged files must not be embedded again: %+v, %d embed calls after %d", rep, srv.Count("/api/embed"), first)
+	}
+	os.WriteFile(arsine, []byte("# Arsine\n\nArsine (AsH3) is highly toxic and flammable.\n"), 0o644)
+	rep, _ = store.Ingest(context.Background(), items, opts)
+	if rep.Ingested != 1 || rep.Unchanged != 1 || srv.Count("/api/embed") != first+1 {
+		t.Errorf("only the changed file is embedded: %+v, %d embed calls", rep, srv.Count("/api/embed")-first)
+	}
+	chunks, _ := store.SectionChunks(context.Background(), "docs/arsine.md", "")
+	for _, c := range chunks {
+		if strings.Contains(c.Text, "7784-42-1") {
+			t.Errorf("the old text of a changed file must be replaced: %q", c.Text)
+		}
+	}
+}
+
+// cancelAfter embeds with the built-in embedder and cancels the run after n documents.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) ID() string { return Builtin{}.ID() }
+func (c *cancelAfter) Embed(ctx context.Context, texts []string, p func(int)) ([][]float32, error) {
+	c.n--
+	if c.n < 0 {
+		c.cancel()
+		return nil, ctx.Err()
+	}
+	return Builtin{}.Embed(ctx, texts, p)
+}
+
+func TestCancelledIngestLeavesBothStoresConsistent(t *testing.T) {
+	ws, store := openTestStore(t)
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		write(t, dir, "docs/"+name+".md", "# "+name+"\n\nSection text about "+name+" and purging.\n")
+	}
+	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "general")
+	ctx, cancel := context.WithCancel(context.Background())
+	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: &cancelAfter{n: 2, cancel: cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Canceled || rep.Ingested != 2 {
+		t.Fatalf("want a cancelled ingest with 2 documents stored: %+v", rep)
+	}
+	// A fresh store reads the snapshot written at cancel: it must hold exactly the stored chunks.
+	fresh := NewStore(ws)
+	vs, err := fresh.vectorStore(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored int
+	ws.DB.QueryRow(`SELECT count(*) FROM chunks`).Scan(&stored)
+	var ftsRows int
+	ws.DB.QueryRow(`SELECT count(*) FROM chunks_fts`).Scan(&ftsRows)
+	if got := vs.db.GetCollection("general", refuseEmbedding).Count(); got != stored || ftsRows != stored || stored == 0 {
+		t.Errorf("vectors %d, lexical rows %d, chunks %d must agree", got, ftsRows, stored)
+	}
+}
+
+func TestStaleSnapshotIsRebuiltFromTheDatabase(t *testing.T) {
+	ws, store := openTestStore(t)
+	dir := t.TempDir()
+	write(t, dir, "docs/silane.md", silaneSheet)
+	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
+	ctx := context.Background()
+	if _, err := store.Ingest(ctx, items, IngestOptions{Embedder: Builtin{}}); err != nil {
+		t.Fatal(err)
+	}
+	// A write that never reached the snapshot, as when a process is killed before saving.
+	other := NewStore(ws)
+	doc := &Document{ID: "docs/arsine.md", Collection: "suppliers", Meta: map[string]string{}, Language: "en",
+		Sections: []Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
+	if _, err := other.AddDocument(ctx, doc, Builtin{}, DefaultChunkOptions, nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := NewStore(ws)
+	hits, err := fresh.Dense(ctx, BuiltinVector("highly toxic hydride arsine"), Scope{}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || !strings.HasPrefix(hits[0].ChunkID, "docs/arsine.md#") {
+		t.Errorf("the stale snapshot must be rebuilt to include the new document: %+v", hits)
+	}
+}
+
+func TestEmbedderMismatchIsRefusedWithAFix(t *testing.T) {
+	_, store := openTestStore(t)
+	dir := t.TempDir()
+	write(t, dir, "docs/silane.md", silaneSheet)
+	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
+	ctx := context.Background()
+	store.Ingest(ctx, items, IngestOptions{Embedder: Builtin{}})
+	write(t, dir, "docs/silane.md", silaneSheet+"\nRevised.\n")
+	g, _ := llm.New(config.Default()) // never called: the mismatch is caught before embedding
+	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: Ollama{Gateway: g}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 1 || !strings.Contains(rep.Files[0].Reason, "was built with builtin") || !strings.Contains(rep.Files[0].Reason, "--rebuild") {
+		t.Errorf("want a refusal that names the embedders and --rebuild: %+v", rep.Files)
+	}
+}
+
+func TestRemoveDocumentRemovesChunksIndexAndVectors(t *testing.T) {
+	ws, store := openTestStore(t)
+	dir := t.TempDir()
+	write(t, dir, "docs/silane.md", silaneSheet)
+	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
+	ctx := context.Background()
+	store.Ingest(ctx, items, IngestOptions{Embedder: Builtin{}})
+	if ok, err := store.RemoveDocument(ctx, "docs/silane.md"); !ok || err != nil {
+		t.Fatalf("remove: %v %v", ok, err)
+	}
+	store.SaveVectors(ctx)
+	var chunks, fts int
+	ws.DB.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunks)
+	ws.DB.QueryRow(`SELECT count(*) FROM chunks_fts`).Scan(&fts)
+	hits, _ := NewStore(ws).Dense(ctx, BuiltinVector("silane"), Scope{}, 5)
+	if chunks != 0 || fts != 0 || len(hits) != 0 {
+		t.Errorf("left behind: %d chunks, %d index rows, %d vectors", chunks, fts, len(hits))
+	}
+	if ok, _ := store.RemoveDocument(ctx, "docs/silane.md"); ok {
+		t.Error("removing twice reports nothing removed")
+	}
+}
+
+func TestLexicalSearchIsScopedAndStemmed(t *testing.T) {
+	_, store := openTestStore(t)
+	ctx := context.Background()
+	add := func(id, coll, lang string, secs ...Section) {
+		if _, err := store.AddDocument(ctx, &Document{ID: id, Collection: coll, Language: lang, Meta: map[string]string{}, Sections: secs},
+			Builtin{}, DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("gcp.md", "standards", "en",
+		Section{Number: "4", Heading: "Cylinder change", Text: "Close the cylinder valve."},
+		Section{Number: "4.2", Heading: "Purge before disconnect", Text: "Purge the pigtail with nitrogen three times."},
+		Section{Number: "5", Heading: "Leak checks", Text: "Check every fitting after purging."})
+	add("gefstoffv", "regulatory", "de",
+		Section{Number: "§ 6", Heading: "Gefährdungsbeurteilung", Text: "Der Arbeitgeber hat die Gefährdungen zu beurteilen."})
+
+	hits, _ := store.Lexical(ctx, "purged", "en", Scope{}, 10)
+	if len(hits) != 2 || hits[0].ChunkID != "gcp.md#0001" {
+		t.Errorf("stemmed match, heading first: %+v", hits)
+	}
+	if hits, _ := store.Lexical(ctx, "purge", "en", Scope{Doc: "gcp.md", Section: "4"}, 10); len(hits) != 1 || hits[0].ChunkID != "gcp.md#0001" {
+		t.Errorf("section 4 includes 4.2 but not 5: %+v", hits)
+	}
+	if hits, _ := store.Lexical(ctx, "Gefährdungsbeurteilungen", "", Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 1 {
+		t.Errorf("German inflection, unknown query language: %+v", hits)
+	}
+	if hits, _ := store.Lexical(ctx, "purge", "en", Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 0 {
+		t.Errorf("collection scope leaked: %+v", hits)
+	}
+	if hits, _ := store.Lexical(ctx, `"; DROP TABLE chunks; --`, "", Scope{}, 10); hits != nil {
+		t.Errorf("punctuation-only query: %+v", hits)
+	}
+}
+
+func TestLoadsTheSharedCorpusStructure(t *testing.T) {
+	gef, err := Load(shareddata.Path(t, "corpus/gesetze/GefStoffV"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec6 *Section
+	for i := range gef.Sections {
+		if gef.Sections[i].Number == "§ 6" {
+			sec6 = &gef.Sections[i]
+		}
+	}
+	if gef.Format != "folder" || gef.Language != "de" || sec6 == nil || sec6.Heading != "Informationsermittlung und Gefährdungsbeurteilung" ||
+		!strings.HasPrefix(sec6.PathString(), "Abschnitt 1") || !strings.HasPrefix(sec6.Text, "(1) Im Rahmen") || sec6.File != "paragraphs/0006.md" {
+		t.Fatalf("§ 6 of GefStoffV: %+v", sec6)
+	}
+	data, _ := os.ReadFile(filepath.Join(gef.Source, sec6.File))
+	if !strings.HasPrefix(string(data[sec6.Offset:]), "(1) Im Rahmen") {
+		t.Errorf("the section offset must point at its text in its file")
+	}
+
+	rfc, err := Load(shareddata.Path(t, "corpus/rfc/rfc6902.txt"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rfc.EachSection(func(s Section) error {
+		got[s.Number] = s.PathString()
+		if strings.Contains(s.Text, "[Page") || strings.Contains(s.Text, "RFC 6902                       JSON Patch") {
+			t.Errorf("page furniture left in section %s", s.Label())
+		}
+		return nil
+	})
+	for number, path := range map[string]string{"4.1": "4 › 4.1", "4.6": "4 › 4.6", "A.1": "Appendix A › A.1", "9.2": "9 › 9.2"} {
+		if got[number] != path {
+			t.Errorf("RFC 6902 section %s: path %q, want %q", number, got[number], path)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+package kb
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"warren/kb/analysis"
+)
+
+// DefaultMaxFileBytes is the largest file ingested unless kb.max_file_mb says otherwise.
+const DefaultMaxFileBytes = 20 << 20
+
+// LoadOptions tune loading.
+type LoadOptions struct {
+	MaxFileBytes int64 // larger files are skipped with a reason; 0 means DefaultMaxFileBytes
+}
+
+// Formats by file extension.
+var formatByExt = map[string]string{
+	".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", "": "text",
+	".pdf": "pdf", ".html": "html", ".htm": "html",
+}
+
+// Load reads a file or a folder document. Files warren cannot or should not read come back as
+// a *SkipError that says why; the caller reports it and goes on with the next file.
+// The returned document's sections are read on demand by EachSection, so large text files
+// are streamed rather than held whole.
+func Load(path string, opts LoadOptions) (*Document, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	if info.IsDir() {
+		if !IsFolderDocument(path) {
+			return nil, &SkipError{Path: path, Reason: "a folder, not a folder document (its Markdown files carry no section numbers)"}
+		}
+		return loadFolder(path)
+	}
+	limit := opts.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	format, ok := formatByExt[ext]
+	if !ok {
+		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("unsupported format %q (warren reads .md, .txt, .pdf, .html)", ext)}
+	}
+	if info.Size() == 0 {
+		return nil, &SkipError{Path: path, Reason: "empty file"}
+	}
+	if info.Size() > limit {
+		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
+			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
+	}
+	hash, err := checkFile(path, format != "pdf")
+	if err != nil {
+		return nil, err
+	}
+	doc := &Document{Source: path, Format: format, Hash: hash, Meta: map[string]string{},
+		Title: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	switch format {
+	case "markdown":
+		err = loadMarkdownFile(doc)
+	case "text":
+		err = loadTextFile(doc)
+	case "html":
+		err = loadHTMLFile(doc)
+	case "pdf":
+		err = loadPDFFile(doc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkFile hashes a file in one streaming pass and, for text formats, refuses binary content
+// and invalid UTF-8 with a reason that says how to fix it.
+func checkFile(path string, text bool) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("couldn't open %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	var carry []byte // an incomplete UTF-8 sequence at the end of the previous block
+	var offset int64
+	nonBlank := false
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			block := buf[:n]
+			h.Write(block)
+			if text {
+				if i := bytes.IndexByte(block, 0); i >= 0 {
+					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML and PDF", offset+int64(i))}
+				}
+				data := append(carry, block...)
+				valid, rest := validPrefix(data)
+				if !valid {
+					return "", &SkipError{Path: path, Reason: "not valid UTF-8 text; convert it first, e.g. `iconv -f latin1 -t utf-8`"}
+				}
+				carry = append(carry[:0], rest...)
+				nonBlank = nonBlank || len(bytes.TrimSpace(block)) > 0
+			}
+			offset += int64(n)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("couldn't read %s: %w", path, err)
+		}
+	}
+	if text && len(carry) > 0 {
+		return "", &SkipError{Path: path, Reason: "not valid UTF-8 text (it ends inside a character)"}
+	}
+	if text && !nonBlank {
+		return "", &SkipError{Path: path, Reason: "empty file (only white space)"}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// validPrefix checks data as UTF-8, allowing an incomplete sequence at the very end, which it
+// returns to be completed by the next block.
+func validPrefix(data []byte) (bool, []byte) {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !utf8.FullRune(data[i:]) && len(data)-i < utf8.UTFMax {
+				return true, data[i:]
+			}
+			return false, nil
+		}
+		i += size
+	}
+	return true, nil
+}
+
+func loadMarkdownFile(doc *Document) error {
+	data, err := os.ReadFile(doc.Source)
+	if err != nil {
+		return fmt.Errorf("couldn't read %s: %w", doc.Source, err)
+	}
+	text := string(data)
+	meta, body, err := splitFrontMatter(text)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: err.Error()}
+	}
+	doc.Meta = flattenMeta(meta)
+	title, sections := parseMarkdown(text[body:], body, "", nil)
+	doc.Sections = sections
+	switch {
+	case doc.Meta["title"] != "":
+		doc.Title = doc.Meta["title"]
+	case title != "":
+		doc.Title = title
+	}
+	doc.Language = languageOf(doc.Meta, text[body:])
+	return nil
+}
+
+func loadTextFile(doc *Document) error {
+	f, err := os.Open(doc.Source)
+	if err != nil {
+		return err
+	}
+	sample := make([]byte, 16<<10)
+	n, _ := io.ReadFull(f, sample)
+	f.Close()
+	doc.Language = languageOf(nil, string(sample[:n]))
+	doc.stream = func(emit func(Section) error) error {
+		f, err := os.Open(doc.Source)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return scanText(f, "", emit)
+	}
+	return nil
+}
+
+func loadHTMLFile(doc *Document) error {
+	f, err := os.Open(doc.Source)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	title, md, err := htmlToMarkdown(f)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: "unreadable HTML: " + err.Error()}
+	}
+	// Offsets of an HTML document refer to its Markdown rendering, which is what is cited.
+	mdTitle, sections := parseMarkdown(md, 0, "", nil)
+	doc.Sections = sections
+	if title == "" {
+		title = mdTitle
+	}
+	if title != "" {
+		doc.Title = title
+	}
+	doc.Language = languageOf(nil, md)
+	return nil
+}
+
+func loadPDFFile(doc *Document) error {
+	pages, err := extractPDF(doc.Source)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: err.Error()}
+	}
+	// Each page is cut at the numbered headings it contains; offsets refer to the extracted text.
+	var all strings.Builder
+	for i, p := range pages {
+		if i > 0 {
+			all.WriteString("\f")
+		}
+		all.WriteString(p)
+	}
+	text := all.String()
+	var sections []Section
+	if err := scanText(strings.NewReader(text), "", func(s Section) error {
+		sections = append(sections, s)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(sections) == 0 {
+		return &SkipError{Path: doc.Source, Reason: "no text layer (scanned PDF?)"}
+	}
+	doc.Sections = sections
+	doc.Language = languageOf(nil, text)
+	return nil
+}
+
+func languageOf(meta map[string]string, text string) string {
+	for _, k := range []string{"language", "lang"} {
+		if v := strings.ToLower(meta[k]); strings.HasPrefix(v, "de") || strings.HasPrefix(v, "en") {
+			return v[:2]
+		}
+	}
+	if len(text) > 16<<10 {
+		text = text[:16<<10]
+	}
+	return analysis.DetectLanguage(text)
+}
+
+// EachSection calls fn for every section in document order, reading streamed formats as it
+// goes.
+func (d *Document) EachSection(fn func(Section) error) error {
+	if d.stream != nil {
+		return d.stream(fn)
+	}
+	for _, s := range d.Sections {
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

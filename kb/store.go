@@ -1,0 +1,464 @@
+package kb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"warren/kb/analysis"
+)
+
+// The store keeps the knowledge base in warren.db, which is the source of truth: documents,
+// chunks with their text and vectors, and the analysed terms in an FTS5 index, all written
+// in one transaction per document. The vector store (chromem-go, see vectors.go) is loaded
+// from a snapshot per collection and rebuilt from warren.db when the snapshot is stale, so an
+// interrupted ingest never leaves the two disagreeing.
+
+func init() {
+	RegisterMigration(Migration{Version: 2, Name: "knowledge base", SQL: `
+CREATE TABLE collections (
+	name       TEXT PRIMARY KEY,
+	embedder   TEXT NOT NULL,
+	dim        INTEGER NOT NULL,
+	generation INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE documents (
+	id          TEXT PRIMARY KEY,
+	collection  TEXT NOT NULL REFERENCES collections(name),
+	title       TEXT NOT NULL,
+	source      TEXT NOT NULL,
+	format      TEXT NOT NULL,
+	language    TEXT NOT NULL,
+	hash        TEXT NOT NULL,
+	meta        TEXT NOT NULL,
+	chunks      INTEGER NOT NULL,
+	ingested_at TEXT NOT NULL
+);
+CREATE TABLE chunks (
+	rowid        INTEGER PRIMARY KEY,
+	id           TEXT NOT NULL UNIQUE,
+	doc          TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+	collection   TEXT NOT NULL,
+	section      TEXT NOT NULL,
+	section_path TEXT NOT NULL,
+	heading      TEXT NOT NULL,
+	text         TEXT NOT NULL,
+	file         TEXT NOT NULL,
+	start_byte   INTEGER NOT NULL,
+	end_byte     INTEGER NOT NULL,
+	hash         TEXT NOT NULL,
+	seq          INTEGER NOT NULL,
+	vector       BLOB NOT NULL
+);
+CREATE INDEX chunks_doc ON chunks(doc, seq);
+CREATE INDEX chunks_section ON chunks(doc, section);
+CREATE INDEX chunks_collection ON chunks(collection);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, body, tokenize = 'unicode61 remove_diacritics 0');
+`})
+}
+
+// Store is the knowledge base of one workspace.
+type Store struct {
+	db   *sql.DB
+	vdir string
+
+	// HeadingWeight multiplies the term frequency of a chunk's section label and heading in
+	// BM25: a heading names what its section is about.
+	HeadingWeight float64
+
+	mu      sync.Mutex
+	vectors *vectorStore // loaded on first dense search
+}
+
+// DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
+// confirmed on CISI (see README, Retrieval quality).
+const DefaultHeadingWeight = 4.0
+
+// NewStore opens the knowledge base of a workspace.
+func NewStore(ws *Workspace) *Store {
+	return &Store{db: ws.DB, vdir: ws.VectorDir(), HeadingWeight: DefaultHeadingWeight}
+}
+
+// VectorDir is where the vector snapshots live.
+func (w *Workspace) VectorDir() string { return w.Dir + "/" + VectorDir }
+
+// CollectionInfo describes a collection as stored.
+type CollectionInfo struct {
+	Name       string `json:"name"`
+	Embedder   string `json:"embedder"`
+	Dim        int    `json:"dim"`
+	Generation int    `json:"generation"`
+	Documents  int    `json:"documents"`
+	Chunks     int    `json:"chunks"`
+}
+
+// Collections lists the stored collections.
+func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
+	rows, err := s.db.QueryContext(ctx, `
+SELECT c.name, c.embedder, c.dim, c.generation,
+       (SELECT count(*) FROM documents d WHERE d.collection = c.name),
+       (SELECT coalesce(sum(chunks), 0) FROM documents d WHERE d.collection = c.name)
+FROM collections c ORDER BY c.name`)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list collections: %w", err)
+	}
+	defer rows.Close()
+	var out []CollectionInfo
+	for rows.Next() {
+		var c CollectionInfo
+		if err := rows.Scan(&c.Name, &c.Embedder, &c.Dim, &c.Generation, &c.Documents, &c.Chunks); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Collection returns one collection, or false when it does not exist.
+func (s *Store) Collection(ctx context.Context, name string) (CollectionInfo, bool, error) {
+	all, err := s.Collections(ctx)
+	if err != nil {
+		return CollectionInfo{}, false, err
+	}
+	for _, c := range all {
+		if c.Name == name {
+			return c, true, nil
+		}
+	}
+	return CollectionInfo{}, false, nil
+}
+
+// DocInfo describes a stored document.
+type DocInfo struct {
+	ID         string            `json:"id"`
+	Collection string            `json:"collection"`
+	Title      string            `json:"title"`
+	Source     string            `json:"source"`
+	Format     string            `json:"format"`
+	Language   string            `json:"language"`
+	Hash       string            `json:"hash"`
+	Meta       map[string]string `json:"meta,omitempty"`
+	Chunks     int               `json:"chunks"`
+	IngestedAt string            `json:"ingested_at"`
+}
+
+// Documents lists the stored documents, optionally of one collection.
+func (s *Store) Documents(ctx context.Context, collection string) ([]DocInfo, error) {
+	q := `SELECT id, collection, title, source, format, language, hash, meta, chunks, ingested_at FROM documents`
+	var args []any
+	if collection != "" {
+		q += ` WHERE collection = ?`
+		args = append(args, collection)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY collection, id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list documents: %w", err)
+	}
+	defer rows.Close()
+	var out []DocInfo
+	for rows.Next() {
+		var d DocInfo
+		var meta string
+		if err := rows.Scan(&d.ID, &d.Collection, &d.Title, &d.Source, &d.Format, &d.Language, &d.Hash, &meta, &d.Chunks, &d.IngestedAt); err != nil {
+			return nil, err
+		}
+		json.Unmarshal([]byte(meta), &d.Meta)
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// Document returns one stored document.
+func (s *Store) Document(ctx context.Context, id string) (DocInfo, bool, error) {
+	docs, err := s.Documents(ctx, "")
+	if err != nil {
+		return DocInfo{}, false, err
+	}
+	for _, d := range docs {
+		if d.ID == id {
+			return d, true, nil
+		}
+	}
+	return DocInfo{}, false, nil
+}
+
+// ReplaceDocument stores a document with its chunks and vectors in one transaction, replacing
+// what was stored under its ID before. The collection is created on first use and must have
+// been built by the same embedder.
+func (s *Store) ReplaceDocument(ctx context.Context, doc *Document, chunks []Chunk, vectors [][]float32, embedder string) error {
+	if len(chunks) != len(vectors) {
+		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vectors))
+	}
+	dim := 0
+	if len(vectors) > 0 {
+		dim = len(vectors[0])
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't start storing %s: %w", doc.ID, err)
+	}
+	defer tx.Rollback()
+	if err := ensureCollection(ctx, tx, doc.Collection, embedder, dim); err != nil {
+		return err
+	}
+	old, err := chunkIDsTx(ctx, tx, doc.ID)
+	if err != nil {
+		return err
+	}
+	if err := deleteDocumentTx(ctx, tx, doc.ID); err != nil {
+		return err
+	}
+	meta, _ := json.Marshal(doc.Meta)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, collection, title, source, format, language, hash, meta, chunks, ingested_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, doc.ID, doc.Collection, doc.Title, doc.Source, doc.Format, doc.Language, doc.Hash,
+		string(meta), len(chunks), time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return fmt.Errorf("couldn't store document %s: %w", doc.ID, err)
+	}
+	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc, collection, section, section_path, heading, text, file,
+start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insChunk.Close()
+	insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, heading, body) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insTerms.Close()
+	for i, c := range chunks {
+		if dim > 0 && len(vectors[i]) != dim {
+			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(vectors[i]))
+		}
+		res, err := insChunk.ExecContext(ctx, c.ID, c.Doc, c.Collection, c.Section, c.SectionPath, c.Heading, c.Text, c.File,
+			c.Start, c.End, c.Hash, c.Seq, encodeVector(vectors[i]))
+		if err != nil {
+			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
+		}
+		rowid, _ := res.LastInsertId()
+		heading := strings.Join(analysis.Terms(c.Section+" "+c.Heading, doc.Language), " ")
+		body := strings.Join(analysis.Terms(c.Text, doc.Language), " ")
+		if _, err := insTerms.ExecContext(ctx, rowid, heading, body); err != nil {
+			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE collections SET generation = generation + 1 WHERE name = ?`, doc.Collection); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("couldn't commit %s: %w", doc.ID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vectors != nil {
+		s.vectors.replace(ctx, doc.Collection, old, chunks, vectors)
+	}
+	return nil
+}
+
+// RemoveDocument deletes a document and its chunks.
+func (s *Store) RemoveDocument(ctx context.Context, id string) (bool, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	var collection string
+	err = tx.QueryRowContext(ctx, `SELECT collection FROM documents WHERE id = ?`, id).Scan(&collection)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	old, err := chunkIDsTx(ctx, tx, id)
+	if err != nil {
+		return false, err
+	}
+	if err := deleteDocumentTx(ctx, tx, id); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE collections SET generation = generation + 1 WHERE name = ?`, collection); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vectors != nil {
+		s.vectors.replace(ctx, collection, old, nil, nil)
+	}
+	return true, nil
+}
+
+func ensureCollection(ctx context.Context, tx *sql.Tx, name, embedder string, dim int) error {
+	var built string
+	var builtDim int
+	err := tx.QueryRowContext(ctx, `SELECT embedder, dim FROM collections WHERE name = ?`, name).Scan(&built, &builtDim)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, `INSERT INTO collections (name, embedder, dim) VALUES (?, ?, ?)`, name, embedder, dim)
+		return err
+	case err != nil:
+		return err
+	case built != embedder:
+		return &EmbedderMismatchError{Collection: name, Built: built, Asked: embedder}
+	case builtDim == 0 && dim > 0:
+		_, err = tx.ExecContext(ctx, `UPDATE collections SET dim = ? WHERE name = ?`, dim, name)
+		return err
+	case dim > 0 && builtDim != dim:
+		return fmt.Errorf("collection %q holds %d-dimension vectors, the embedder gave %d: re-ingest with `warren ingest --rebuild`", name, builtDim, dim)
+	}
+	return nil
+}
+
+func chunkIDsTx(ctx context.Context, tx *sql.Tx, doc string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE doc = ?`, doc)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func deleteDocumentTx(ctx context.Context, tx *sql.Tx, doc string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc = ?)`, doc); err != nil {
+		return fmt.Errorf("couldn't remove the index of %s: %w", doc, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE doc = ?`, doc); err != nil {
+		return fmt.Errorf("couldn't remove the chunks of %s: %w", doc, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, doc); err != nil {
+		return fmt.Errorf("couldn't remove %s: %w", doc, err)
+	}
+	return nil
+}
+
+const chunkColumns = `id, doc, collection, section, section_path, heading, text, file, start_byte, end_byte, hash, seq`
+
+func scanChunk(row interface{ Scan(...any) error }) (Chunk, error) {
+	var c Chunk
+	err := row.Scan(&c.ID, &c.Doc, &c.Collection, &c.Section, &c.SectionPath, &c.Heading, &c.Text, &c.File,
+		&c.Start, &c.End, &c.Hash, &c.Seq)
+	return c, err
+}
+
+// Chunks returns the chunks with the given IDs, in that order; unknown IDs are left out.
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read chunks: %w", err)
+	}
+	defer rows.Close()
+	byID := map[string]Chunk{}
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, err
+		}
+		byID[c.ID] = c
+	}
+	out := make([]Chunk, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, rows.Err()
+}
+
+// SectionChunks returns the chunks of one section of a document, in order. A dotted section
+// includes its subsections ("4" brings 4.1 and 4.2 too).
+func (s *Store) SectionChunks(ctx context.Context, doc, section string) ([]Chunk, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks
+WHERE doc = ? AND (section = ? OR section LIKE ? ESCAPE '\') ORDER BY seq`, doc, section, likePrefix(section)+".%")
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read section %s of %s: %w", section, doc, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func likePrefix(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// ResetCollection empties a collection built by another embedder than the given one, so it
+// can be rebuilt; a collection built by that embedder is left alone.
+func (s *Store) ResetCollection(ctx context.Context, name, embedder string) error {
+	info, ok, err := s.Collection(ctx, name)
+	if err != nil || !ok || info.Embedder == embedder {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE collection = ?)`,
+		`DELETE FROM chunks WHERE collection = ?`,
+		`DELETE FROM documents WHERE collection = ?`,
+		`DELETE FROM collections WHERE name = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, name); err != nil {
+			return fmt.Errorf("couldn't reset collection %s: %w", name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vectors != nil {
+		s.vectors.db.DeleteCollection(name)
+	}
+	removeOtherSnapshots(s.vdir, name, "")
+	return nil
+}
