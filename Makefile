@@ -15,9 +15,10 @@ help: ## list the targets
 build: ## build bin/warren
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/warren
 
-run: build ## build, prepare the workspace ($(WORKSPACE)) and open warren
+run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 	@$(BIN) --workspace $(WORKSPACE) init
-	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(warren works without a model for now; the checks above say what the model features need)"
+	@$(BIN) --workspace $(WORKSPACE) ingest --registry sample/registry.json
+	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(search works without a model; the checks above say what the model features need)"
 	@$(BIN) --workspace $(WORKSPACE)
 
 test: lint ## vet, check formatting, and run every test
@@ -27,12 +28,12 @@ bench: ## run the benchmarks
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 lint: ## gofmt and go vet
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	@out=$$(gofmt -l .); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 fmt: ## format the code
-	gofmt -w $$(git ls-files '*.go')
+	gofmt -w .
 
 clean: ## remove build output
 	rm -rf bin

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -33,28 +34,105 @@ func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k 
 	for i, t := range terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
-	where, args := scopeSQL(scope)
 	weight := s.HeadingWeight
 	if weight <= 0 {
 		weight = 1
 	}
-	q := `SELECT c.id, bm25(chunks_fts, ?, 1.0) AS score FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid
-WHERE chunks_fts MATCH ?` + where + ` ORDER BY score LIMIT ?`
-	rows, err := s.db.QueryContext(ctx, q, append(append([]any{weight, strings.Join(quoted, " OR ")}, args...), k)...)
+	// Scope is matched inside the index, through the scope column's tokens, so FTS5 never
+	// scores a chunk outside it and no chunk row is read until the best k are known. The scope
+	// column weighs 0, so it does not change the ranking.
+	match := "{heading body} : (" + strings.Join(quoted, " OR ") + ")" + scopeMatch(scope)
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, bm25(chunks_fts, ?, 1.0, 0.0) AS score FROM chunks_fts
+WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?`, weight, match, k)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't search the lexical index: %w", err)
 	}
-	defer rows.Close()
-	var hits []Hit
+	var rowids []int64
+	var scores []float64
 	for rows.Next() {
-		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+		var id int64
+		var score float64
+		if err := rows.Scan(&id, &score); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		h.Score = -h.Score // FTS5's bm25 is negative, best first
-		hits = append(hits, h)
+		rowids = append(rowids, id)
+		scores = append(scores, -score) // FTS5's bm25 is negative, best first
 	}
-	return hits, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	ids, err := s.chunkIDs(ctx, rowids)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, len(rowids))
+	for i, r := range rowids {
+		if id, ok := ids[r]; ok {
+			hits = append(hits, Hit{ChunkID: id, Score: scores[i]})
+		}
+	}
+	return hits, nil
+}
+
+func (s *Store) chunkIDs(ctx context.Context, rowids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(rowids))
+	if len(rowids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(rowids))
+	for i, r := range rowids {
+		args[i] = r
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, id FROM chunks WHERE rowid IN (?`+strings.Repeat(",?", len(rowids)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r int64
+		var id string
+		if err := rows.Scan(&r, &id); err != nil {
+			return nil, err
+		}
+		out[r] = id
+	}
+	return out, rows.Err()
+}
+
+// Scope tokens: hex-encoded names behind a prefix, so they are single alphanumeric tokens that
+// no analysed word can equal, confined to the scope column anyway.
+func scopeToken(kind, value string) string { return "ws" + kind + hex.EncodeToString([]byte(value)) }
+
+// scopeTokens lists a chunk's scope: its collection, its document, its section and, for a
+// dotted section number, every enclosing section ("4.1.2" is also in "4.1" and "4").
+func scopeTokens(c Chunk) []string {
+	toks := []string{scopeToken("c", c.Collection), scopeToken("d", c.Doc), scopeToken("s", c.Doc+"\x00"+c.Section)}
+	for i := range len(c.Section) {
+		if c.Section[i] == '.' {
+			toks = append(toks, scopeToken("s", c.Doc+"\x00"+c.Section[:i]))
+		}
+	}
+	return toks
+}
+
+func scopeMatch(scope Scope) string {
+	var b strings.Builder
+	if len(scope.Collections) > 0 {
+		toks := make([]string, len(scope.Collections))
+		for i, c := range scope.Collections {
+			toks[i] = scopeToken("c", c)
+		}
+		b.WriteString(" AND {scope} : (" + strings.Join(toks, " OR ") + ")")
+	}
+	if scope.Doc != "" {
+		b.WriteString(" AND {scope} : " + scopeToken("d", scope.Doc))
+		if scope.Section != "" {
+			b.WriteString(" AND {scope} : " + scopeToken("s", scope.Doc+"\x00"+scope.Section))
+		}
+	}
+	return b.String()
 }
 
 func scopeSQL(scope Scope) (string, []any) {

@@ -60,7 +60,7 @@ CREATE TABLE chunks (
 CREATE INDEX chunks_doc ON chunks(doc, seq);
 CREATE INDEX chunks_section ON chunks(doc, section);
 CREATE INDEX chunks_collection ON chunks(collection);
-CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, body, tokenize = 'unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, body, scope, tokenize = 'unicode61 remove_diacritics 0');
 `})
 }
 
@@ -227,7 +227,7 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		return err
 	}
 	defer insChunk.Close()
-	insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, heading, body) VALUES (?, ?, ?)`)
+	insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, heading, body, scope) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 		rowid, _ := res.LastInsertId()
 		heading := strings.Join(analysis.Terms(c.Section+" "+c.Heading, doc.Language), " ")
 		body := strings.Join(analysis.Terms(c.Text, doc.Language), " ")
-		if _, err := insTerms.ExecContext(ctx, rowid, heading, body); err != nil {
+		if _, err := insTerms.ExecContext(ctx, rowid, heading, body, strings.Join(scopeTokens(c), " ")); err != nil {
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}
 	}
@@ -396,6 +396,24 @@ func (s *Store) SectionChunks(ctx context.Context, doc, section string) ([]Chunk
 WHERE doc = ? AND (section = ? OR section LIKE ? ESCAPE '\') ORDER BY seq`, doc, section, likePrefix(section)+".%")
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read section %s of %s: %w", section, doc, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		c, err := scanChunk(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// DocumentChunks returns all chunks of a document in order.
+func (s *Store) DocumentChunks(ctx context.Context, doc string) ([]Chunk, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE doc = ? ORDER BY seq`, doc)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", doc, err)
 	}
 	defer rows.Close()
 	var out []Chunk

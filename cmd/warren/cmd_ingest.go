@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"warren/kb"
+	"warren/registry"
+)
+
+// exitPartial means a command did its work for most items but skipped or failed some.
+const exitPartial = 3
+
+var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+func (a *app) ingestCommand() *cobra.Command {
+	var collection, registryFile, embedder string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "ingest [PATH...]",
+		Short: "Add documents to the knowledge base (Markdown, text, PDF, HTML, folder documents)",
+		Long: `ingest loads files and folders, cuts them into sections and chunks, embeds the chunks and
+stores them with a lexical index. A folder of section files whose front matter gives section
+numbers (such as one Markdown file per §) is one document; any other folder is walked.
+
+Unchanged files (same content hash) are skipped without embedding calls; changed files replace
+their chunks. Files warren cannot read are reported one by one while the rest is ingested; the
+exit status is 3 when some were skipped or failed. Ctrl-C stops after the current document,
+leaving both stores consistent.
+
+--registry FILE ingests every document a registry lists into its collection and adds the
+documents, titles and synonyms to the workspace registry, so references can name them.`,
+		Example: `  warren ingest sample/standards --collection standards
+  warren ingest --registry ../shared/data/corpus/registry.json
+  warren ingest --registry sample/registry.json --embedder builtin
+  warren ingest notes.md --collection internal --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 0) == (registryFile == "") {
+				return usageError{fmt.Errorf("give PATHs to ingest or --registry FILE (one of the two)")}
+			}
+			if registryFile == "" && !collectionName.MatchString(collection) {
+				return usageError{fmt.Errorf("--collection %q: use lower-case letters, digits, '-' and '_'", collection)}
+			}
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx, stop := interruptible(cmd)
+			defer stop()
+
+			var items []kb.Item
+			var reg *registry.Registry
+			if registryFile != "" {
+				if reg, err = registry.Load(registryFile); err != nil {
+					return err
+				}
+				items = registryItems(reg, filepath.Dir(registryFile))
+			} else if items, err = kb.CollectItems(args, collection); err != nil {
+				return err
+			}
+			rep, err := a.ingest(ctx, e, items, embedder, force)
+			if err != nil {
+				return err
+			}
+			if err := updateWorkspaceRegistry(ctx, e, reg, items, rep); err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if err := a.printJSON(rep); err != nil {
+					return err
+				}
+			} else {
+				printIngestReport(a, rep)
+			}
+			switch {
+			case rep.Canceled:
+				return fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested)
+			case rep.Partial():
+				return exitError{code: exitPartial}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&collection, "collection", "c", "general", "collection for the documents")
+	f.StringVar(&registryFile, "registry", "", "ingest every document this registry file lists")
+	f.StringVar(&embedder, "embedder", "", "auto, builtin or ollama (default kb.embedder, auto)")
+	f.BoolVar(&force, "rebuild", false, "re-ingest unchanged documents too (after changing the embedder or chunking)")
+	return cmd
+}
+
+// ingest runs the items collection by collection, each with its own embedder.
+func (a *app) ingest(ctx context.Context, e *env, items []kb.Item, choice string, force bool) (*kb.IngestReport, error) {
+	byCollection := map[string][]kb.Item{}
+	var names []string
+	for _, it := range items {
+		if _, ok := byCollection[it.Collection]; !ok {
+			names = append(names, it.Collection)
+		}
+		byCollection[it.Collection] = append(byCollection[it.Collection], it)
+	}
+	total := &kb.IngestReport{}
+	bar := newProgressLine(a.stderr)
+	done := 0
+	for _, name := range names {
+		if ctx.Err() != nil {
+			total.Canceled = true
+			break
+		}
+		emb, err := e.embedderFor(ctx, name, choice, func(msg string) {
+			bar.done()
+			fmt.Fprintln(a.stderr, "note:", msg)
+		})
+		if err != nil {
+			bar.done()
+			return nil, err
+		}
+		if force {
+			// A rebuild with another embedder starts the collection afresh: old and new vectors
+			// are not comparable.
+			if err := e.store.ResetCollection(ctx, name, emb.ID()); err != nil {
+				return nil, err
+			}
+		}
+		offset := done
+		rep, err := e.store.Ingest(ctx, byCollection[name], kb.IngestOptions{
+			Embedder: emb, Force: force,
+			Chunk: kb.ChunkOptions{Size: e.ws.Config.KB.ChunkSize, Overlap: e.ws.Config.KB.ChunkOverlap},
+			Load:  kb.LoadOptions{MaxFileBytes: int64(e.ws.Config.KB.MaxFileMB) << 20},
+			Progress: func(p kb.Progress) {
+				p.Files, p.FilesDone = len(items), p.FilesDone+offset
+				p.Chunks += total.Chunks
+				bar.ingest(p)
+			},
+		})
+		if err != nil {
+			bar.done()
+			return nil, err
+		}
+		done += len(byCollection[name])
+		merge(total, rep)
+	}
+	bar.done()
+	if secs := total.Duration.Seconds(); secs > 0 {
+		total.ChunksPerSec = float64(total.Chunks) / secs
+	}
+	return total, nil
+}
+
+func merge(total, rep *kb.IngestReport) {
+	total.Files = append(total.Files, rep.Files...)
+	total.Ingested += rep.Ingested
+	total.Unchanged += rep.Unchanged
+	total.Skipped += rep.Skipped
+	total.Failed += rep.Failed
+	total.Chunks += rep.Chunks
+	total.Embedded += rep.Embedded
+	total.Duration += rep.Duration
+	total.Canceled = total.Canceled || rep.Canceled
+}
+
+func registryItems(reg *registry.Registry, dir string) []kb.Item {
+	var items []kb.Item
+	for _, name := range reg.Names() {
+		for _, d := range reg.Collections[name].Documents {
+			path := filepath.FromSlash(d.Path)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(dir, path)
+			}
+			items = append(items, kb.Item{Path: path, ID: d.Path, Collection: name, Title: d.Title})
+		}
+	}
+	return items
+}
+
+// updateWorkspaceRegistry records every stored document in the workspace registry: entries of
+// an ingested registry are copied with their synonyms; other documents get synonyms suggested
+// from their metadata. Entries the analyst already has are kept.
+func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registry, items []kb.Item, rep *kb.IngestReport) error {
+	ws, err := e.registry()
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for _, f := range rep.Files {
+		if f.Status == kb.StatusIngested || f.Status == kb.StatusUnchanged {
+			stored[f.Doc] = true
+		}
+	}
+	changed := false
+	for _, it := range items {
+		if !stored[it.ID] {
+			continue
+		}
+		abs, _ := filepath.Abs(it.Path)
+		entry := registry.Document{Path: it.ID, Source: abs}
+		if from != nil {
+			for _, d := range from.Collections[it.Collection].Documents {
+				if d.Path == it.ID {
+					entry.Title, entry.Synonyms = d.Title, d.Synonyms
+				}
+			}
+		} else if info, ok, err := e.store.Document(ctx, it.ID); err == nil && ok {
+			entry.Title = info.Title
+			entry.Synonyms = registry.SuggestSynonyms(registry.Document{Path: it.ID, Title: info.Title}, info.Meta)
+		}
+		if upsert(ws, it.Collection, entry) {
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return ws.Save(filepath.Join(e.ws.Dir, registry.FileName))
+}
+
+// upsert adds a document to a collection of the registry unless it is there; an existing
+// entry only gains a missing source.
+func upsert(r *registry.Registry, collection string, d registry.Document) bool {
+	c := r.Collections[collection]
+	if c == nil {
+		c = &registry.Collection{}
+		r.Collections[collection] = c
+	}
+	for i, old := range c.Documents {
+		if old.Path == d.Path {
+			if old.Source == "" && d.Source != "" {
+				c.Documents[i].Source = d.Source
+				return true
+			}
+			return false
+		}
+	}
+	c.Documents = append(c.Documents, d)
+	sort.Slice(c.Documents, func(i, j int) bool { return c.Documents[i].Path < c.Documents[j].Path })
+	return true
+}
+
+func printIngestReport(a *app, rep *kb.IngestReport) {
+	for _, f := range rep.Files {
+		switch f.Status {
+		case kb.StatusSkipped, kb.StatusFailed:
+			fmt.Fprintf(a.stdout, "%-7s %s: %s\n", strings.ToUpper(f.Status[:4]), f.Path, f.Reason)
+		}
+	}
+	fmt.Fprintf(a.stdout, "Ingested %d, unchanged %d, skipped %d, failed %d: %d chunks in %.1fs (%.0f chunks/s).\n",
+		rep.Ingested, rep.Unchanged, rep.Skipped, rep.Failed, rep.Chunks, rep.Duration.Seconds(), rep.ChunksPerSec)
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"warren/registry"
+)
+
+func (a *app) kbCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "kb",
+		Short:   "List and remove knowledge-base documents",
+		Example: "  warren kb list\n  warren kb list --collection rfc --json\n  warren kb rm rfc/rfc2119.txt",
+	}
+	var collection string
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "List collections and documents with their chunk counts and embedder",
+		Example: "  warren kb list\n  warren kb list --collection suppliers --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx := cmd.Context()
+			cols, err := e.store.Collections(ctx)
+			if err != nil {
+				return err
+			}
+			docs, err := e.store.Documents(ctx, collection)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"collections": cols, "documents": docs})
+			}
+			if len(cols) == 0 {
+				fmt.Fprintln(a.stdout, "The knowledge base is empty: add documents with `warren ingest`.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "COLLECTION\tDOCUMENTS\tCHUNKS\tEMBEDDER")
+			for _, c := range cols {
+				if collection == "" || c.Name == collection {
+					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, c.Documents, c.Chunks, c.Embedder)
+				}
+			}
+			tw.Flush()
+			fmt.Fprintln(a.stdout)
+			tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "DOCUMENT\tCOLLECTION\tCHUNKS\tLANG\tTITLE")
+			for _, d := range docs {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", d.ID, d.Collection, d.Chunks, d.Language, d.Title)
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
+	rm := &cobra.Command{
+		Use:     "rm DOC...",
+		Short:   "Remove documents (and their chunks and vectors) from the knowledge base",
+		Long:    "rm removes documents by registry path, synonym or file name; their registry entries stay, so a later ingest can bring them back.",
+		Example: "  warren kb rm rfc/rfc2119.txt\n  warren kb rm GefStoffV ChemG",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx := cmd.Context()
+			var removed []string
+			for _, name := range args {
+				id, err := e.findDocument(ctx, name)
+				if err != nil {
+					return err
+				}
+				if _, err := e.store.RemoveDocument(ctx, id); err != nil {
+					return err
+				}
+				removed = append(removed, id)
+			}
+			if err := e.store.SaveVectors(ctx); err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"removed": removed})
+			}
+			fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(removed, ", "))
+			return nil
+		},
+	}
+	cmd.AddCommand(list, rm)
+	return cmd
+}
+
+// findDocument turns what an analyst typed into a stored document ID: the ID itself, a unique
+// registry synonym or title, or the file or folder name with or without its extension.
+func (e *env) findDocument(ctx context.Context, name string) (string, error) {
+	docs, err := e.store.Documents(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var byBase []string
+	for _, d := range docs {
+		if d.ID == name {
+			return d.ID, nil
+		}
+		base := filepath.Base(d.ID)
+		if strings.EqualFold(base, name) || strings.EqualFold(strings.TrimSuffix(base, filepath.Ext(base)), name) {
+			byBase = append(byBase, d.ID)
+		}
+	}
+	if len(byBase) == 1 {
+		return byBase[0], nil
+	}
+	if len(byBase) > 1 {
+		return "", fmt.Errorf("%q names %d documents (%s): give the full path", name, len(byBase), strings.Join(byBase, ", "))
+	}
+	reg, err := e.registry()
+	if err != nil {
+		return "", err
+	}
+	if m, ok := registry.NewResolver(reg).Resolve(name, ""); ok && m.Method == registry.MethodExact {
+		for _, d := range docs {
+			if d.ID == m.Doc.Path {
+				return d.ID, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no document %q in the knowledge base: `warren kb list` shows what is there", name)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"warren/retrieval"
+	"warren/retrieval/refs"
+)
+
+func (a *app) refsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "refs",
+		Short: "Detect references in text and resolve them to passages of the knowledge base",
+		Example: `  warren refs detect "nach § 5 des Arbeitsschutzgesetzes"
+  warren refs resolve --from GefStoffV --section "§ 6" "nach § 5 des Arbeitsschutzgesetzes" --json`,
+	}
+	var detector string
+	detect := &cobra.Command{
+		Use:   "detect TEXT",
+		Short: "List the references in a text (TEXT may be - for standard input)",
+		Long: `detect finds references: legal sections ("§ 6 Absatz 1 Satz 2 Nummer 4", "§§ 93, 97",
+"Anhang I Nummer 1.7"), numbered sections ("Section 4 of RFC 6901"), document mentions ("[RFC2119]",
+"see the Gas Cabinet Procedure"), citations ("[12]", "(Smith et al., 2020)") and URLs.
+--detector regex needs no model; model and hybrid ask the fast model role too.`,
+		Example: `  warren refs detect "Section 4 of [RFC6901] and [RFC2119]"
+  warren refs detect --detector hybrid --json - < passage.txt`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := a.textArg(args[0])
+			if err != nil {
+				return err
+			}
+			found, err := a.detect(cmd, detector, text)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if found == nil {
+					found = []refs.Reference{}
+				}
+				return a.printJSON(found)
+			}
+			if len(found) == 0 {
+				fmt.Fprintln(a.stdout, "No references found.")
+			}
+			for _, r := range found {
+				ctxNote := ""
+				if r.DocumentContext != "" {
+					ctxNote = " in " + r.DocumentContext
+				}
+				fmt.Fprintf(a.stdout, "%-19s %s%s  «%s»  (%s)\n", r.Type, r.Target, ctxNote, r.OriginalText, r.Method)
+			}
+			return nil
+		},
+	}
+	var from, section string
+	resolve := &cobra.Command{
+		Use:   "resolve TEXT",
+		Short: "Resolve the references in a text to documents, sections and chunks",
+		Long: `resolve detects the references in TEXT and follows each: a named document through the
+registry, then the exact section in it; a section without a named document in the --from
+document. A reference to a document that is not in the knowledge base, an external one, or a
+section the document lacks ends unresolved with the reason; nothing is guessed.
+--from takes a registry path, a unique synonym or title, or the file or folder name.`,
+		Example: `  warren refs resolve --from GefStoffV --section "§ 6" "nach § 5 des Arbeitsschutzgesetzes"
+  warren refs resolve --from rfc6902 --json "as defined in Section 4 of [RFC6901]"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := a.textArg(args[0])
+			if err != nil {
+				return err
+			}
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			origin := retrieval.Origin{Section: section, Context: text}
+			if from != "" {
+				if origin.Doc, err = e.findDocument(ctx, from); err != nil {
+					return err
+				}
+			}
+			found, err := retrieval.Detect(ctx, detector, e.gateway, text)
+			if err != nil && len(found) == 0 {
+				return err
+			} else if err != nil {
+				fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
+			}
+			reg, err := e.registry()
+			if err != nil {
+				return err
+			}
+			r := retrieval.NewResolver(e.store, reg, &retrieval.Searcher{Store: e.store, Gateway: e.gateway})
+			results := make([]retrieval.Resolved, 0, len(found))
+			for _, ref := range found {
+				results = append(results, r.Resolve(ctx, ref, origin))
+			}
+			if a.jsonOut {
+				return a.printJSON(results)
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(a.stdout, "No references found.")
+			}
+			for _, res := range results {
+				fmt.Fprintf(a.stdout, "«%s» ", res.OriginalText)
+				if res.Resolved == nil {
+					fmt.Fprintf(a.stdout, "→ unresolved: %s\n", res.Reason)
+					continue
+				}
+				where := res.Resolved.Doc
+				if res.Resolved.Section != "" {
+					where += " " + res.Resolved.Section
+				}
+				fmt.Fprintf(a.stdout, "→ %s (%s; %s)\n", where, res.Resolved.Method, strings.Join(res.Resolved.ChunkIDs, ", "))
+			}
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{detect, resolve} {
+		c.Flags().StringVar(&detector, "detector", "regex", "regex, model or hybrid")
+	}
+	resolve.Flags().StringVar(&from, "from", "", "the document the text comes from")
+	resolve.Flags().StringVar(&section, "section", "", "the section the text comes from")
+	cmd.AddCommand(detect, resolve)
+	return cmd
+}
+
+// detect runs a detector, opening the workspace only when the model is needed.
+func (a *app) detect(cmd *cobra.Command, detector, text string) ([]refs.Reference, error) {
+	if detector == retrieval.DetectorRegex || detector == "" {
+		return refs.DetectRegex(text), nil
+	}
+	e, err := a.open()
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	ctx, stop := interruptible(cmd)
+	defer stop()
+	found, err := retrieval.Detect(ctx, detector, e.gateway, text)
+	if err != nil && len(found) > 0 {
+		fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
+		return found, nil
+	}
+	return found, err
+}
+
+// textArg reads "-" as standard input.
+func (a *app) textArg(arg string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(a.stdin, 16<<20))
+	if err != nil {
+		return "", fmt.Errorf("couldn't read standard input: %w", err)
+	}
+	return string(data), nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"warren/registry"
+)
+
+func (a *app) registryCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "registry",
+		Short: "Check the document registry and propose synonyms",
+		Long: `The registry (registry.json) maps collections to documents with their titles and synonyms:
+the names references use. warren ingest --registry copies one into the workspace.`,
+		Example: "  warren registry check\n  warren registry check ../shared/data/corpus/registry.json\n  warren registry suggest --apply",
+	}
+	check := &cobra.Command{
+		Use:     "check [FILE]",
+		Short:   "Validate document paths and find synonyms used by two documents",
+		Example: "  warren registry check\n  warren registry check sample/registry.json --json",
+		Args:    cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := filepath.Join(a.workspaceDir(), registry.FileName)
+			if len(args) == 1 {
+				path = args[0]
+			}
+			problems, err := registry.Check(path)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if problems == nil {
+					problems = []registry.Problem{}
+				}
+				if err := a.printJSON(problems); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range problems {
+					fmt.Fprintln(a.stdout, p.String())
+				}
+				if len(problems) == 0 {
+					fmt.Fprintf(a.stdout, "%s: no problems.\n", path)
+				}
+			}
+			if len(problems) > 0 {
+				return exitError{code: exitFailure}
+			}
+			return nil
+		},
+	}
+	var apply bool
+	suggest := &cobra.Command{
+		Use:   "suggest",
+		Short: "Propose synonyms for the workspace's documents from their metadata",
+		Long: `suggest proposes names each ingested document could be referred to by: its title,
+abbreviations, document numbers and codes from its front matter. --apply adds them to the
+workspace registry.`,
+		Example: "  warren registry suggest\n  warren registry suggest --apply --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			reg, err := e.registry()
+			if err != nil {
+				return err
+			}
+			docs, err := e.store.Documents(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			proposals := map[string][]string{}
+			for _, d := range docs {
+				entry := registry.Document{Path: d.ID, Title: d.Title}
+				if c := reg.Collections[d.Collection]; c != nil {
+					for _, old := range c.Documents {
+						if old.Path == d.ID {
+							entry = old
+						}
+					}
+				}
+				if s := registry.SuggestSynonyms(entry, d.Meta); len(s) > 0 {
+					proposals[d.ID] = s
+					if apply {
+						entry.Synonyms = append(entry.Synonyms, s...)
+						if entry.Title == "" {
+							entry.Title = d.Title
+						}
+						setEntry(reg, d.Collection, entry)
+					}
+				}
+			}
+			if apply && len(proposals) > 0 {
+				if err := reg.Save(filepath.Join(e.ws.Dir, registry.FileName)); err != nil {
+					return err
+				}
+			}
+			if a.jsonOut {
+				return a.printJSON(proposals)
+			}
+			if len(proposals) == 0 {
+				fmt.Fprintln(a.stdout, "No new synonyms to propose.")
+			}
+			for _, d := range docs {
+				if s := proposals[d.ID]; len(s) > 0 {
+					fmt.Fprintf(a.stdout, "%s: %s\n", d.ID, strings.Join(s, "; "))
+				}
+			}
+			if apply && len(proposals) > 0 {
+				fmt.Fprintln(a.stdout, "Added to the workspace registry.")
+			}
+			return nil
+		},
+	}
+	suggest.Flags().BoolVar(&apply, "apply", false, "add the proposals to the workspace registry")
+	cmd.AddCommand(check, suggest)
+	return cmd
+}
+
+// setEntry replaces or adds a document entry in a collection.
+func setEntry(r *registry.Registry, collection string, d registry.Document) {
+	c := r.Collections[collection]
+	if c == nil {
+		c = &registry.Collection{}
+		r.Collections[collection] = c
+	}
+	for i, old := range c.Documents {
+		if old.Path == d.Path {
+			c.Documents[i] = d
+			return
+		}
+	}
+	c.Documents = append(c.Documents, d)
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"warren/kb"
+	"warren/retrieval"
+)
+
+func (a *app) searchCommand() *cobra.Command {
+	var collection, doc, section, mode, lang string
+	var k int
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the knowledge base (hybrid, dense or lexical; scoped by collection, document, section)",
+		Long: `search ranks chunks for a query. Hybrid mode fuses the BM25 ranking of the lexical index
+with the vector ranking by reciprocal rank; dense and lexical use one ranking alone. --doc takes
+a registry path, a unique synonym or title, or the document's file or folder name; --section
+narrows to one section ("§ 6", "4.2"; "4" includes 4.1, 4.2 …). Works without any model when the
+collections were built with the built-in embedder.`,
+		Example: `  warren search "purge before cylinder change"
+  warren search "Gefährdungsbeurteilung" --doc GefStoffV --section "§ 6"
+  warren search "add operation" --collection rfc -k 3 --mode lexical --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := retrieval.ParseMode(mode)
+			if err != nil {
+				return usageError{err}
+			}
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			ctx, stop := interruptible(cmd)
+			defer stop()
+			scope := kb.Scope{Section: section}
+			if collection != "" {
+				scope.Collections = strings.Split(collection, ",")
+			}
+			if doc != "" {
+				if scope.Doc, err = e.findDocument(ctx, doc); err != nil {
+					return err
+				}
+			}
+			s := &retrieval.Searcher{Store: e.store, Gateway: e.gateway}
+			results, err := s.Search(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: m, Language: lang})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if results == nil {
+					results = []retrieval.Result{}
+				}
+				return a.printJSON(results)
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(a.stdout, "No matching passages.")
+				return nil
+			}
+			for i, r := range results {
+				where := r.Doc
+				if r.Section != "" {
+					where += " " + r.Section
+				}
+				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, where, r.Heading, r.Collection, r.Score, snippet(r.Text, 220))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&collection, "collection", "c", "", "only these collections (comma-separated)")
+	f.StringVar(&doc, "doc", "", "only this document")
+	f.StringVar(&section, "section", "", "only this section of the document")
+	f.IntVarP(&k, "k", "k", 10, "number of results")
+	f.StringVar(&mode, "mode", "hybrid", "hybrid, dense or lexical")
+	f.StringVar(&lang, "lang", "", "query language for stemming: de, en (default: both)")
+	return cmd
+}
+
+func snippet(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	return text[:cut] + " …"
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"warren/kb"
+)
+
+// progressLine draws a one-line progress bar on a terminal and nothing elsewhere, so logs and
+// pipes stay clean.
+type progressLine struct {
+	w       io.Writer
+	enabled bool
+	last    time.Time
+	width   int
+}
+
+func newProgressLine(w io.Writer) *progressLine {
+	f, ok := w.(*os.File)
+	enabled := false
+	if ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			enabled = true
+		}
+	}
+	return &progressLine{w: w, enabled: enabled}
+}
+
+// ingest draws ingest progress: a bar over files, then chunks and embedding throughput.
+func (p *progressLine) ingest(pr kb.Progress) {
+	if !p.enabled || time.Since(p.last) < 100*time.Millisecond && pr.FilesDone < pr.Files {
+		return
+	}
+	p.last = time.Now()
+	const barWidth = 24
+	filled := 0
+	if pr.Files > 0 {
+		filled = barWidth * pr.FilesDone / pr.Files
+	}
+	rate := 0.0
+	if s := pr.Elapsed.Seconds(); s > 0 {
+		rate = float64(pr.Embedded) / s
+	}
+	line := fmt.Sprintf("[%s%s] %d/%d files · %d chunks · %.0f embeddings/s · %s",
+		strings.Repeat("=", filled), strings.Repeat(" ", barWidth-filled), pr.FilesDone, pr.Files,
+		pr.Chunks, rate, filepath.Base(pr.Current))
+	p.draw(line)
+}
+
+func (p *progressLine) draw(line string) {
+	if !p.enabled {
+		return
+	}
+	if len(line) > 110 {
+		line = line[:110]
+	}
+	pad := max(p.width-len(line), 0)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+	p.width = len(line)
+}
+
+// done clears the line.
+func (p *progressLine) done() {
+	if p.enabled && p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+}

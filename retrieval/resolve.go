@@ -1,0 +1,249 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"warren/kb"
+	"warren/registry"
+	"warren/retrieval/refs"
+)
+
+// Resolution methods: how a reference found its passage.
+const (
+	MethodSection      = "section"       // exact lookup of the section in the named or current document
+	MethodDocument     = "document"      // a document mention without context: its opening chunks
+	MethodScopedSearch = "scoped_search" // a document mention: the passage best matching its context
+	MethodBibliography = "bibliography"  // a numbered citation's entry, followed to the document it names
+)
+
+// Resolution is where a reference leads in the knowledge base.
+type Resolution struct {
+	Doc        string   `json:"doc"`
+	Collection string   `json:"collection"`
+	Section    string   `json:"section"`
+	ChunkIDs   []string `json:"chunk_ids"`
+	Method     string   `json:"method"`
+}
+
+// Resolved is a reference with its outcome: a resolution, or nil and the reason why not.
+type Resolved struct {
+	refs.Reference
+	Resolved *Resolution `json:"resolved"`
+	Reason   string      `json:"reason,omitempty"`
+}
+
+// Origin is where a reference was found: its document and section, and the text around it,
+// which scoped search uses when a named section does not exist.
+type Origin struct {
+	Doc     string
+	Section string
+	Context string
+}
+
+// Resolver resolves references against the knowledge base and the document registry.
+type Resolver struct {
+	Store    *kb.Store
+	Names    *registry.Resolver
+	Searcher *Searcher
+	// MaxChunks bounds the chunks a resolution lists (a long section has many).
+	MaxChunks int
+}
+
+// NewResolver builds a resolver over a store and registry.
+func NewResolver(store *kb.Store, reg *registry.Registry, searcher *Searcher) *Resolver {
+	return &Resolver{Store: store, Names: registry.NewResolver(reg), Searcher: searcher, MaxChunks: 8}
+}
+
+// Resolve follows one reference. It never guesses across documents: a named document that is
+// not in the knowledge base, an external reference, or a citation it cannot trace ends
+// unresolved with the reason.
+func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin) Resolved {
+	out := Resolved{Reference: ref}
+	fail := func(format string, args ...any) Resolved {
+		out.Reason = fmt.Sprintf(format, args...)
+		return out
+	}
+	switch ref.Type {
+	case refs.TypeExternal:
+		return fail("external reference: warren never fetches anything outside the knowledge base")
+	case refs.TypeAcademicShortform:
+		return fail("author–year citation: no document in the knowledge base is registered under it")
+	case refs.TypeAcademicNumbered:
+		return r.resolveCitation(ctx, out, from)
+	case refs.TypeDocumentMention:
+		doc, reason := r.document(ctx, ref.Target)
+		if doc == "" {
+			return fail("%s", reason)
+		}
+		if res := r.bestPassage(ctx, doc, from.Context); res != nil {
+			out.Resolved = res
+			return out
+		}
+		res, err := r.opening(ctx, doc)
+		if err != nil {
+			return fail("couldn't read %s: %v", doc, err)
+		}
+		out.Resolved = res
+		return out
+	case refs.TypeLegalSection, refs.TypeSection:
+		doc := from.Doc
+		if ref.DocumentContext != "" {
+			var reason string
+			if doc, reason = r.document(ctx, ref.DocumentContext); doc == "" {
+				return fail("%s", reason)
+			}
+		} else if doc == "" {
+			return fail("a section reference without a named document needs the document it appears in (--from)")
+		}
+		return r.resolveSection(ctx, out, doc, ref.SectionNumber(), from)
+	}
+	return fail("unknown reference type %q", ref.Type)
+}
+
+// document finds the stored document a name refers to, or says why there is none.
+func (r *Resolver) document(ctx context.Context, name string) (doc, reason string) {
+	m, ok := r.Names.Resolve(name, "")
+	if !ok {
+		return "", fmt.Sprintf("%q is not in the knowledge base", name)
+	}
+	info, stored, err := r.Store.Document(ctx, m.Doc.Path)
+	if err != nil {
+		return "", fmt.Sprintf("couldn't look up %s: %v", m.Doc.Path, err)
+	}
+	if !stored {
+		return "", fmt.Sprintf("%q is registered as %s but not ingested: run `warren ingest`", name, m.Doc.Path)
+	}
+	return info.ID, ""
+}
+
+// sectionCandidates lists the labels a section number may be stored under.
+func sectionCandidates(number string) []string {
+	c := []string{number}
+	switch {
+	case strings.HasPrefix(number, "Art. "):
+		c = append(c, "Artikel "+strings.TrimPrefix(number, "Art. "))
+	case len(number) == 1 && number[0] >= 'A' && number[0] <= 'Z':
+		c = append(c, "Appendix "+number, "Anhang "+number)
+	}
+	return c
+}
+
+func (r *Resolver) resolveSection(ctx context.Context, out Resolved, doc, number string, from Origin) Resolved {
+	info, _, err := r.Store.Document(ctx, doc)
+	if err != nil {
+		out.Reason = err.Error()
+		return out
+	}
+	for _, label := range sectionCandidates(number) {
+		chunks, err := r.Store.SectionChunks(ctx, doc, label)
+		if err != nil {
+			out.Reason = err.Error()
+			return out
+		}
+		if len(chunks) > 0 {
+			out.Resolved = r.resolution(info, label, chunks, MethodSection)
+			return out
+		}
+	}
+	// A precise section number that the document lacks (repealed, or an annex that was not
+	// ingested) ends unresolved: any other passage would be a wrong citation.
+	out.Reason = fmt.Sprintf("%s has no section %s in the knowledge base", doc, number)
+	return out
+}
+
+// bestPassage is the chunk of a mentioned document that best matches the text around the
+// mention, or nil without context or match.
+func (r *Resolver) bestPassage(ctx context.Context, doc, context string) *Resolution {
+	if context == "" || r.Searcher == nil {
+		return nil
+	}
+	results, err := r.Searcher.Search(ctx, Request{Query: context, Scope: kb.Scope{Doc: doc}, K: 1, Mode: Lexical})
+	if err != nil || len(results) == 0 {
+		return nil
+	}
+	c := results[0]
+	return &Resolution{Doc: doc, Collection: c.Collection, Section: c.Section, ChunkIDs: []string{c.ID}, Method: MethodScopedSearch}
+}
+
+func (r *Resolver) resolution(info kb.DocInfo, section string, chunks []kb.Chunk, method string) *Resolution {
+	res := &Resolution{Doc: info.ID, Collection: info.Collection, Section: section, Method: method}
+	for i, c := range chunks {
+		if r.MaxChunks > 0 && i >= r.MaxChunks {
+			break
+		}
+		res.ChunkIDs = append(res.ChunkIDs, c.ID)
+	}
+	return res
+}
+
+// opening resolves a document mention to the document's first chunks.
+func (r *Resolver) opening(ctx context.Context, doc string) (*Resolution, error) {
+	info, _, err := r.Store.Document(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	n := min(3, info.Chunks)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = kb.ChunkID(doc, i)
+	}
+	return &Resolution{Doc: doc, Collection: info.Collection, ChunkIDs: ids, Method: MethodDocument}, nil
+}
+
+var urlLike = regexp.MustCompile(`(?i)\bhttps?://|\bwww\.`)
+
+// resolveCitation follows "[n]" to the entry of the current document's reference list and from
+// there to the document the entry names, when that document is in the knowledge base.
+func (r *Resolver) resolveCitation(ctx context.Context, out Resolved, from Origin) Resolved {
+	if from.Doc == "" {
+		out.Reason = "a numbered citation needs the document it appears in (--from)"
+		return out
+	}
+	entry, err := r.bibliographyEntry(ctx, from.Doc, out.Target)
+	switch {
+	case err != nil:
+		out.Reason = err.Error()
+		return out
+	case entry == "":
+		out.Reason = fmt.Sprintf("%s has no reference-list entry [%s]", from.Doc, out.Target)
+		return out
+	}
+	for _, named := range refs.DetectRegex(entry) {
+		if named.Type != refs.TypeDocumentMention {
+			continue
+		}
+		if doc, _ := r.document(ctx, named.Target); doc != "" && doc != from.Doc {
+			res, err := r.opening(ctx, doc)
+			if err == nil {
+				res.Method = MethodBibliography
+				out.Resolved = res
+				return out
+			}
+		}
+	}
+	if urlLike.MatchString(entry) {
+		out.Reason = fmt.Sprintf("[%s] cites an external source (%s): warren never fetches it", out.Target, strings.TrimSpace(entry))
+	} else {
+		out.Reason = fmt.Sprintf("[%s] cites %q, which is not in the knowledge base", out.Target, strings.TrimSpace(entry))
+	}
+	return out
+}
+
+// bibliographyEntry finds the line of a document that starts with "[n]" and returns it with
+// its continuation lines.
+func (r *Resolver) bibliographyEntry(ctx context.Context, doc, n string) (string, error) {
+	chunks, err := r.Store.DocumentChunks(ctx, doc)
+	if err != nil {
+		return "", err
+	}
+	entry := regexp.MustCompile(`(?m)^\s*\[` + regexp.QuoteMeta(n) + `\]\s+(.+(?:\n\s{4,}\S.*)*)`)
+	for i := len(chunks) - 1; i >= 0; i-- { // reference lists come last
+		if m := entry.FindStringSubmatch(chunks[i].Text); m != nil {
+			return strings.Join(strings.Fields(m[1]), " "), nil
+		}
+	}
+	return "", nil
+}

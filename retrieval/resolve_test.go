@@ -1,0 +1,118 @@
+package retrieval
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"warren/config"
+	"warren/internal/shareddata"
+	"warren/kb"
+	"warren/registry"
+	"warren/retrieval/refs"
+)
+
+type refCase struct {
+	ID          string `json:"id"`
+	FromDoc     string `json:"from_doc"`
+	FromSection string `json:"from_section"`
+	Text        string `json:"text"`
+	Expect      struct {
+		Type            string `json:"type"`
+		Target          string `json:"target"`
+		DocumentContext string `json:"document_context"`
+	} `json:"expect"`
+	Resolve *struct {
+		Doc     string `json:"doc"`
+		Section string `json:"section"`
+	} `json:"resolve"`
+}
+
+// corpusStore ingests shared/data/corpus through its registry with the built-in embedder.
+func corpusStore(t *testing.T) (*kb.Store, *registry.Registry) {
+	t.Helper()
+	regPath := shareddata.Path(t, "corpus/registry.json")
+	reg, err := registry.Load(regPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := kb.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	var items []kb.Item
+	for _, name := range reg.Names() {
+		for _, d := range reg.Collections[name].Documents {
+			items = append(items, kb.Item{Path: filepath.Join(filepath.Dir(regPath), d.Path), ID: d.Path, Collection: name, Title: d.Title})
+		}
+	}
+	rep, err := store.Ingest(context.Background(), items, kb.IngestOptions{Embedder: kb.Builtin{}})
+	if err != nil || rep.Ingested != len(items) {
+		t.Fatalf("corpus ingest: %+v %v", rep, err)
+	}
+	return store, reg
+}
+
+func sameSection(got, want string) bool {
+	norm := func(s string) string { return strings.TrimPrefix(strings.TrimPrefix(s, "Appendix "), "Anhang ") }
+	return norm(got) == norm(want)
+}
+
+func TestReferenceResolutionOnLabelledCorpusCases(t *testing.T) {
+	store, reg := corpusStore(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "refcases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []refCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	res := NewResolver(store, reg, &Searcher{Store: store})
+	ctx := context.Background()
+	right, wrongDoc := 0, 0
+	for _, c := range cases {
+		var ref *refs.Reference
+		for _, r := range refs.DetectRegex(c.Text) {
+			if r.Type == c.Expect.Type && r.Target == c.Expect.Target && r.DocumentContext == c.Expect.DocumentContext {
+				ref = &r
+				break
+			}
+		}
+		if ref == nil {
+			t.Errorf("%s: the expected reference was not detected", c.ID)
+			continue
+		}
+		got := res.Resolve(ctx, *ref, Origin{Doc: c.FromDoc, Section: c.FromSection, Context: c.Text})
+		switch {
+		case c.Resolve == nil && got.Resolved == nil:
+			right++
+		case c.Resolve == nil:
+			wrongDoc++
+			t.Errorf("%s: must end unresolved, went to %s %s", c.ID, got.Resolved.Doc, got.Resolved.Section)
+		case got.Resolved == nil:
+			t.Logf("%s: unresolved (%s), expected %s %s", c.ID, got.Reason, c.Resolve.Doc, c.Resolve.Section)
+		case got.Resolved.Doc != c.Resolve.Doc:
+			wrongDoc++
+			t.Errorf("%s: resolved to the wrong document %s, want %s", c.ID, got.Resolved.Doc, c.Resolve.Doc)
+		case c.Resolve.Section == "" || sameSection(got.Resolved.Section, c.Resolve.Section):
+			right++ // an expected section "" is the whole document: any passage of it is right
+		default:
+			t.Logf("%s: right document, section %q, want %q (%s)", c.ID, got.Resolved.Section, c.Resolve.Section, got.Resolved.Method)
+		}
+	}
+	rate := float64(right) / float64(len(cases))
+	t.Logf("%d of %d cases resolved right (%.1f %%), %d to a wrong document", right, len(cases), 100*rate, wrongDoc)
+	if len(cases) < 40 || rate < 0.9 || wrongDoc != 0 {
+		t.Fatalf("want ≥ 90 %% of ≥ 40 cases right and none in a wrong document; got %d/%d, %d wrong", right, len(cases), wrongDoc)
+	}
+}
