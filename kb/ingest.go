@@ -144,6 +144,13 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 }
 
 func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome) {
+	// A file already in the knowledge base keeps its ID however its path is given now
+	// (through its folder or on its own, relative or absolute).
+	if abs, err := filepath.Abs(it.Path); err == nil {
+		if id, ok, err := s.documentBySource(ctx, abs); err == nil && ok {
+			it.ID = id
+		}
+	}
 	res.Path, res.Doc = it.Path, it.ID
 	doc, err := Load(it.Path, opts.Load)
 	var skip *SkipError

@@ -34,6 +34,9 @@ var formatByExt = map[string]string{
 // The returned document's sections are read on demand by EachSection, so large text files
 // are streamed rather than held whole.
 func Load(path string, opts LoadOptions) (*Document, error) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // the stored source names the file wherever warren runs from
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read %s: %w", path, err)

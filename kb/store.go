@@ -57,6 +57,7 @@ CREATE TABLE chunks (
 	seq          INTEGER NOT NULL,
 	vector       BLOB NOT NULL
 );
+CREATE INDEX documents_source ON documents(source);
 CREATE INDEX chunks_doc ON chunks(doc, seq);
 CREATE INDEX chunks_section ON chunks(doc, section);
 CREATE INDEX chunks_collection ON chunks(collection);
@@ -187,6 +188,16 @@ func (s *Store) Document(ctx context.Context, id string) (DocInfo, bool, error) 
 		}
 	}
 	return DocInfo{}, false, nil
+}
+
+// documentBySource finds the stored document that was loaded from a file or folder.
+func (s *Store) documentBySource(ctx context.Context, source string) (string, bool, error) {
+	var id string
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM documents WHERE source = ? ORDER BY id LIMIT 1`, source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return id, err == nil, err
 }
 
 // ReplaceDocument stores a document with its chunks and vectors in one transaction, replacing

@@ -188,28 +188,27 @@ func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registr
 	if err != nil {
 		return err
 	}
-	stored := map[string]bool{}
-	for _, f := range rep.Files {
-		if f.Status == kb.StatusIngested || f.Status == kb.StatusUnchanged {
-			stored[f.Doc] = true
-		}
+	byPath := map[string]kb.Item{}
+	for _, it := range items {
+		byPath[it.Path] = it
 	}
 	changed := false
-	for _, it := range items {
-		if !stored[it.ID] {
+	for _, f := range rep.Files {
+		if f.Status != kb.StatusIngested && f.Status != kb.StatusUnchanged {
 			continue
 		}
+		it := byPath[f.Path]
 		abs, _ := filepath.Abs(it.Path)
-		entry := registry.Document{Path: it.ID, Source: abs}
+		entry := registry.Document{Path: f.Doc, Source: abs} // f.Doc: the ID the document is stored under
 		if from != nil {
 			for _, d := range from.Collections[it.Collection].Documents {
 				if d.Path == it.ID {
 					entry.Title, entry.Synonyms = d.Title, d.Synonyms
 				}
 			}
-		} else if info, ok, err := e.store.Document(ctx, it.ID); err == nil && ok {
+		} else if info, ok, err := e.store.Document(ctx, f.Doc); err == nil && ok {
 			entry.Title = info.Title
-			entry.Synonyms = registry.SuggestSynonyms(registry.Document{Path: it.ID, Title: info.Title}, info.Meta)
+			entry.Synonyms = registry.SuggestSynonyms(registry.Document{Path: f.Doc, Title: info.Title}, info.Meta)
 		}
 		if upsert(ws, it.Collection, entry) {
 			changed = true
