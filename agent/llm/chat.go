@@ -75,6 +75,22 @@ func (g *Gateway) target(role config.RoleName) (target, error) {
 }
 
 func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err error) {
+	journal := journalFrom(ctx)
+	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
+	if journal != nil {
+		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
+			a = answer{predict: x.numPredict, content: e.Content, doneReason: e.DoneReason,
+				promptTokens: e.PromptTokens, completionTokens: e.CompletionTokens}
+			if x.judge != nil {
+				x.judge(&a) // the caller reads its verdict from the judge, as for a live answer
+			}
+			if x.req.OnToken != nil {
+				x.req.OnToken(StripThink(a.content))
+			}
+			g.log.Debug("model exchange replayed from the journal", "role", t.role, "kind", x.kind)
+			return a, nil
+		}
+	}
 	texts := []string{string(x.format)}
 	for _, m := range x.messages {
 		texts = append(texts, m.Content)
@@ -109,7 +125,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 	defer func() {
 		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
 			Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
-			Duration: time.Since(start), Attempts: attempts}
+			Duration: time.Since(start), Attempts: attempts, Key: key}
 		switch {
 		case err != nil:
 			entry.Outcome, entry.Error = "error", err.Error()
@@ -119,6 +135,12 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 			entry.Outcome = "truncated"
 		default:
 			entry.Outcome = "ok"
+		}
+		if journal != nil && err == nil {
+			if jerr := journal.Record(ctx, key, JournalEntry{Content: a.content, DoneReason: a.doneReason,
+				PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens}); jerr != nil {
+				g.log.Warn("couldn't record a model answer in the journal", "error", jerr)
+			}
 		}
 		if run != nil {
 			run.settle(res, entry)

@@ -38,6 +38,13 @@ func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done i
 }
 
 func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vecs [][]float32, err error) {
+	journal := journalFrom(ctx)
+	key := requestKey("embed", t.model, batch)
+	if journal != nil {
+		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok && len(e.Embeddings) == len(batch) {
+			return e.Embeddings, nil
+		}
+	}
 	estimate := estimateTokens(batch...)
 	run := RunFrom(ctx)
 	var res reservation
@@ -52,12 +59,14 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 	attempts := 0
 	defer func() {
 		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
-			Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok"}
+			Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok", Key: key}
 		if resp != nil {
 			entry.PromptTokens = resp.PromptEvalCount
 		}
 		if err != nil {
 			entry.Outcome, entry.Error = "error", err.Error()
+		} else if journal != nil {
+			journal.Record(ctx, key, JournalEntry{Embeddings: vecs, PromptTokens: entry.PromptTokens})
 		}
 		if run != nil {
 			run.settle(res, entry)
@@ -75,5 +84,6 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 		err = fmt.Errorf("model %s returned %d embeddings for %d texts", t.model, len(resp.Embeddings), len(batch))
 		return nil, err
 	}
-	return resp.Embeddings, nil
+	vecs = resp.Embeddings
+	return vecs, nil
 }

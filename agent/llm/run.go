@@ -28,6 +28,7 @@ type LedgerEntry struct {
 	Attempts         int           `json:"attempts"`
 	Outcome          string        `json:"outcome"` // ok, invalid, truncated, error
 	Error            string        `json:"error,omitempty"`
+	Key              string        `json:"key"` // identifies the request: equal keys asked the same thing
 }
 
 // Usage is what a run has spent so far.
@@ -50,6 +51,13 @@ type Run struct {
 	mu             sync.Mutex
 	used           Usage
 	reservedTokens int // upper bounds of the exchanges in flight
+}
+
+// Restore sets what a resumed run had already spent, from its ledger.
+func (r *Run) Restore(u Usage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.used = u
 }
 
 // NewRun starts metering a run. sink may be nil; it is called synchronously after each

@@ -1,0 +1,61 @@
+package llm_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"warren/agent/llm"
+	"warren/agent/llm/llmtest"
+)
+
+type memJournal struct {
+	mu sync.Mutex
+	m  map[string]llm.JournalEntry
+}
+
+func (j *memJournal) Lookup(_ context.Context, key string) (llm.JournalEntry, bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	e, ok := j.m[key]
+	return e, ok, nil
+}
+
+func (j *memJournal) Record(_ context.Context, key string, e llm.JournalEntry) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.m[key] = e
+	return nil
+}
+
+func TestJournalReplaysCompletedCallsIncludingRepairs(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Replies: []string{"not json", goodVerdict}})
+	srv.Handle(&llmtest.Rule{Reply: func(llmtest.Call) string { return "embedded?" }})
+	g := newGateway(t, srv.URL)
+	j := &memJournal{m: map[string]llm.JournalEntry{}}
+	m := newMeter(llm.Budget{})
+	ctx := llm.WithJournal(m.ctx(), j)
+
+	var first, replayed verdict
+	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Embed(ctx, []string{"silane"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	chats, embeds, entries := srv.Count("/api/chat"), srv.Count("/api/embed"), len(m.kinds())
+	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &replayed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Embed(ctx, []string{"silane"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if srv.Count("/api/chat") != chats || srv.Count("/api/embed") != embeds || len(m.kinds()) != entries {
+		t.Errorf("a replay must not call the model or add ledger entries: chat %d→%d, embed %d→%d, ledger %d→%d",
+			chats, srv.Count("/api/chat"), embeds, srv.Count("/api/embed"), entries, len(m.kinds()))
+	}
+	if replayed != first {
+		t.Errorf("the replay returns the same answer, repaired the same way: %+v vs %+v", replayed, first)
+	}
+}

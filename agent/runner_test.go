@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"warren/config"
+	"warren/kb"
+)
+
+type counter struct {
+	N      int    `json:"n"`
+	Answer string `json:"answer"`
+	Done   bool   `json:"done"`
+}
+
+func testStore(t *testing.T) *Store {
+	t.Helper()
+	dir := t.TempDir()
+	kb.Init(dir)
+	ws, err := kb.Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return &Store{DB: ws.DB}
+}
+
+func counterGraph(failOnce *bool) *Graph[counter] {
+	return NewGraph[counter]("counter").
+		Node("inc", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Route("inc", func(s *counter) string {
+			if s.N < 3 {
+				return "inc"
+			}
+			return "ask"
+		}).
+		Node("ask", func(ctx context.Context, s *counter) (*Interrupt, error) {
+			return NewInterrupt("question", map[string]int{"n": s.N})
+		}).
+		Edge("ask", "finish").
+		Node("finish", func(ctx context.Context, s *counter) (*Interrupt, error) {
+			if failOnce != nil && *failOnce {
+				*failOnce = false
+				s.N = 999 // a half-done change that must not survive the failure
+				return nil, errors.New("disk full")
+			}
+			s.Done = true
+			return nil, nil
+		}).
+		Edge("finish", End)
+}
+
+func TestRunInterruptResumeAndFailureRecovery(t *testing.T) {
+	store := testStore(t)
+	var mu sync.Mutex
+	var events []Event
+	failOnce := true
+	r := &Runner[counter]{Graph: counterGraph(&failOnce), Store: store,
+		Sink: func(e Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
+		Answer: func(s *counter, in Interrupt, answer json.RawMessage) error {
+			return json.Unmarshal(answer, &s.Answer)
+		}}
+	ctx := context.Background()
+	var s counter
+	out, err := r.Start(ctx, "run-1", "count to three", &s)
+	if err != nil || out.Status != StatusInterrupted || out.Interrupt.Kind != "question" || string(out.Interrupt.Payload) != `{"n":3}` {
+		t.Fatalf("want an interrupt after three increments: %+v %v", out, err)
+	}
+	cps, _ := store.Checkpoints(ctx, "run-1")
+	if len(cps) != 4 || cps[0].Node != "inc" || cps[3].Status != StatusInterrupted {
+		t.Errorf("a checkpoint after every node: %+v", cps)
+	}
+
+	var resumed counter
+	out, err = r.Resume(ctx, "run-1", json.RawMessage(`"yes"`), &resumed)
+	if err == nil || out.Status != StatusFailed || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("the failing node fails the run: %+v %v", out, err)
+	}
+	var again counter
+	out, err = r.Resume(ctx, "run-1", nil, &again)
+	if err != nil || out.Status != StatusDone || !again.Done || again.N != 3 || again.Answer != "yes" {
+		t.Fatalf("resume re-runs the failed node from the state before it: %+v %+v %v", out, again, err)
+	}
+	if _, err := r.Resume(ctx, "run-1", nil, &again); err == nil {
+		t.Error("a finished run cannot be resumed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var kinds []string
+	for _, e := range events {
+		if e.Kind == EventNodeFinished && e.Node == "inc" && e.Summary != "changed n" {
+			t.Errorf("the node summary says what changed: %q", e.Summary)
+		}
+		kinds = append(kinds, e.Kind)
+	}
+	if !strings.Contains(strings.Join(kinds, ","), "interrupt") || kinds[len(kinds)-1] != EventDone {
+		t.Errorf("events: %v", kinds)
+	}
+}
+
+func TestStepLimitStopsALoop(t *testing.T) {
+	g := NewGraph[counter]("loop").
+		Node("spin", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Route("spin", func(*counter) string { return "spin" })
+	r := &Runner[counter]{Graph: g, Store: testStore(t), StepLimit: 5}
+	var s counter
+	out, err := r.Start(context.Background(), "run-loop", "", &s)
+	if !errors.Is(err, ErrStepLimit) || out.Status != StatusFailed {
+		t.Fatalf("want the step limit: %+v %v", out, err)
+	}
+}
+
+func TestCancelledRunIsResumable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	g := NewGraph[counter]("cancel").
+		Node("work", func(ctx context.Context, s *counter) (*Interrupt, error) {
+			s.N++
+			if s.N == 1 {
+				cancel()
+				return nil, ctx.Err()
+			}
+			return nil, nil
+		}).
+		Edge("work", End)
+	store := testStore(t)
+	r := &Runner[counter]{Graph: g, Store: store}
+	var s counter
+	if out, _ := r.Start(ctx, "run-c", "", &s); out.Status != StatusCanceled {
+		t.Fatalf("want canceled, got %+v", out)
+	}
+	var again counter
+	out, err := r.Resume(context.Background(), "run-c", nil, &again)
+	if err != nil || out.Status != StatusDone || again.N != 1 {
+		t.Fatalf("the cancelled node runs again from the state before it: %+v %+v %v", out, again, err)
+	}
+}
+
+func TestValidateFindsDanglingGraphs(t *testing.T) {
+	g := NewGraph[counter]("bad").
+		Node("a", func(context.Context, *counter) (*Interrupt, error) { return nil, nil }).
+		Edge("a", "nowhere").
+		Node("b", func(context.Context, *counter) (*Interrupt, error) { return nil, nil })
+	err := g.Validate()
+	if err == nil || !strings.Contains(err.Error(), "leads to no node") || !strings.Contains(err.Error(), `node "b" has no way on`) {
+		t.Errorf("got %v", err)
+	}
+}
