@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/config"
-	"warren/internal/shareddata"
+	"warren/internal/testkb"
 	"warren/kb"
 	"warren/registry"
 	"warren/retrieval/refs"
@@ -31,34 +30,8 @@ type refCase struct {
 	} `json:"resolve"`
 }
 
-// corpusStore ingests shared/data/corpus through its registry with the built-in embedder.
 func corpusStore(t *testing.T) (*kb.Store, *registry.Registry) {
-	t.Helper()
-	regPath := shareddata.Path(t, "corpus/registry.json")
-	reg, err := registry.Load(regPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if _, err := kb.Init(dir); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
-	var items []kb.Item
-	for _, name := range reg.Names() {
-		for _, d := range reg.Collections[name].Documents {
-			items = append(items, kb.Item{Path: filepath.Join(filepath.Dir(regPath), d.Path), ID: d.Path, Collection: name, Title: d.Title})
-		}
-	}
-	rep, err := store.Ingest(context.Background(), items, kb.IngestOptions{Embedder: kb.Builtin{}})
-	if err != nil || rep.Ingested != len(items) {
-		t.Fatalf("corpus ingest: %+v %v", rep, err)
-	}
+	_, store, reg := testkb.Corpus(t)
 	return store, reg
 }
 

@@ -1,0 +1,114 @@
+package research
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"warren/agent/llm"
+	"warren/config"
+	"warren/kb"
+	"warren/retrieval"
+)
+
+// Deps are the services the research nodes use.
+type Deps struct {
+	Gateway  *llm.Gateway
+	Searcher *retrieval.Searcher
+	Resolver *retrieval.Resolver
+	Store    *kb.Store
+
+	Concurrency int // independent model calls in flight (per-chunk extraction, gates, scoring)
+	Thresholds  config.Thresholds
+	Budgets     config.Budgets
+
+	// OnToken receives the report as it streams.
+	OnToken func(text string)
+	// Note reports progress inside a node ("task 2/5: following 3 references").
+	Note func(text string)
+}
+
+func (d *Deps) note(text string) {
+	if d.Note != nil {
+		d.Note(text)
+	}
+}
+
+// structured makes a structured call in the report's language.
+func (d *Deps) structured(ctx context.Context, s *State, role config.RoleName, system, prompt string, out any) error {
+	return d.Gateway.Structured(ctx, llm.Request{Role: role, System: system + languageRule(s), Prompt: prompt}, out)
+}
+
+func languageRule(s *State) string {
+	if s.Language == "de" {
+		return "\nWrite every text field in German, keeping the documents' terminology."
+	}
+	return "\nWrite every text field in English, keeping the documents' terminology."
+}
+
+// parallel runs fn for indexes 0..n-1 with at most limit at once. Results go into slots the
+// caller owns by index, so the merge order is deterministic whatever the timing. The first
+// error stops the others and is returned; a budget error wins over the rest, since it
+// changes what the run does next.
+func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+	if limit < 1 {
+		limit = 1
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := fn(ctx, i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if errors.Is(err, llm.ErrBudgetExhausted) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+func excerpt(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	return text[:cut] + " …"
+}
+
+// approxTokens estimates the tokens of a text for the reference budget.
+func approxTokens(text string) int { return len(text)/4 + 1 }

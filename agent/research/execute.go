@@ -1,0 +1,308 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"warren/agent"
+	"warren/config"
+	"warren/kb"
+	"warren/retrieval"
+	"warren/retrieval/refs"
+)
+
+// Guards of reference following, per task.
+const (
+	maxRounds       = 3 // search, then up to two levels of references
+	sameDocLimit    = 3 // a document that keeps coming back stops being followed
+	chunksPerSearch = 4
+)
+
+type extractOut struct {
+	Relevant    bool   `json:"relevant"`
+	Information string `json:"information" desc:"what the passage says that the task needs, condensed in your own words; empty when not relevant"`
+}
+
+type gateOut struct {
+	Follow bool   `json:"follow"`
+	Reason string `json:"reason" schema:"minLength=3"`
+}
+
+type relevanceOut struct {
+	Relevance float64 `json:"relevance" desc:"how much the passage helps the task, 0 to 1" schema:"min=0,max=1"`
+}
+
+type reevaluateOut struct {
+	TaskDone bool       `json:"task_done"`
+	NewTasks []planTask `json:"new_tasks" desc:"tasks the findings call for, if any" schema:"maxItems=3"`
+}
+
+// frontierChunk is a chunk to read at some depth of reference following.
+type frontierChunk struct {
+	chunk kb.Chunk
+	depth int
+}
+
+// execute works the next pending task.
+func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	idx := -1
+	for i := range s.Plan {
+		if s.Plan[i].Status != "done" {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return nil, nil
+	}
+	task := s.Plan[idx]
+	d.note(fmt.Sprintf("task %d/%d: %s", idx+1, len(s.Plan), task.Query))
+	results, err := d.Searcher.Search(ctx, retrieval.Request{Query: task.Query, K: chunksPerSearch, Language: s.Language})
+	if err != nil {
+		return nil, err
+	}
+	var frontier []frontierChunk
+	for _, r := range results {
+		frontier = append(frontier, frontierChunk{chunk: r.Chunk})
+	}
+	w := &taskWork{d: d, s: s, task: task, visited: map[string]bool{}, docCount: map[string]int{}}
+	maxDepth := d.Budgets.ReferenceDepth
+	for round := 0; round < maxRounds && len(frontier) > 0; round++ {
+		if frontier, err = w.round(ctx, frontier, maxDepth); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.reevaluate(ctx, s, idx); err != nil {
+		return nil, err
+	}
+	s.Plan[idx].Status = "done"
+	return nil, nil
+}
+
+// taskWork holds one task's guards while its references are followed.
+type taskWork struct {
+	d         *Deps
+	s         *State
+	task      Task
+	visited   map[string]bool
+	docCount  map[string]int
+	refTokens int
+}
+
+// round reads a frontier: extracts from each chunk, detects and gates its references, follows
+// the ones worth following, and returns the relevant chunks they lead to.
+func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth int) ([]frontierChunk, error) {
+	var fresh []frontierChunk
+	for _, f := range frontier {
+		if !w.visited[f.chunk.ID] {
+			w.visited[f.chunk.ID] = true
+			fresh = append(fresh, f)
+		}
+	}
+	extracted := make([]extractOut, len(fresh))
+	err := parallel(ctx, len(fresh), w.d.Concurrency, func(ctx context.Context, i int) error {
+		c := fresh[i].chunk
+		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
+			w.task.Query, c.Doc, c.Section, c.Text)
+		return w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &extracted[i])
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fresh {
+		if extracted[i].Relevant && strings.TrimSpace(extracted[i].Information) != "" {
+			c := f.chunk
+			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
+				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: excerpt(c.Text, 400)})
+		}
+	}
+	// References are followed from passages shallower than the depth limit.
+	var sources []frontierChunk
+	for _, f := range fresh {
+		if f.depth < maxDepth {
+			sources = append(sources, f)
+		}
+	}
+	found := make([][]refs.Reference, len(sources))
+	err = parallel(ctx, len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
+		r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, sources[i].chunk.Text)
+		found[i] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	type candidate struct {
+		from frontierChunk
+		ref  refs.Reference
+	}
+	var cands []candidate
+	seen := map[string]bool{}
+	for i, f := range sources {
+		for _, r := range found[i] {
+			key := r.Key() + "|" + r.DocumentContext + "|" + f.chunk.Doc
+			if !seen[key] {
+				seen[key] = true
+				cands = append(cands, candidate{from: f, ref: r})
+			}
+		}
+	}
+	gates := make([]gateOut, len(cands))
+	err = parallel(ctx, len(cands), w.d.Concurrency, func(ctx context.Context, i int) error {
+		c := cands[i]
+		if c.ref.Type == refs.TypeExternal {
+			return nil // never followed: no call needed
+		}
+		prompt := fmt.Sprintf("Task: %s\nIn %s %s (reached at depth %d of %d) the passage refers to «%s» (%s %s%s).\nShould this reference be followed for the task?",
+			w.task.Query, c.from.chunk.Doc, c.from.chunk.Section, c.from.depth, w.d.Budgets.ReferenceDepth, c.ref.OriginalText, c.ref.Type, c.ref.Target, contextNote(c.ref))
+		return w.d.structured(ctx, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i])
+	})
+	if err != nil {
+		return nil, err
+	}
+	var nested []frontierChunk
+	for i, c := range cands {
+		rec := RefRecord{Task: w.task.ID, Depth: c.from.depth, FromChunk: c.from.chunk.ID, Type: c.ref.Type, Target: c.ref.Target,
+			Text: c.ref.OriginalText, Context: c.ref.DocumentContext}
+		chunks := w.follow(ctx, c.ref, c.from, gates[i], &rec)
+		w.s.References = append(w.s.References, rec)
+		for _, ch := range chunks {
+			nested = append(nested, frontierChunk{chunk: ch, depth: c.from.depth + 1})
+		}
+	}
+	return w.filter(ctx, nested)
+}
+
+func contextNote(r refs.Reference) string {
+	if r.DocumentContext != "" {
+		return " in " + r.DocumentContext
+	}
+	return ""
+}
+
+// follow decides a reference's fate and returns the chunks it leads to, recording the state.
+func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []kb.Chunk {
+	switch {
+	case ref.Type == refs.TypeExternal:
+		rec.State, rec.Reason = RefSkipped, "external reference: never followed"
+		return nil
+	case !gate.Follow:
+		rec.State, rec.Reason = RefSkipped, gate.Reason
+		return nil
+	}
+	res := w.d.Resolver.Resolve(ctx, ref, retrieval.Origin{Doc: from.chunk.Doc, Section: from.chunk.Section, Context: from.chunk.Text})
+	if res.Resolved == nil {
+		rec.State, rec.Reason = RefUnresolved, res.Reason
+		return nil
+	}
+	rec.Resolved = res.Resolved
+	if w.docCount[res.Resolved.Doc] >= sameDocLimit {
+		rec.State, rec.Reason = RefSkipped, fmt.Sprintf("converged: %s came back %d times", res.Resolved.Doc, sameDocLimit)
+		return nil
+	}
+	var ids []string
+	for _, id := range res.Resolved.ChunkIDs {
+		if !w.visited[id] {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		rec.State, rec.Reason = RefSkipped, "already read"
+		return nil
+	}
+	chunks, err := w.d.Store.Chunks(ctx, ids)
+	if err != nil {
+		rec.State, rec.Reason = RefUnresolved, err.Error()
+		return nil
+	}
+	tokens := 0
+	for _, c := range chunks {
+		tokens += approxTokens(c.Text)
+	}
+	if budget := w.d.Budgets.ReferenceTokens; budget > 0 && w.refTokens+tokens > budget {
+		rec.State, rec.Reason = RefOverBudget, fmt.Sprintf("would exceed the reference budget of %d tokens (%d used)", budget, w.refTokens)
+		return nil
+	}
+	w.refTokens += tokens
+	w.docCount[res.Resolved.Doc]++
+	rec.State = RefFollowed
+	if gate.Reason != "" {
+		rec.Reason = gate.Reason
+	}
+	return chunks
+}
+
+// filter scores the chunks that references led to and keeps the relevant ones, backfilling
+// to min_results from the best of the rest.
+func (w *taskWork) filter(ctx context.Context, nested []frontierChunk) ([]frontierChunk, error) {
+	scores := make([]relevanceOut, len(nested))
+	err := parallel(ctx, len(nested), w.d.Concurrency, func(ctx context.Context, i int) error {
+		c := nested[i].chunk
+		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nScore how much this passage helps the task.", w.task.Query, c.Doc, c.Section, excerpt(c.Text, 1500))
+		return w.d.structured(ctx, w.s, config.RoleFast, "You score passages for relevance.", prompt, &scores[i])
+	})
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(nested))
+	for i := range idx {
+		idx[i] = i
+	}
+	kept, _ := retrieval.FilterRelevant(idx, func(i int) float64 { return scores[i].Relevance }, w.d.Thresholds.Relevance, w.d.Thresholds.MinResults)
+	out := make([]frontierChunk, 0, len(kept))
+	for _, i := range kept {
+		out = append(out, nested[i])
+	}
+	return out, nil
+}
+
+// reevaluate asks whether the task is done and what new tasks its findings call for.
+func (d *Deps) reevaluate(ctx context.Context, s *State, idx int) error {
+	task := s.Plan[idx]
+	var found []string
+	for _, f := range s.Findings {
+		if f.Task == task.ID {
+			found = append(found, fmt.Sprintf("- %s %s: %s", f.Doc, f.Section, f.Information))
+		}
+	}
+	prompt := fmt.Sprintf("Research question: %s\nTask: %s (done when: %s)\nFindings:\n%s\nIs the task done? Which new tasks, if any, do the findings call for?",
+		s.Question, task.Query, task.DoneWhen, strings.Join(found, "\n"))
+	var out reevaluateOut
+	if err := d.structured(ctx, s, config.RoleFast, "You re-evaluate a research plan as findings come in.", prompt, &out); err != nil {
+		return err
+	}
+	for _, t := range out.NewTasks {
+		if len(s.Plan) >= MaxTasks {
+			break
+		}
+		s.Plan = append(s.Plan, Task{ID: newTaskID(s.Plan), Query: t.Query, Rationale: t.Rationale,
+			DoneWhen: t.DoneWhen, Status: "pending", Added: true})
+	}
+	return nil
+}
+
+func afterExecute(s *State) string {
+	if s.Exhausted {
+		return "write_partial"
+	}
+	for _, t := range s.Plan {
+		if t.Status != "done" {
+			return "execute"
+		}
+	}
+	return "synthesize"
+}
+
+// newTaskID returns the first "tN" not used by the plan.
+func newTaskID(plan []Task) string {
+	used := map[string]bool{}
+	for _, t := range plan {
+		used[t.ID] = true
+	}
+	for n := len(plan) + 1; ; n++ {
+		if id := fmt.Sprintf("t%d", n); !used[id] {
+			return id
+		}
+	}
+}

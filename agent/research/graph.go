@@ -1,0 +1,188 @@
+package research
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"warren/agent"
+	"warren/agent/llm"
+)
+
+// Interrupt kinds of a research run.
+const (
+	InterruptQuestions = "questions"
+	InterruptPlan      = "plan"
+)
+
+// GraphName names the research graph in the run list.
+const GraphName = "research"
+
+// guard turns an exhausted budget into a partial run instead of a failure: the node stops,
+// the state says why, and the routers send the run to the partial report.
+func guard(name string, n agent.Node[State]) agent.Node[State] {
+	return func(ctx context.Context, s *State) (*agent.Interrupt, error) {
+		intr, err := n(ctx, s)
+		if errors.Is(err, llm.ErrBudgetExhausted) {
+			s.Exhausted = true
+			s.PartialNote = fmt.Sprintf("the budget ran out at %s (%v)", name, err)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return intr, nil
+	}
+}
+
+// then routes to next, or to the partial report once the budget is spent.
+func then(next string) agent.Router[State] {
+	return func(s *State) string {
+		if s.Exhausted {
+			return "write_partial"
+		}
+		return next
+	}
+}
+
+// Graph builds the research graph over the given services.
+func Graph(d *Deps) *agent.Graph[State] {
+	g := agent.NewGraph[State](GraphName)
+	add := func(name string, n agent.Node[State]) { g.Node(name, guard(name, n)) }
+	add("init", d.initRun)
+	add("generate_queries", d.generateQueries)
+	add("retrieve", d.retrieve)
+	add("analyze", d.analyze)
+	add("ask", d.ask)
+	add("process_answer", d.processAnswer)
+	add("finalize", d.finalize)
+	add("plan", d.plan)
+	add("execute", d.execute)
+	add("synthesize", d.synthesize)
+	add("quality", d.quality)
+	add("remediate", d.remediate)
+	add("attribute", d.attribute)
+	add("write_partial", d.writePartial)
+	g.Start("init").
+		Route("init", then("generate_queries")).
+		Route("generate_queries", then("retrieve")).
+		Route("retrieve", then("analyze")).
+		Route("analyze", afterAnalysis).
+		Route("ask", then("process_answer")).
+		Route("process_answer", afterAnswer).
+		Route("finalize", then("plan")).
+		Route("plan", afterPlan).
+		Route("execute", afterExecute).
+		Route("synthesize", then("quality")).
+		Route("quality", d.afterQuality).
+		Route("remediate", afterRemediation).
+		Edge("write_partial", "attribute").
+		Edge("attribute", agent.End)
+	return g
+}
+
+// ApplyAnswer applies the analyst's answer to an interrupt.
+func ApplyAnswer(s *State, in agent.Interrupt, raw json.RawMessage) error {
+	switch in.Kind {
+	case InterruptQuestions:
+		var text string
+		if err := json.Unmarshal(raw, &text); err != nil {
+			var obj struct {
+				Answer string `json:"answer"`
+			}
+			if err := json.Unmarshal(raw, &obj); err != nil {
+				return fmt.Errorf(`an answer to the questions is a JSON string or {"answer": "…"}; "/end" ends refinement`)
+			}
+			text = obj.Answer
+		}
+		if strings.TrimSpace(text) == "" {
+			return fmt.Errorf("the answer is empty: answer the questions, or send /end to stop refining")
+		}
+		s.PendingAnswer = text
+		return nil
+	case InterruptPlan:
+		return applyPlanAnswer(s, raw)
+	}
+	return fmt.Errorf("unknown interrupt %q", in.Kind)
+}
+
+// Options start a run.
+type Options struct {
+	HITL          bool
+	MaxIterations int
+}
+
+// Service starts and resumes research runs with metering, ledger and call journal.
+type Service struct {
+	Deps   *Deps
+	Store  *agent.Store
+	Sink   agent.Sink
+	Budget llm.Budget
+	// RunTime bounds the wall time of one Start or Resume call; 0: none.
+	RunTime time.Duration
+}
+
+// NewRunID makes a run ID that sorts by time.
+func NewRunID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func (svc *Service) runner() *agent.Runner[State] {
+	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: ApplyAnswer}
+}
+
+// meter attaches the run's budget, ledger and journal to ctx; a resumed run starts from what
+// its ledger says it has spent.
+func (svc *Service) meter(ctx context.Context, run string) (context.Context, context.CancelFunc, error) {
+	used, err := svc.Store.Usage(ctx, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	meter := llm.NewRun(run, svc.Budget, func(e llm.LedgerEntry) {
+		if err := svc.Store.RecordLedger(context.WithoutCancel(ctx), e); err != nil && svc.Sink != nil {
+			svc.Sink(agent.Event{Time: time.Now(), Run: run, Kind: agent.EventError, Summary: err.Error()})
+		}
+		if svc.Sink != nil {
+			svc.Sink(agent.Event{Time: time.Now(), Run: run, Node: e.Node, Kind: agent.EventLedger, Ledger: &e})
+		}
+	})
+	meter.Restore(used)
+	ctx = llm.WithJournal(llm.WithRun(ctx, meter), svc.Store.Journal(run))
+	if svc.RunTime > 0 {
+		ctx, cancel := context.WithTimeout(ctx, svc.RunTime)
+		return ctx, cancel, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return ctx, cancel, nil
+}
+
+// Start begins a run for a question.
+func (svc *Service) Start(ctx context.Context, run, question string, opts Options) (agent.Outcome, *State, error) {
+	ctx, cancel, err := svc.meter(ctx, run)
+	if err != nil {
+		return agent.Outcome{}, nil, err
+	}
+	defer cancel()
+	s := &State{Question: question, HITL: opts.HITL, MaxIterations: opts.MaxIterations}
+	out, err := svc.runner().Start(ctx, run, question, s)
+	return out, s, err
+}
+
+// Resume goes on with a run, answering its interrupt when answer is given.
+func (svc *Service) Resume(ctx context.Context, run string, answer json.RawMessage) (agent.Outcome, *State, error) {
+	ctx, cancel, err := svc.meter(ctx, run)
+	if err != nil {
+		return agent.Outcome{}, nil, err
+	}
+	defer cancel()
+	s := &State{}
+	out, err := svc.runner().Resume(ctx, run, answer, s)
+	return out, s, err
+}

@@ -1,0 +1,210 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"warren/agent"
+	"warren/config"
+	"warren/kb/analysis"
+	"warren/retrieval"
+)
+
+// EndCommand ends refinement when given as the answer to the questions.
+const EndCommand = "/end"
+
+// Convergence: refinement ends by itself when the knowledge base covers the question well,
+// new searches mostly find what was found before, and few gaps remain.
+const (
+	convergedCoverage = 0.8
+	convergedDedup    = 0.7
+	convergedGaps     = 2
+)
+
+func (d *Deps) initRun(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	if s.Language == "" {
+		s.Language = analysis.DetectLanguage(s.Question)
+		if s.Language == "" {
+			s.Language = "en"
+		}
+	}
+	if s.MaxIterations <= 0 {
+		s.MaxIterations = 3
+	}
+	return nil, nil
+}
+
+type queriesOut struct {
+	Queries []string `json:"queries" desc:"the question itself and two alternative search queries" schema:"minItems=3,maxItems=3,minLength=3"`
+}
+
+func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Research question: %s\n", s.Question)
+	if len(s.Queries) > 0 {
+		fmt.Fprintf(&b, "Earlier queries: %s\n", strings.Join(s.Queries, "; "))
+	}
+	for _, a := range s.Answers {
+		fmt.Fprintf(&b, "The analyst answered (round %d): %s\n", a.Iteration+1, a.Text)
+	}
+	if len(s.Gaps) > 0 {
+		fmt.Fprintf(&b, "Open gaps: %s\n", strings.Join(s.Gaps, "; "))
+	}
+	b.WriteString("Give three search queries for the knowledge base: the question, then two alternatives that refine it with the answers and aim at the gaps.")
+	var out queriesOut
+	if err := d.structured(ctx, s, config.RoleFast, "You write search queries for a document knowledge base.", b.String(), &out); err != nil {
+		return nil, err
+	}
+	s.Queries = out.Queries
+	return nil, nil
+}
+
+// retrieve runs each query (about three chunks each), keeps what earlier rounds have not seen,
+// and records the share of results that were already known.
+func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	seen := map[string]bool{}
+	for _, id := range s.Seen {
+		seen[id] = true
+	}
+	total, dup := 0, 0
+	for _, q := range s.Queries {
+		results, err := d.Searcher.Search(ctx, retrieval.Request{Query: q, K: 3})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range results {
+			total++
+			if seen[r.ID] {
+				dup++
+				continue
+			}
+			seen[r.ID] = true
+			s.Seen = append(s.Seen, r.ID)
+			s.Evidence = append(s.Evidence, Evidence{ChunkID: r.ID, Doc: r.Doc, Section: r.Section, Text: excerpt(r.Text, 600)})
+		}
+	}
+	s.DedupRatio = 0
+	if total > 0 {
+		s.DedupRatio = float64(dup) / float64(total)
+	}
+	d.note(fmt.Sprintf("retrieved %d chunks, %.0f %% already known", total, 100*s.DedupRatio))
+	return nil, nil
+}
+
+type analysisOut struct {
+	Coverage float64  `json:"coverage" desc:"how well the retrieved passages cover the question, 0 to 1" schema:"min=0,max=1"`
+	Gaps     []string `json:"gaps" desc:"what the passages do not answer yet" schema:"maxItems=5"`
+	Summary  string   `json:"summary"`
+}
+
+func evidenceText(ev []Evidence, max int) string {
+	var b strings.Builder
+	for i, e := range ev {
+		if i >= max {
+			break
+		}
+		fmt.Fprintf(&b, "- %s %s: %s\n", e.Doc, e.Section, e.Text)
+	}
+	return b.String()
+}
+
+func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	prompt := fmt.Sprintf("Research question: %s\nRetrieved passages:\n%s\nJudge how well these passages cover the question and list the knowledge gaps.",
+		s.Question, evidenceText(s.Evidence, 12))
+	var out analysisOut
+	if err := d.structured(ctx, s, config.RoleFast, "You analyse retrieval results for a research question.", prompt, &out); err != nil {
+		return nil, err
+	}
+	s.Coverage, s.Gaps = out.Coverage, out.Gaps
+	return nil, nil
+}
+
+// afterAnalysis decides whether to ask the analyst or to end refinement.
+func afterAnalysis(s *State) string {
+	switch {
+	case s.Exhausted:
+		return "write_partial"
+	case s.Coverage >= convergedCoverage && s.DedupRatio >= convergedDedup && len(s.Gaps) <= convergedGaps:
+		s.Termination = "converged"
+	case !s.HITL:
+		s.Termination = "single clarification step (HITL off)"
+	case s.Iteration >= s.MaxIterations:
+		s.Termination = "iteration limit"
+	default:
+		return "ask"
+	}
+	return "finalize"
+}
+
+type questionsOut struct {
+	Questions []string `json:"questions" desc:"questions for the analyst aimed at the gaps" schema:"minItems=2,maxItems=3,minLength=5"`
+}
+
+// QuestionsPayload is what the analyst sees when asked.
+type QuestionsPayload struct {
+	Iteration int      `json:"iteration"`
+	Coverage  float64  `json:"coverage"`
+	Gaps      []string `json:"gaps"`
+	Questions []string `json:"questions"`
+}
+
+func (d *Deps) ask(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	prompt := fmt.Sprintf("Research question: %s\nKnowledge gaps: %s\nAsk the analyst two or three short questions whose answers would close these gaps.",
+		s.Question, strings.Join(s.Gaps, "; "))
+	var out questionsOut
+	if err := d.structured(ctx, s, config.RoleChat, "You help an analyst sharpen a research question.", prompt, &out); err != nil {
+		return nil, err
+	}
+	s.Questions = out.Questions
+	return agent.NewInterrupt(InterruptQuestions, QuestionsPayload{Iteration: s.Iteration + 1, Coverage: s.Coverage, Gaps: s.Gaps, Questions: s.Questions})
+}
+
+type insightsOut struct {
+	Insights []string `json:"insights" desc:"what the answer tells about the research need" schema:"maxItems=5"`
+}
+
+func (d *Deps) processAnswer(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	answer := strings.TrimSpace(s.PendingAnswer)
+	s.PendingAnswer = ""
+	if strings.EqualFold(answer, EndCommand) {
+		s.Termination = "ended by the analyst (/end)"
+		return nil, nil
+	}
+	s.Answers = append(s.Answers, Answer{Iteration: s.Iteration, Questions: s.Questions, Text: answer})
+	s.Iteration++
+	prompt := fmt.Sprintf("Research question: %s\nQuestions asked: %s\nThe analyst answered: %s\nState the insights this answer gives.",
+		s.Question, strings.Join(s.Questions, " / "), answer)
+	var out insightsOut
+	if err := d.structured(ctx, s, config.RoleFast, "You extract insights from an analyst's answer.", prompt, &out); err != nil {
+		return nil, err
+	}
+	s.Insights = append(s.Insights, out.Insights...)
+	return nil, nil
+}
+
+func afterAnswer(s *State) string {
+	switch {
+	case s.Exhausted:
+		return "write_partial"
+	case s.Termination != "":
+		return "finalize"
+	}
+	return "generate_queries"
+}
+
+type finalizeOut struct {
+	ResearchQueries []string `json:"research_queries" desc:"the sharpened research queries for planning" schema:"minItems=1,maxItems=8"`
+	Context         string   `json:"context" desc:"what the analyst wants, in a few sentences"`
+}
+
+func (d *Deps) finalize(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	prompt := fmt.Sprintf("Research question: %s\nAnalyst's insights: %s\nQueries so far: %s\nFinalise the research queries and summarise the context for planning.",
+		s.Question, strings.Join(s.Insights, "; "), strings.Join(s.Queries, "; "))
+	var out finalizeOut
+	if err := d.structured(ctx, s, config.RoleChat, "You prepare a research plan's inputs.", prompt, &out); err != nil {
+		return nil, err
+	}
+	s.ResearchQs, s.Context = out.ResearchQueries, out.Context
+	return nil, nil
+}

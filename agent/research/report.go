@@ -1,0 +1,272 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"warren/agent"
+	"warren/agent/llm"
+	"warren/config"
+)
+
+// DefaultQualityThreshold is the total (of 500) below which a retry is considered.
+const DefaultQualityThreshold = 375
+
+// sources numbers the chunks the findings came from, in the order they were found.
+func buildSources(s *State) {
+	s.Sources = s.Sources[:0]
+	index := map[string]int{}
+	for _, f := range s.Findings {
+		if _, ok := index[f.ChunkID]; ok {
+			continue
+		}
+		index[f.ChunkID] = len(s.Sources) + 1
+		s.Sources = append(s.Sources, Source{N: len(s.Sources) + 1, ChunkID: f.ChunkID, Doc: f.Doc, Section: f.Section,
+			Collection: f.Collection, Excerpt: f.Excerpt})
+	}
+}
+
+func sourceNumber(s *State, chunkID string) int {
+	for _, src := range s.Sources {
+		if src.ChunkID == chunkID {
+			return src.N
+		}
+	}
+	return 0
+}
+
+func (d *Deps) synthesize(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	buildSources(s)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Write the research report for this question: %s\n", s.Question)
+	if s.Context != "" {
+		fmt.Fprintf(&b, "What the analyst wants: %s\n", s.Context)
+	}
+	b.WriteString("Sources (cite them as [n]; cite nothing else):\n")
+	for _, f := range s.Findings {
+		fmt.Fprintf(&b, "[%d] %s %s: %s\n", sourceNumber(s, f.ChunkID), f.Doc, f.Section, f.Information)
+	}
+	b.WriteString("Rules: Markdown; every paragraph cites at least one source as [n]; only facts from the sources; keep the documents' terms.")
+	if s.RetryFocus != "" {
+		fmt.Fprintf(&b, "\nThe previous draft fell short. Focus: %s", s.RetryFocus)
+	}
+	lang := "English"
+	if s.Language == "de" {
+		lang = "German"
+	}
+	ans, err := d.Gateway.Text(ctx, llm.Request{Role: config.RoleChat,
+		System: "You write concise, cited research reports in " + lang + ".", Prompt: b.String(),
+		OnToken: d.OnToken, OnRestart: func() {
+			if d.OnToken != nil {
+				d.OnToken("\n[the answer restarted]\n")
+			}
+		}})
+	if err != nil {
+		return nil, err
+	}
+	s.Report = strings.TrimSpace(ans.Text)
+	s.Quality = Quality{}
+	return nil, nil
+}
+
+var citation = regexp.MustCompile(`\[(\d+(?:\s*[,–-]\s*\d+)*)\]`)
+
+// citedNumbers returns every source number cited in a text, ranges expanded.
+func citedNumbers(text string) []int {
+	var out []int
+	for _, m := range citation.FindAllStringSubmatch(text, -1) {
+		for _, part := range strings.Split(m[1], ",") {
+			part = strings.TrimSpace(part)
+			lo, hi, isRange := strings.Cut(strings.ReplaceAll(part, "–", "-"), "-")
+			a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+			if err1 != nil {
+				continue
+			}
+			b := a
+			if isRange {
+				if v, err := strconv.Atoi(strings.TrimSpace(hi)); err == nil && v >= a && v-a < 50 {
+					b = v
+				}
+			}
+			for n := a; n <= b; n++ {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// CheckCitations is the deterministic part of the quality check: every [n] names a source
+// that was retrieved, and no paragraph of prose goes uncited.
+func CheckCitations(report string, sources int) []string {
+	var problems []string
+	bad := map[int]bool{}
+	for _, n := range citedNumbers(report) {
+		if n < 1 || n > sources {
+			bad[n] = true
+		}
+	}
+	var badList []int
+	for n := range bad {
+		badList = append(badList, n)
+	}
+	sort.Ints(badList)
+	for _, n := range badList {
+		problems = append(problems, fmt.Sprintf("citation [%d] names no retrieved source (there are %d)", n, sources))
+	}
+	for i, para := range strings.Split(report, "\n\n") {
+		p := strings.TrimSpace(para)
+		if p == "" || strings.HasPrefix(p, "#") || strings.HasPrefix(p, ">") || strings.HasPrefix(p, "|") || len(strings.Fields(p)) < 6 {
+			continue // headings, quotes, tables and short lines are not claims
+		}
+		if !citation.MatchString(p) {
+			problems = append(problems, fmt.Sprintf("paragraph %d has no citation: %q", i+1, excerpt(p, 80)))
+		}
+	}
+	return problems
+}
+
+type qualityOut struct {
+	FactualAccuracy     int      `json:"factual_accuracy" schema:"min=0,max=100"`
+	SemanticValidity    int      `json:"semantic_validity" schema:"min=0,max=100"`
+	StructuralIntegrity int      `json:"structural_integrity" schema:"min=0,max=100"`
+	CitationCorrectness int      `json:"citation_correctness" schema:"min=0,max=100"`
+	QueryRelevance      int      `json:"query_relevance" schema:"min=0,max=100"`
+	Issues              []string `json:"issues" schema:"maxItems=8"`
+}
+
+func (d *Deps) quality(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	q := Quality{Problems: CheckCitations(s.Report, len(s.Sources))}
+	var srcs strings.Builder
+	for _, f := range s.Findings {
+		fmt.Fprintf(&srcs, "[%d] %s\n", sourceNumber(s, f.ChunkID), f.Information)
+	}
+	prompt := fmt.Sprintf("Question: %s\nSources:\n%s\nReport:\n%s\nScore the report 0–100 on factual accuracy against the sources, semantic validity, structural integrity, citation correctness and relevance to the question, and list its issues.",
+		s.Question, srcs.String(), s.Report)
+	var out qualityOut
+	if err := d.structured(ctx, s, config.RoleChat, "You review research reports strictly.", prompt, &out); err != nil {
+		return nil, err
+	}
+	q.FactualAccuracy, q.SemanticValidity, q.StructuralIntegrity = out.FactualAccuracy, out.SemanticValidity, out.StructuralIntegrity
+	q.CitationCorrectness, q.QueryRelevance, q.Issues = out.CitationCorrectness, out.QueryRelevance, out.Issues
+	q.Total = q.FactualAccuracy + q.SemanticValidity + q.StructuralIntegrity + q.CitationCorrectness + q.QueryRelevance
+	q.Checked = true
+	s.Quality = q
+	return nil, nil
+}
+
+func (d *Deps) threshold() int {
+	if d.Thresholds.Quality > 0 {
+		return d.Thresholds.Quality
+	}
+	return DefaultQualityThreshold
+}
+
+// afterQuality sends a weak first draft to the remediation decision; a second draft, or a
+// good one, goes on to attribution.
+func (d *Deps) afterQuality(s *State) string {
+	switch {
+	case s.Exhausted:
+		return "write_partial"
+	case s.Retried:
+		return "attribute"
+	case s.Quality.Total < d.threshold() || len(s.Quality.Problems) > 0:
+		return "remediate"
+	}
+	return "attribute"
+}
+
+type remediationOut struct {
+	Decision string `json:"decision" schema:"enum=accept|retry"`
+	Focus    string `json:"focus" desc:"what a second draft must do better"`
+}
+
+func (d *Deps) remediate(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	issues := append(append([]string(nil), s.Quality.Problems...), s.Quality.Issues...)
+	prompt := fmt.Sprintf("The report scored %d of 500 (threshold %d). Issues:\n- %s\nAccept it as it is, or retry once with focus instructions?",
+		s.Quality.Total, d.threshold(), strings.Join(issues, "\n- "))
+	var out remediationOut
+	if err := d.structured(ctx, s, config.RoleChat, "You decide whether a research report needs a second draft.", prompt, &out); err != nil {
+		return nil, err
+	}
+	s.Quality.Decision = out.Decision
+	if out.Decision == "retry" {
+		s.Retried, s.RetryFocus = true, out.Focus
+	}
+	return nil, nil
+}
+
+func afterRemediation(s *State) string {
+	switch {
+	case s.Exhausted:
+		return "write_partial"
+	case s.Quality.Decision == "retry":
+		return "synthesize"
+	}
+	return "attribute"
+}
+
+// attribute lists the sources and which came from which task. It needs no model.
+func (d *Deps) attribute(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	if len(s.Sources) == 0 {
+		buildSources(s)
+	}
+	s.Attribution = map[string][]int{}
+	for _, f := range s.Findings {
+		n := sourceNumber(s, f.ChunkID)
+		list := s.Attribution[f.Task]
+		if len(list) == 0 || list[len(list)-1] != n {
+			s.Attribution[f.Task] = append(list, n)
+		}
+	}
+	return nil, nil
+}
+
+// writePartial ends a run whose budget ran out: what was found, cited, clearly marked.
+func (d *Deps) writePartial(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	buildSources(s)
+	var b strings.Builder
+	title := "Partial report"
+	if s.Language == "de" {
+		title = "Unvollständiger Bericht"
+	}
+	fmt.Fprintf(&b, "# %s: %s\n\n> This report is partial: %s. It lists the findings gathered until then; nothing was synthesised after that point.\n\n",
+		title, s.Question, s.PartialNote)
+	for _, t := range s.Plan {
+		var lines []string
+		for _, f := range s.Findings {
+			if f.Task == t.ID {
+				lines = append(lines, fmt.Sprintf("- %s [%d]", f.Information, sourceNumber(s, f.ChunkID)))
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\n", t.Query, strings.Join(lines, "\n"))
+		}
+	}
+	if len(s.Findings) == 0 {
+		b.WriteString("No findings were gathered before the budget ran out.\n")
+	}
+	s.Report = strings.TrimSpace(b.String())
+	return nil, nil
+}
+
+// FullReport is the report with its source list, as written to the report file.
+func FullReport(s *State) string {
+	var b strings.Builder
+	b.WriteString(s.Report)
+	if len(s.Sources) > 0 {
+		b.WriteString("\n\n## Sources\n\n")
+		for _, src := range s.Sources {
+			where := src.Doc
+			if src.Section != "" {
+				where += " " + src.Section
+			}
+			fmt.Fprintf(&b, "[%d] %s (%s, chunk %s): %s\n\n", src.N, where, src.Collection, src.ChunkID, src.Excerpt)
+		}
+	}
+	return strings.TrimSpace(b.String()) + "\n"
+}

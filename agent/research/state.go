@@ -1,0 +1,135 @@
+// Package research is warren's research agent: a graph that sharpens the analyst's question
+// with them, proposes a plan they approve, works each task by following references through
+// the knowledge base, and writes a cited report that it checks and, once, retries.
+package research
+
+import (
+	"warren/retrieval"
+)
+
+// State is everything a research run knows; it is checkpointed after every node.
+type State struct {
+	Question string `json:"question"`
+	Language string `json:"language"` // "de" or "en": the report's language
+	HITL     bool   `json:"hitl"`
+
+	// Phase 1: refinement with the analyst.
+	Iteration     int        `json:"iteration"`
+	MaxIterations int        `json:"max_iterations"`
+	Queries       []string   `json:"queries"`
+	Seen          []string   `json:"seen"` // chunk IDs retrieved so far
+	Evidence      []Evidence `json:"evidence"`
+	DedupRatio    float64    `json:"dedup_ratio"`
+	Coverage      float64    `json:"coverage"`
+	Gaps          []string   `json:"gaps"`
+	Questions     []string   `json:"questions"`
+	Answers       []Answer   `json:"answers"`
+	Insights      []string   `json:"insights"`
+	PendingAnswer string     `json:"pending_answer"`
+	Termination   string     `json:"termination"` // why refinement ended
+	ResearchQs    []string   `json:"research_queries"`
+	Context       string     `json:"context"`
+
+	// Phase 2: the plan.
+	Plan        []Task `json:"plan"`
+	Replan      bool   `json:"replan"`
+	PlanComment string `json:"plan_comment"`
+
+	// Phase 3: work.
+	Findings   []Finding   `json:"findings"`
+	References []RefRecord `json:"references"`
+
+	// Phase 4: the report.
+	Report      string           `json:"report"`
+	Sources     []Source         `json:"sources"`
+	Quality     Quality          `json:"quality"`
+	Retried     bool             `json:"retried"`
+	RetryFocus  string           `json:"retry_focus"`
+	Attribution map[string][]int `json:"attribution"` // task ID → source numbers
+	Exhausted   bool             `json:"exhausted"`   // the budget ran out: the report is partial
+	PartialNote string           `json:"partial_note"`
+	ReportPath  string           `json:"report_path"`
+}
+
+// Evidence is a chunk retrieved during refinement.
+type Evidence struct {
+	ChunkID string `json:"chunk_id"`
+	Doc     string `json:"doc"`
+	Section string `json:"section"`
+	Text    string `json:"text"`
+}
+
+// Answer is the analyst's answer to one round of questions.
+type Answer struct {
+	Iteration int      `json:"iteration"`
+	Questions []string `json:"questions"`
+	Text      string   `json:"text"`
+}
+
+// Task is one item of the research plan.
+type Task struct {
+	ID        string `json:"id"`
+	Query     string `json:"query"`
+	Rationale string `json:"rationale"`
+	DoneWhen  string `json:"done_when"`
+	Status    string `json:"status"`          // pending, done
+	Added     bool   `json:"added,omitempty"` // added by re-evaluation, not by the plan
+}
+
+// Finding is information extracted from one chunk for one task.
+type Finding struct {
+	Task        string `json:"task"`
+	ChunkID     string `json:"chunk_id"`
+	Doc         string `json:"doc"`
+	Collection  string `json:"collection"`
+	Section     string `json:"section"`
+	Depth       int    `json:"depth"` // 0: found by search; 1, 2: by following references
+	Information string `json:"information"`
+	Excerpt     string `json:"excerpt"`
+}
+
+// Reference states: every detected reference ends in one of them.
+const (
+	RefFollowed   = "followed"
+	RefSkipped    = "skipped"
+	RefUnresolved = "unresolved"
+	RefOverBudget = "over_budget"
+)
+
+// RefRecord is what happened to one reference.
+type RefRecord struct {
+	Task      string                `json:"task"`
+	Depth     int                   `json:"depth"`
+	FromChunk string                `json:"from_chunk"`
+	Type      string                `json:"type"`
+	Target    string                `json:"target"`
+	Text      string                `json:"text"`
+	Context   string                `json:"document_context,omitempty"`
+	State     string                `json:"state"`
+	Reason    string                `json:"reason,omitempty"`
+	Resolved  *retrieval.Resolution `json:"resolved,omitempty"`
+}
+
+// Source is one numbered source of the report.
+type Source struct {
+	N          int    `json:"n"`
+	ChunkID    string `json:"chunk_id"`
+	Doc        string `json:"doc"`
+	Section    string `json:"section"`
+	Collection string `json:"collection"`
+	Excerpt    string `json:"excerpt"`
+}
+
+// Quality is the report check: deterministic problems and the model's five scores.
+type Quality struct {
+	Problems            []string `json:"problems"` // deterministic: unknown citations, uncited paragraphs
+	FactualAccuracy     int      `json:"factual_accuracy"`
+	SemanticValidity    int      `json:"semantic_validity"`
+	StructuralIntegrity int      `json:"structural_integrity"`
+	CitationCorrectness int      `json:"citation_correctness"`
+	QueryRelevance      int      `json:"query_relevance"`
+	Issues              []string `json:"issues"`
+	Total               int      `json:"total"`
+	Decision            string   `json:"decision"` // accept, retry
+	Checked             bool     `json:"checked"`
+}

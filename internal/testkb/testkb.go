@@ -1,0 +1,46 @@
+// Package testkb builds knowledge bases for tests: a workspace in a temporary folder with
+// ../shared/data/corpus ingested through its registry with the built-in embedder.
+package testkb
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"warren/config"
+	"warren/internal/shareddata"
+	"warren/kb"
+	"warren/registry"
+)
+
+// Corpus returns an open workspace holding the shared corpus, its store and its registry
+// (as a workspace registry, documents named by their IDs).
+func Corpus(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
+	t.Helper()
+	regPath := shareddata.Path(t, "corpus/registry.json")
+	reg, err := registry.Load(regPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := kb.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	var items []kb.Item
+	for _, name := range reg.Names() {
+		for _, d := range reg.Collections[name].Documents {
+			items = append(items, kb.Item{Path: filepath.Join(filepath.Dir(regPath), d.Path), ID: d.Path, Collection: name, Title: d.Title})
+		}
+	}
+	rep, err := store.Ingest(context.Background(), items, kb.IngestOptions{Embedder: kb.Builtin{}})
+	if err != nil || rep.Ingested != len(items) {
+		t.Fatalf("corpus ingest: %+v %v", rep, err)
+	}
+	return ws, store, reg
+}
