@@ -100,8 +100,22 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			fresh = append(fresh, f)
 		}
 	}
+	// References are followed from passages shallower than the depth limit. Extraction and
+	// reference detection are independent per chunk: one parallel batch does both.
+	var sources []frontierChunk
+	for _, f := range fresh {
+		if f.depth < maxDepth {
+			sources = append(sources, f)
+		}
+	}
 	extracted := make([]extractOut, len(fresh))
-	err := parallel(ctx, len(fresh), w.d.Concurrency, func(ctx context.Context, i int) error {
+	found := make([][]refs.Reference, len(sources))
+	err := parallel(ctx, len(fresh)+len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
+		if i >= len(fresh) {
+			r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, sources[i-len(fresh)].chunk.Text)
+			found[i-len(fresh)] = r
+			return err
+		}
 		c := fresh[i].chunk
 		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
 			w.task.Query, c.Doc, c.Section, c.Text)
@@ -116,22 +130,6 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
 				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: excerpt(c.Text, 400)})
 		}
-	}
-	// References are followed from passages shallower than the depth limit.
-	var sources []frontierChunk
-	for _, f := range fresh {
-		if f.depth < maxDepth {
-			sources = append(sources, f)
-		}
-	}
-	found := make([][]refs.Reference, len(sources))
-	err = parallel(ctx, len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
-		r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, sources[i].chunk.Text)
-		found[i] = r
-		return err
-	})
-	if err != nil {
-		return nil, err
 	}
 	type candidate struct {
 		from frontierChunk

@@ -110,8 +110,12 @@ func evidenceText(ev []Evidence, max int) string {
 }
 
 func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) {
-	prompt := fmt.Sprintf("Research question: %s\nRetrieved passages:\n%s\nJudge how well these passages cover the question and list the knowledge gaps.",
-		s.Question, evidenceText(s.Evidence, 12))
+	var answers strings.Builder
+	for _, a := range s.Answers {
+		fmt.Fprintf(&answers, "- %s\n", a.Text)
+	}
+	prompt := fmt.Sprintf("Research question: %s\nRound %d. The analyst's answers so far:\n%sRetrieved passages:\n%s\nJudge how well these passages cover the question as the analyst means it, and list the knowledge gaps.",
+		s.Question, s.Iteration+1, answers.String(), evidenceText(s.Evidence, 12))
 	var out analysisOut
 	if err := d.structured(ctx, s, config.RoleFast, "You analyse retrieval results for a research question.", prompt, &out); err != nil {
 		return nil, err

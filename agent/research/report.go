@@ -210,10 +210,17 @@ func afterRemediation(s *State) string {
 	return "attribute"
 }
 
-// attribute lists the sources and which came from which task. It needs no model.
+// attribute lists the sources and which came from which task, and makes sure every citation
+// of the final report names a retrieved source: one that does not is removed, and the report
+// says how many were. It needs no model.
 func (d *Deps) attribute(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	if len(s.Sources) == 0 {
 		buildSources(s)
+	}
+	var removed int
+	s.Report, removed = dropUnknownCitations(s.Report, len(s.Sources))
+	if removed > 0 {
+		s.Report = fmt.Sprintf("> %d citation(s) named no retrieved source and were removed; the sentences they supported are unverified.\n\n%s", removed, s.Report)
 	}
 	s.Attribution = map[string][]int{}
 	for _, f := range s.Findings {
@@ -269,4 +276,25 @@ func FullReport(s *State) string {
 		}
 	}
 	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// dropUnknownCitations rewrites each [n, m] citation to keep only numbers 1..sources, removing
+// a citation with none left. It returns the count of numbers removed.
+func dropUnknownCitations(report string, sources int) (string, int) {
+	removed := 0
+	out := citation.ReplaceAllStringFunc(report, func(m string) string {
+		var keep []string
+		for _, n := range citedNumbers(m) {
+			if n >= 1 && n <= sources {
+				keep = append(keep, strconv.Itoa(n))
+			} else {
+				removed++
+			}
+		}
+		if len(keep) == 0 {
+			return ""
+		}
+		return "[" + strings.Join(keep, ", ") + "]"
+	})
+	return out, removed
 }

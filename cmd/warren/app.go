@@ -113,7 +113,8 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 	f.StringVar(&a.logLevel, "log-level", "info", "diagnostics level: debug, info, warn or error")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
-		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand())
+		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
+		a.researchCommand(), a.sessionsCommand())
 	return root
 }
 

@@ -42,5 +42,19 @@ func Corpus(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
 	if err != nil || rep.Ingested != len(items) {
 		t.Fatalf("corpus ingest: %+v %v", rep, err)
 	}
+	// The workspace registry names the documents by ID and records where they came from, as
+	// `warren ingest --registry` does.
+	wsReg := registry.New()
+	for _, name := range reg.Names() {
+		c := &registry.Collection{Description: reg.Collections[name].Description}
+		for _, d := range reg.Collections[name].Documents {
+			d.Source = filepath.Join(filepath.Dir(regPath), d.Path)
+			c.Documents = append(c.Documents, d)
+		}
+		wsReg.Collections[name] = c
+	}
+	if err := wsReg.Save(filepath.Join(dir, registry.FileName)); err != nil {
+		t.Fatal(err)
+	}
 	return ws, store, reg
 }

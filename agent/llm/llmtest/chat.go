@@ -267,6 +267,9 @@ func (s *Server) reply(c Call) (string, bool) {
 			break
 		}
 	}
+	if !found && s.fallback != nil {
+		compute, found = s.fallback, true
+	}
 	if !found {
 		s.unmatched = append(s.unmatched, c.LastUser())
 	}

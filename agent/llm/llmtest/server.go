@@ -40,6 +40,7 @@ type Server struct {
 	requests  []Recorded
 	unmatched []string
 	dim       int
+	fallback  func(Call) string
 }
 
 // Model is a model the server pretends to have.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -114,5 +115,27 @@ func TestStreamFaultsAreLeftForChat(t *testing.T) {
 		"messages": []map[string]string{{"role": "user", "content": "x"}}})
 	if out["done_reason"] != "length" {
 		t.Errorf("the truncation fault must reach the chat request, got %v", out)
+	}
+}
+
+func TestMeaninglessAnswersAreSchemaValid(t *testing.T) {
+	format := json.RawMessage(`{"type":"object","properties":{"decision":{"type":"string","enum":["follow","skip"]},
+		"reason":{"type":"string","minLength":12},"score":{"type":"integer","minimum":0,"maximum":100},
+		"tasks":{"type":"array","minItems":2,"items":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}},
+		"required":["decision","reason","score","tasks"]}`)
+	var v struct {
+		Decision string
+		Reason   string
+		Score    int
+		Tasks    []struct{ Q string }
+	}
+	if err := json.Unmarshal([]byte(Meaningless(Call{Format: format})), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Decision != "follow" || len(v.Reason) < 12 || v.Score != 50 || len(v.Tasks) != 2 || v.Tasks[0].Q == "" {
+		t.Errorf("not schema-valid: %+v", v)
+	}
+	if !strings.Contains(Meaningless(Call{}), "[1]") {
+		t.Error("a text answer cites something")
 	}
 }

@@ -33,6 +33,8 @@ func main() {
 	chat := flag.String("chat", llmtest.ChatModel, "chat models, comma-separated (empty: none)")
 	embed := flag.String("embed", llmtest.EmbedModel, "embedding models, comma-separated (empty: none)")
 	rules := flag.String("rules", "", "JSON file with a list of chat rules {name, contains, any_contains, schema_has, replies, times}")
+	meaningless := flag.Bool("meaningless", false, "answer requests no rule matches with schema-valid but meaningless content")
+	latency := flag.Duration("latency", 0, "delay before every answer")
 	flag.Parse()
 
 	srv, err := llmtest.StartAt(*addr)
@@ -54,6 +56,10 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if *meaningless {
+		srv.SetFallback(llmtest.Meaningless)
+	}
+	srv.SetLatency(*latency)
 	fmt.Printf("llmtest-server listening on %s\n", srv.URL)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

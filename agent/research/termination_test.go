@@ -1,0 +1,142 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"warren/agent"
+	"warren/agent/llm"
+	"warren/agent/llm/llmtest"
+	"warren/config"
+)
+
+func TestRefinementEndsByConvergence(t *testing.T) {
+	h := newHarness(t)
+	// Round one: low coverage, so the analyst is asked; round two finds the same passages
+	// (dedup ratio 1) with high coverage and few gaps.
+	h.srv.Handle(&llmtest.Rule{SchemaHas: "coverage", Replies: []string{
+		`{"coverage":0.3,"gaps":["a","b","c"],"summary":"dünn"}`, `{"coverage":0.9,"gaps":["a"],"summary":"gut"}`}})
+	scriptRefinement(h.srv, 0.9, []string{"a"})
+	scriptWork(h.srv)
+	ctx := context.Background()
+	h.svc.Start(ctx, "conv", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{HITL: true})
+	out, s, err := h.svc.Resume(ctx, "conv", json.RawMessage(`"Stoffe"`))
+	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptPlan {
+		t.Fatalf("convergence goes straight to the plan: %+v %v; coverage %.2f dedup %.2f gaps %v termination %q", out, err, s.Coverage, s.DedupRatio, s.Gaps, s.Termination)
+	}
+	if s.Termination != "converged" || s.DedupRatio < convergedDedup || h.nodesRun()["ask"] != 1 {
+		t.Errorf("termination %q, dedup %.2f, asked %d times", s.Termination, s.DedupRatio, h.nodesRun()["ask"])
+	}
+}
+
+func TestRefinementEndsAtTheIterationLimit(t *testing.T) {
+	h := newHarness(t)
+	scriptRefinement(h.srv, 0.2, []string{"a", "b", "c"})
+	scriptWork(h.srv)
+	ctx := context.Background()
+	out, _, _ := h.svc.Start(ctx, "limit", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{HITL: true, MaxIterations: 2})
+	for i := 0; out.Interrupt != nil && out.Interrupt.Kind == InterruptQuestions && i < 5; i++ {
+		out, _, _ = h.svc.Resume(ctx, "limit", json.RawMessage(`"mehr Details"`))
+	}
+	var s State
+	cp, _ := h.store.Latest(ctx, "limit")
+	json.Unmarshal(cp.State, &s)
+	if out.Interrupt == nil || out.Interrupt.Kind != InterruptPlan || s.Termination != "iteration limit" || len(s.Answers) != 2 {
+		t.Errorf("want the plan after two answered rounds: %+v, termination %q, %d answers", out, s.Termination, len(s.Answers))
+	}
+}
+
+func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
+	const budget = 40
+	h := newHarness(t, func(c *config.Config) { c.Budgets.ModelCalls = budget })
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	ctx := context.Background()
+	out, _, err := h.svc.Start(ctx, "budget", "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{})
+	if err != nil || out.Interrupt == nil {
+		t.Fatalf("plan: %+v %v", out, err)
+	}
+	out, s, err := h.svc.Resume(ctx, "budget", json.RawMessage(`{"action":"approve"}`))
+	if err != nil || out.Status != agent.StatusDone {
+		t.Fatalf("a run out of budget still ends, with a partial report: %+v %v", out, err)
+	}
+	if !s.Exhausted || !strings.Contains(s.Report, "This report is partial") || !strings.Contains(s.PartialNote, "budget") {
+		t.Errorf("the report must say it is partial: exhausted %v, note %q\n%s", s.Exhausted, s.PartialNote, s.Report)
+	}
+	if problems := CheckCitations(s.Report, len(s.Sources)); len(problems) > 0 || len(s.Findings) == 0 {
+		t.Errorf("the partial report cites what was found: %v, %d findings", problems, len(s.Findings))
+	}
+	if n := h.srv.Count("/api/chat"); n != budget {
+		t.Errorf("the budget is spent exactly and never exceeded: %d chat requests for a budget of %d", n, budget)
+	}
+	if h.nodesRun()["write_partial"] != 1 {
+		t.Errorf("write_partial must run once: %v", h.nodesRun())
+	}
+}
+
+// TestInvalidOutputInEveryNodeType makes one node's answers invalid. Once is repaired by the
+// gateway and the run completes; always ends the run with an error that names the node and
+// says what went wrong, and the run stays resumable.
+func TestInvalidOutputInEveryNodeType(t *testing.T) {
+	nodes := map[string]string{ // node → its schema's distinctive property
+		"generate_queries": "queries", "analyze": "coverage", "finalize": "research_queries", "plan": "tasks",
+		"execute": "information", "quality": "factual_accuracy", "remediate": "decision",
+	}
+	for node, prop := range nodes {
+		for _, always := range []bool{false, true} {
+			name := node + "/repaired"
+			if always {
+				name = node + "/fails"
+			}
+			t.Run(name, func(t *testing.T) {
+				h := newHarness(t, func(c *config.Config) { c.Ollama.RepairAttempts = 1 })
+				times := 1
+				if always {
+					times = 0
+				}
+				h.srv.Handle(&llmtest.Rule{Name: "broken " + prop, SchemaHas: prop, Replies: []string{"I would rather explain in prose."}, Times: times})
+				scriptRefinement(h.srv, 0.2, []string{"a"})
+				scriptWork(h.srv)
+				scriptReport(h.srv)
+				ctx := context.Background()
+				run := "inv-" + strings.ReplaceAll(name, "/", "-")
+				out, _, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
+				if err == nil && out.Interrupt != nil {
+					out, _, err = h.svc.Resume(ctx, run, json.RawMessage(`{"action":"approve"}`))
+				}
+				if !always {
+					if err != nil || out.Status != agent.StatusDone {
+						t.Fatalf("one invalid answer is repaired and the run completes: %+v %v", out, err)
+					}
+					return
+				}
+				if !errors.Is(err, llm.ErrInvalidOutput) || !strings.HasPrefix(err.Error(), node+": ") || out.Status != agent.StatusFailed {
+					t.Fatalf("want a failed run whose error names %s and is ErrInvalidOutput: %+v %v", node, out, err)
+				}
+				cp, _ := h.store.Latest(ctx, run)
+				if cp.Next != node {
+					t.Errorf("the run resumes at %s, not %s", cp.Next, node)
+				}
+			})
+		}
+	}
+}
+
+func TestCitationChecksAndRemoval(t *testing.T) {
+	report := "# Title\n\nSilane ignites in air [1, 7].\n\nThis paragraph makes a claim without any source at all.\n\nRanges work [2-3]."
+	problems := CheckCitations(report, 3)
+	if len(problems) != 2 || !strings.Contains(problems[0], "[7]") || !strings.Contains(problems[1], "paragraph 3") {
+		t.Errorf("problems %v", problems)
+	}
+	fixed, removed := dropUnknownCitations(report, 3)
+	if removed != 1 || !strings.Contains(fixed, "air [1].") || !strings.Contains(fixed, "[2, 3]") {
+		t.Errorf("removed %d: %s", removed, fixed)
+	}
+	if again := CheckCitations(fixed, 3); len(again) != 1 {
+		t.Errorf("only the uncited paragraph is left: %v", again)
+	}
+}

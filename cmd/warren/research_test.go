@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"warren/agent"
+	"warren/agent/llm/llmtest"
+	"warren/agent/research"
+	"warren/internal/testkb"
+)
+
+// TestMeaninglessModelRunCompletesWithinBudget runs `warren research --yes` over the shared
+// corpus against a server whose every answer is valid in shape and meaningless in content.
+func TestMeaninglessModelRunCompletesWithinBudget(t *testing.T) {
+	ws, _, _ := testkb.Corpus(t)
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	const budget = 150
+	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber bei der Gefährdungsbeurteilung?", "--yes", "--json",
+		"--budget-calls", "150")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var sum researchSummary
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if sum.Status != agent.StatusDone || sum.Calls > budget || srv.Count("/api/chat") > budget {
+		t.Fatalf("want a finished run within %d calls: %+v (%d chat requests)", budget, sum, srv.Count("/api/chat"))
+	}
+	report, err := os.ReadFile(sum.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state research.State
+	cp, _ := (&agent.Store{DB: ws.DB}).Latest(context.Background(), sum.Run)
+	json.Unmarshal(cp.State, &state)
+	body := state.Report
+	for _, n := range citationNumbers(body) {
+		if n < 1 || n > len(state.Sources) {
+			t.Errorf("citation [%d] does not resolve (%d sources)", n, len(state.Sources))
+		}
+	}
+	if !strings.Contains(string(report), "## Sources") && len(state.Sources) > 0 {
+		t.Errorf("the report file lists its sources:\n%s", report)
+	}
+	t.Logf("meaningless run: %d calls, status %s, partial %v, %d sources, references %v", sum.Calls, sum.Status, sum.Partial, len(state.Sources), sum.References)
+}
+
+var citationRE = regexp.MustCompile(`\[(\d+)\]`)
+
+func citationNumbers(text string) []int {
+	var out []int
+	for _, m := range citationRE.FindAllStringSubmatch(text, -1) {
+		var n int
+		json.Unmarshal([]byte(m[1]), &n)
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestKilledRunResumesWithoutRepeatingCalls kills the real binary with SIGKILL while it works
+// the plan's tasks, resumes the run, and checks the ledger: it completes, and no completed
+// model call appears twice.
+func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
+	ws, _, _ := testkb.Corpus(t)
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	srv.SetLatency(100 * time.Millisecond)
+	bin := filepath.Join(t.TempDir(), "warren")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	environ := append(os.Environ(), "WARREN_WORKSPACE="+ws.Dir, "OLLAMA_HOST="+srv.URL)
+
+	cmd := exec.Command(bin, "research", "Welche Pflichten hat der Arbeitgeber bei der Gefährdungsbeurteilung?", "--yes", "--budget-calls", "300")
+	cmd.Env = environ
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	run := ""
+	killed := false
+	scanner := bufio.NewScanner(stderr)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if m := regexp.MustCompile(`^run (\S+): started`).FindStringSubmatch(line); m != nil {
+			run = m[1]
+		}
+		if strings.Contains(line, "execute") && strings.Contains(line, "…") && !killed {
+			time.Sleep(250 * time.Millisecond) // let some of the task's calls complete, with others in flight
+			cmd.Process.Signal(syscall.SIGKILL)
+			killed = true
+		}
+	}
+	cmd.Wait()
+	if run == "" || !killed {
+		t.Fatalf("the run never reached phase 3 (run %q)", run)
+	}
+	store := &agent.Store{DB: ws.DB}
+	before, _ := store.Ledger(context.Background(), run)
+	cp, _ := store.Latest(context.Background(), run)
+	if cp.Status == agent.StatusDone {
+		t.Fatalf("the kill came too late: the run had finished")
+	}
+
+	resume := exec.Command(bin, "research", "--resume", run, "--yes", "--json")
+	resume.Env = environ
+	out, err := resume.Output()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, out)
+	}
+	var sum researchSummary
+	if err := json.Unmarshal(out, &sum); err != nil || sum.Status != agent.StatusDone {
+		t.Fatalf("the resumed run completes: %v %s", err, out)
+	}
+	after, _ := store.Ledger(context.Background(), run)
+	seen := map[string]bool{}
+	for _, e := range after {
+		if e.Outcome == "error" {
+			continue
+		}
+		if seen[e.Key] {
+			t.Errorf("a completed model call was repeated: node %s, key %s", e.Node, e.Key)
+		}
+		seen[e.Key] = true
+	}
+	t.Logf("killed after %d completed calls at %s (next %s); %d calls in all after resume", len(before), cp.Node, cp.Next, len(after))
+	if len(after) <= len(before) {
+		t.Errorf("the resume must have done the rest of the work: %d calls before, %d after", len(before), len(after))
+	}
+}
