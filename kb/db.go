@@ -47,6 +47,9 @@ func OpenDB(path string) (*sql.DB, error) {
 	}
 	// Escape the path as a URI: a folder named "a#b" or "50% done" must not change which file
 	// SQLite opens.
+	// Write transactions take the write lock when they begin, so two processes writing at
+	// once wait for each other (busy_timeout) instead of failing when a read turns into a write.
+	q.Set("_txlock", "immediate")
 	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}).String()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

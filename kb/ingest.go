@@ -18,6 +18,7 @@ type Item struct {
 	ID         string // registry path
 	Collection string
 	Title      string // overrides the loader's title when set (from a registry)
+	Skip       string // why this item cannot be read (found while collecting); reported, not loaded
 }
 
 // File outcomes of an ingest.
@@ -128,7 +129,13 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 		report()
 		var mismatch *EmbedderMismatchError
 		if errors.As(res.err, &mismatch) {
-			break // every further document of the collection would fail the same way
+			// Every further document of the collection would fail the same way: report them
+			// all, without trying.
+			for _, rest := range items[prog.FilesDone:] {
+				rep.Files = append(rep.Files, FileResult{Path: rest.Path, Doc: rest.ID, Status: StatusFailed, Reason: res.Reason})
+				rep.Failed++
+			}
+			break
 		}
 	}
 	// Snapshots are written even after a cancel, with a fresh context: what was stored stays
@@ -152,6 +159,10 @@ func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embe
 		}
 	}
 	res.Path, res.Doc = it.Path, it.ID
+	if it.Skip != "" {
+		res.Status, res.Reason = StatusSkipped, it.Skip
+		return res
+	}
 	doc, err := Load(it.Path, opts.Load)
 	var skip *SkipError
 	switch {
@@ -165,6 +176,13 @@ func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embe
 	doc.ID, doc.Collection = it.ID, it.Collection
 	if it.Title != "" {
 		doc.Title = it.Title
+	}
+	if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Source != doc.Source {
+		// Two files with the same name from different folders: never let one replace the other.
+		err := fmt.Errorf("the ID %s is taken by %s: ingest this file through its folder, or remove the other with `warren kb rm %s`",
+			doc.ID, old.Source, doc.ID)
+		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+		return res
 	}
 	if !opts.Force {
 		if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Hash == doc.Hash && old.Collection == doc.Collection {
@@ -248,7 +266,15 @@ func CollectItems(paths []string, collection string) ([]Item, error) {
 		}
 		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
 			if err != nil {
-				return err
+				if path == p {
+					return err
+				}
+				// An unreadable file or folder is reported; the rest of the walk goes on.
+				items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection, Skip: "unreadable: " + err.Error()})
+				if d != nil && d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
 			}
 			if strings.HasPrefix(d.Name(), ".") && path != p {
 				if d.IsDir() {

@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -318,6 +319,26 @@ func TestLoadsTheSharedCorpusStructure(t *testing.T) {
 	for number, path := range map[string]string{"4.1": "4 › 4.1", "4.6": "4 › 4.6", "A.1": "Appendix A › A.1", "9.2": "9 › 9.2"} {
 		if got[number] != path {
 			t.Errorf("RFC 6902 section %s: path %q, want %q", number, got[number], path)
+		}
+	}
+}
+
+func TestTextWithoutFormFeedsIsStreamedInWindows(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&b, "%d.  Section %d\n\n%s\n\n", i, i, strings.Repeat("Purge the line with nitrogen before the change. ", 45))
+	}
+	text := b.String()
+	var got []Section
+	if err := scanText(strings.NewReader(text), "", func(s Section) error { got = append(got, s); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(text) < 2*pageWindow || len(got) != 300 || got[299].Number != "300" {
+		t.Fatalf("want 300 sections from %d bytes, got %d", len(text), len(got))
+	}
+	for _, s := range got {
+		if !strings.HasPrefix(text[s.Offset:], s.Text) {
+			t.Fatalf("section %s: offset does not point at its text", s.Number)
 		}
 	}
 }

@@ -154,13 +154,18 @@ func loadMarkdownFile(doc *Document) error {
 	if err != nil {
 		return fmt.Errorf("couldn't read %s: %w", doc.Source, err)
 	}
-	text := string(data)
+	// A byte-order mark some editors write must not hide the front matter. Offsets stay
+	// offsets into the file, which has the mark.
+	text, base := string(data), 0
+	if strings.HasPrefix(text, "\uFEFF") {
+		text, base = text[3:], 3
+	}
 	meta, body, err := splitFrontMatter(text)
 	if err != nil {
 		return &SkipError{Path: doc.Source, Reason: err.Error()}
 	}
 	doc.Meta = flattenMeta(meta)
-	title, sections := parseMarkdown(text[body:], body, "", nil)
+	title, sections := parseMarkdown(text[body:], base+body, "", nil)
 	doc.Sections = sections
 	switch {
 	case doc.Meta["title"] != "":

@@ -27,50 +27,83 @@ type textLine struct {
 	offset int
 }
 
+// pageWindow bounds what scanText holds of a page: a page longer than this (a file without
+// form feeds) is handed on in windows, keeping its last lines back for footer detection.
+const pageWindow = 256 << 10
+
 // scanText reads plain text and calls emit for each section in order.
 func scanText(r io.Reader, file string, emit func(Section) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	b := &textSections{file: file, emit: emit}
-	offset, page := 0, 0
+	b := &textSections{file: file, emit: emit, prevBlank: true}
+	var page []textLine
+	pageBytes, offset, pageNo := 0, 0, 0
 	lastHeader := ""
+	startOfPage := true
+	// flush hands lines on; header and footer say whether the page's first or last lines are
+	// among them, so running headers and footers can be dropped.
+	flush := func(lines []textLine, header, footer, lastPage bool, next *textLine) error {
+		lines, lastHeader = dropFurniture(lines, header && pageNo > 0, footer, lastPage, lastHeader)
+		for i, l := range lines {
+			nextBlank := true
+			switch {
+			case i+1 < len(lines):
+				nextBlank = strings.TrimSpace(lines[i+1].text) == ""
+			case next != nil:
+				nextBlank = strings.TrimSpace(next.text) == ""
+			}
+			if err := b.line(l, b.prevBlank, nextBlank); err != nil {
+				return err
+			}
+			b.prevBlank = strings.TrimSpace(l.text) == ""
+		}
+		return nil
+	}
 	for {
-		chunk, err := br.ReadString('\f')
+		line, err := br.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
-		endsWithFF := strings.HasSuffix(chunk, "\f")
-		lines := splitLines(strings.TrimSuffix(chunk, "\f"), offset)
-		// The last page has no form feed after it, but its footer may still carry a page number.
-		lines, lastHeader = dropFurniture(lines, page > 0, endsWithFF, page > 0 && !endsWithFF, lastHeader)
-		for i, l := range lines {
-			prevBlank := i == 0 || strings.TrimSpace(lines[i-1].text) == ""
-			nextBlank := i == len(lines)-1 || strings.TrimSpace(lines[i+1].text) == ""
-			if e := b.line(l, prevBlank, nextBlank); e != nil {
+		for {
+			ff := strings.IndexByte(line, '\f')
+			part := line
+			if ff >= 0 {
+				part = line[:ff]
+			}
+			if part != "" {
+				page = append(page, textLine{text: strings.TrimRight(part, "\r\n"), offset: offset})
+				pageBytes += len(part)
+			}
+			offset += len(part)
+			if ff < 0 {
+				break
+			}
+			if e := flush(page, startOfPage, true, false, nil); e != nil {
 				return e
 			}
+			page, pageBytes, startOfPage = page[:0], 0, true
+			pageNo++
+			offset++ // the form feed
+			line = line[ff+1:]
 		}
-		offset += len(chunk)
-		page++
+		if pageBytes > pageWindow && len(page) > 16 {
+			keep := page[len(page)-8:]
+			if e := flush(page[:len(page)-8], startOfPage, false, false, &keep[0]); e != nil {
+				return e
+			}
+			page = append(page[:0], keep...)
+			pageBytes, startOfPage = 0, false
+			for _, l := range page {
+				pageBytes += len(l.text)
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 	}
-	return b.flush()
-}
-
-func splitLines(s string, offset int) []textLine {
-	var out []textLine
-	for len(s) > 0 {
-		nl := strings.IndexByte(s, '\n')
-		line := s
-		if nl >= 0 {
-			line = s[:nl+1]
-		}
-		out = append(out, textLine{text: strings.TrimRight(line, "\r\n"), offset: offset})
-		offset += len(line)
-		s = s[len(line):]
+	if err := flush(page, startOfPage, false, pageNo > 0, nil); err != nil {
+		return err
 	}
-	return out
+	return b.flush()
 }
 
 // dropFurniture removes a page's running header (its first non-blank line, when it looks like
@@ -116,11 +149,12 @@ func dropFurniture(lines []textLine, hasHeader, hasFooter, lastPage bool, lastHe
 
 // textSections accumulates lines into sections.
 type textSections struct {
-	file    string
-	emit    func(Section) error
-	cur     Section
-	body    strings.Builder
-	started bool // cur has a body offset
+	prevBlank bool
+	file      string
+	emit      func(Section) error
+	cur       Section
+	body      strings.Builder
+	started   bool // cur has a body offset
 }
 
 func (b *textSections) line(l textLine, prevBlank, nextBlank bool) error {

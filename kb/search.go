@@ -168,6 +168,10 @@ func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int)
 	if err != nil {
 		return nil, err
 	}
+	// Another process may have written since the vectors were loaded.
+	if err := vs.fresh(ctx, s, scope.Collections); err != nil {
+		return nil, err
+	}
 	names := scope.Collections
 	if len(names) == 0 {
 		for name := range vs.db.ListCollections() {

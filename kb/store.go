@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -219,6 +220,8 @@ func (s *Store) ReplaceDocument(ctx context.Context, doc *Document, chunks []Chu
 	if err := ensureCollection(ctx, tx, doc.Collection, embedder, dim); err != nil {
 		return err
 	}
+	var oldCollection string
+	tx.QueryRowContext(ctx, `SELECT collection FROM documents WHERE id = ?`, doc.ID).Scan(&oldCollection)
 	old, err := chunkIDsTx(ctx, tx, doc.ID)
 	if err != nil {
 		return err
@@ -259,18 +262,41 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE collections SET generation = generation + 1 WHERE name = ?`, doc.Collection); err != nil {
+	newGen, err := bumpGeneration(ctx, tx, doc.Collection)
+	if err != nil {
 		return err
+	}
+	movedGen := 0
+	moved := oldCollection != "" && oldCollection != doc.Collection
+	if moved {
+		if movedGen, err = bumpGeneration(ctx, tx, oldCollection); err != nil {
+			return err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("couldn't commit %s: %w", doc.ID, err)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.vectors != nil {
-		s.vectors.replace(ctx, doc.Collection, old, chunks, vectors)
+	vs := s.vectors
+	s.mu.Unlock()
+	if vs != nil {
+		if moved {
+			vs.apply(ctx, oldCollection, movedGen, old, nil, nil)
+			old = nil
+		}
+		vs.apply(ctx, doc.Collection, newGen, old, chunks, vectors)
 	}
 	return nil
+}
+
+// bumpGeneration marks a collection changed and returns its new generation.
+func bumpGeneration(ctx context.Context, tx *sql.Tx, collection string) (int, error) {
+	var g int
+	err := tx.QueryRowContext(ctx, `UPDATE collections SET generation = generation + 1 WHERE name = ? RETURNING generation`, collection).Scan(&g)
+	if err != nil {
+		return 0, fmt.Errorf("couldn't update collection %s: %w", collection, err)
+	}
+	return g, nil
 }
 
 // RemoveDocument deletes a document and its chunks.
@@ -295,21 +321,29 @@ func (s *Store) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	if err := deleteDocumentTx(ctx, tx, id); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE collections SET generation = generation + 1 WHERE name = ?`, collection); err != nil {
+	gen, err := bumpGeneration(ctx, tx, collection)
+	if err != nil {
 		return false, err
 	}
 	if err := tx.Commit(); err != nil {
 		return false, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.vectors != nil {
-		s.vectors.replace(ctx, collection, old, nil, nil)
+	vs := s.vectors
+	s.mu.Unlock()
+	if vs != nil {
+		vs.apply(ctx, collection, gen, old, nil, nil)
 	}
 	return true, nil
 }
 
+// CollectionName is what a collection may be called: it names files in the workspace.
+var CollectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
 func ensureCollection(ctx context.Context, tx *sql.Tx, name, embedder string, dim int) error {
+	if !CollectionName.MatchString(name) {
+		return fmt.Errorf("collection name %q: use 1 to 64 lower-case letters, digits, '-' and '_'", name)
+	}
 	var built string
 	var builtDim int
 	err := tx.QueryRowContext(ctx, `SELECT embedder, dim FROM collections WHERE name = ?`, name).Scan(&built, &builtDim)
@@ -474,19 +508,27 @@ func (s *Store) ResetCollection(ctx context.Context, name, embedder string) erro
 		`DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE collection = ?)`,
 		`DELETE FROM chunks WHERE collection = ?`,
 		`DELETE FROM documents WHERE collection = ?`,
-		`DELETE FROM collections WHERE name = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, name); err != nil {
 			return fmt.Errorf("couldn't reset collection %s: %w", name, err)
 		}
 	}
+	// The row stays, its generation still rising, so no older snapshot can pass for the
+	// emptied collection.
+	if _, err := tx.ExecContext(ctx, `UPDATE collections SET embedder = ?, dim = 0, generation = generation + 1 WHERE name = ?`, embedder, name); err != nil {
+		return fmt.Errorf("couldn't reset collection %s: %w", name, err)
+	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.vectors != nil {
-		s.vectors.db.DeleteCollection(name)
+	vs := s.vectors
+	s.mu.Unlock()
+	if vs != nil {
+		vs.db.DeleteCollection(name)
+		vs.mu.Lock()
+		delete(vs.gen, name)
+		vs.mu.Unlock()
 	}
 	removeOtherSnapshots(s.vdir, name, "")
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -16,8 +15,6 @@ import (
 
 // exitPartial means a command did its work for most items but skipped or failed some.
 const exitPartial = 3
-
-var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
@@ -44,7 +41,7 @@ documents, titles and synonyms to the workspace registry, so references can name
 			if (len(args) == 0) == (registryFile == "") {
 				return usageError{fmt.Errorf("give PATHs to ingest or --registry FILE (one of the two)")}
 			}
-			if registryFile == "" && !collectionName.MatchString(collection) {
+			if registryFile == "" && !kb.CollectionName.MatchString(collection) {
 				return usageError{fmt.Errorf("--collection %q: use lower-case letters, digits, '-' and '_'", collection)}
 			}
 			e, err := a.open()
@@ -60,6 +57,11 @@ documents, titles and synonyms to the workspace registry, so references can name
 			if registryFile != "" {
 				if reg, err = registry.Load(registryFile); err != nil {
 					return err
+				}
+				for _, name := range reg.Names() {
+					if !kb.CollectionName.MatchString(name) {
+						return fmt.Errorf("%s: collection name %q: use lower-case letters, digits, '-' and '_'", registryFile, name)
+					}
 				}
 				items = registryItems(reg, filepath.Dir(registryFile))
 			} else if items, err = kb.CollectItems(args, collection); err != nil {
@@ -207,8 +209,8 @@ func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registr
 				}
 			}
 		} else if info, ok, err := e.store.Document(ctx, f.Doc); err == nil && ok {
+			// Title and path only: synonyms are the analyst's to approve (`warren registry suggest`).
 			entry.Title = info.Title
-			entry.Synonyms = registry.SuggestSynonyms(registry.Document{Path: f.Doc, Title: info.Title}, info.Meta)
 		}
 		if upsert(ws, it.Collection, entry) {
 			changed = true

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"warren/kb"
 	"warren/registry"
 )
 
@@ -39,7 +41,22 @@ func (a *app) kbCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if collection != "" {
+				var only []kb.CollectionInfo
+				for _, c := range cols {
+					if c.Name == collection {
+						only = append(only, c)
+					}
+				}
+				cols = only
+			}
 			if a.jsonOut {
+				if cols == nil {
+					cols = []kb.CollectionInfo{}
+				}
+				if docs == nil {
+					docs = []kb.DocInfo{}
+				}
 				return a.printJSON(map[string]any{"collections": cols, "documents": docs})
 			}
 			if len(cols) == 0 {
@@ -49,9 +66,7 @@ func (a *app) kbCommand() *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "COLLECTION\tDOCUMENTS\tCHUNKS\tEMBEDDER")
 			for _, c := range cols {
-				if collection == "" || c.Name == collection {
-					fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, c.Documents, c.Chunks, c.Embedder)
-				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, c.Documents, c.Chunks, c.Embedder)
 			}
 			tw.Flush()
 			fmt.Fprintln(a.stdout)
@@ -102,28 +117,23 @@ func (a *app) kbCommand() *cobra.Command {
 	return cmd
 }
 
-// findDocument turns what an analyst typed into a stored document ID: the ID itself, a unique
-// registry synonym or title, or the file or folder name with or without its extension.
+// findDocument turns what an analyst typed into a stored document ID: the ID itself, or else
+// a registry name (synonym, title) or the file or folder name, with or without a known
+// extension. When these point at different documents the name is ambiguous and says so.
 func (e *env) findDocument(ctx context.Context, name string) (string, error) {
 	docs, err := e.store.Documents(ctx, "")
 	if err != nil {
 		return "", err
 	}
-	var byBase []string
+	candidates := map[string]bool{}
 	for _, d := range docs {
 		if d.ID == name {
 			return d.ID, nil
 		}
 		base := filepath.Base(d.ID)
-		if strings.EqualFold(base, name) || strings.EqualFold(strings.TrimSuffix(base, filepath.Ext(base)), name) {
-			byBase = append(byBase, d.ID)
+		if strings.EqualFold(base, name) || strings.EqualFold(trimKnownExt(base), name) {
+			candidates[d.ID] = true
 		}
-	}
-	if len(byBase) == 1 {
-		return byBase[0], nil
-	}
-	if len(byBase) > 1 {
-		return "", fmt.Errorf("%q names %d documents (%s): give the full path", name, len(byBase), strings.Join(byBase, ", "))
 	}
 	reg, err := e.registry()
 	if err != nil {
@@ -132,9 +142,53 @@ func (e *env) findDocument(ctx context.Context, name string) (string, error) {
 	if m, ok := registry.NewResolver(reg).Resolve(name, ""); ok && m.Method == registry.MethodExact {
 		for _, d := range docs {
 			if d.ID == m.Doc.Path {
-				return d.ID, nil
+				candidates[d.ID] = true
 			}
 		}
 	}
-	return "", fmt.Errorf("no document %q in the knowledge base: `warren kb list` shows what is there", name)
+	switch len(candidates) {
+	case 1:
+		for id := range candidates {
+			return id, nil
+		}
+	case 0:
+		return "", fmt.Errorf("no document %q in the knowledge base: `warren kb list` shows what is there", name)
+	}
+	ids := make([]string, 0, len(candidates))
+	for id := range candidates {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return "", fmt.Errorf("%q could mean %s: give the full document path", name, strings.Join(ids, " or "))
+}
+
+// trimKnownExt drops a file extension warren reads, so "rfc6902" names rfc6902.txt but "12"
+// does not name the folder 12.BImSchV.
+func trimKnownExt(name string) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch ext {
+	case ".md", ".markdown", ".txt", ".text", ".pdf", ".html", ".htm":
+		return strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	return name
+}
+
+// checkCollections refuses collection names the knowledge base does not have.
+func (e *env) checkCollections(ctx context.Context, names []string) error {
+	cols, err := e.store.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	var all []string
+	for _, c := range cols {
+		have[c.Name] = true
+		all = append(all, c.Name)
+	}
+	for _, n := range names {
+		if !have[n] {
+			return fmt.Errorf("no collection %q in the knowledge base (there are: %s)", n, strings.Join(all, ", "))
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/kb"
+	"warren/kb/analysis"
 	"warren/retrieval"
 )
 
@@ -30,6 +31,12 @@ collections were built with the built-in embedder.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if len(analysis.QueryTerms(args[0], lang)) == 0 {
+				return usageError{fmt.Errorf("the query %q has no searchable words (only stop words or punctuation)", args[0])}
+			}
+			if section != "" && doc == "" {
+				return usageError{fmt.Errorf("--section needs --doc: a section number means something only within a document")}
+			}
 			e, err := a.open()
 			if err != nil {
 				return err
@@ -40,6 +47,9 @@ collections were built with the built-in embedder.`,
 			scope := kb.Scope{Section: section}
 			if collection != "" {
 				scope.Collections = strings.Split(collection, ",")
+				if err := e.checkCollections(ctx, scope.Collections); err != nil {
+					return err
+				}
 			}
 			if doc != "" {
 				if scope.Doc, err = e.findDocument(ctx, doc); err != nil {
