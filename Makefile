@@ -24,8 +24,8 @@ run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 test: lint ## vet, check formatting, and run every test
 	$(GO) test -count=1 ./...
 
-bench: ## run the benchmarks
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+bench: ## run the benchmarks (once each: several build large workspaces or wait on scripted latency)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./...
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \

@@ -24,7 +24,7 @@ type harness struct {
 	events []agent.Event
 }
 
-func newHarness(t *testing.T, adjust ...func(*config.Config)) *harness {
+func newHarness(t testing.TB, adjust ...func(*config.Config)) *harness {
 	t.Helper()
 	ws, store, reg := testkb.Corpus(t)
 	srv := llmtest.New(t)
@@ -113,14 +113,14 @@ func scriptReport(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "remediation", SchemaHas: "decision", Replies: []string{`{"decision":"retry","focus":"Jeden Absatz belegen."}`}})
 }
 
-func TestScriptedScenarioThroughEveryNode(t *testing.T) {
-	h := newHarness(t)
+// runScenario drives the scripted scenario: two refinement rounds ended by /end, a plan
+// edited (t1 changed, t2 deleted, one added) and approved, then the work to the end.
+func runScenario(t testing.TB, h *harness, run string) *State {
+	t.Helper()
 	scriptRefinement(h.srv, 0.4, []string{"Erzeugnisse", "Tätigkeiten", "Fristen"})
 	scriptWork(h.srv)
 	scriptReport(h.srv)
 	ctx := context.Background()
-	const run = "scenario"
-
 	out, s, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{HITL: true})
 	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptQuestions {
 		t.Fatalf("want the first questions: %+v %v (unmatched %v)", out, err, h.srv.Unmatched())
@@ -153,6 +153,14 @@ func TestScriptedScenarioThroughEveryNode(t *testing.T) {
 	if err != nil || out.Status != agent.StatusDone {
 		t.Fatalf("the run completes: %+v %v (unmatched %v)", out, err, h.srv.Unmatched())
 	}
+	return s
+}
+
+func TestScriptedScenarioThroughEveryNode(t *testing.T) {
+	h := newHarness(t)
+	const run = "scenario"
+	ctx := context.Background()
+	s := runScenario(t, h, run)
 
 	var plan []string
 	for _, task := range s.Plan {

@@ -82,15 +82,18 @@ func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
 // gateway and the run completes; always ends the run with an error that names the node and
 // says what went wrong, and the run stays resumable.
 func TestInvalidOutputInEveryNodeType(t *testing.T) {
-	nodes := map[string]string{ // node → its schema's distinctive property
-		"generate_queries": "queries", "analyze": "coverage", "finalize": "research_queries", "plan": "tasks",
-		"execute": "information", "quality": "factual_accuracy", "remediate": "decision",
+	cases := []struct{ node, prop string }{ // each structured call, by its schema's distinctive property
+		{"generate_queries", "queries"}, {"analyze", "coverage"}, {"ask", "questions"}, {"process_answer", "insights"},
+		{"finalize", "research_queries"}, {"plan", "tasks"}, {"execute", "information"}, {"execute", "references"},
+		{"execute", "follow"}, {"execute", "relevance"}, {"execute", "task_done"}, {"quality", "factual_accuracy"},
+		{"remediate", "decision"},
 	}
-	for node, prop := range nodes {
+	for _, tc := range cases {
+		node, prop := tc.node, tc.prop
 		for _, always := range []bool{false, true} {
-			name := node + "/repaired"
+			name := node + "/" + prop + "/repaired"
 			if always {
-				name = node + "/fails"
+				name = node + "/" + prop + "/fails"
 			}
 			t.Run(name, func(t *testing.T) {
 				h := newHarness(t, func(c *config.Config) { c.Ollama.RepairAttempts = 1 })
@@ -104,9 +107,16 @@ func TestInvalidOutputInEveryNodeType(t *testing.T) {
 				scriptReport(h.srv)
 				ctx := context.Background()
 				run := "inv-" + strings.ReplaceAll(name, "/", "-")
-				out, _, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
-				if err == nil && out.Interrupt != nil {
-					out, _, err = h.svc.Resume(ctx, run, json.RawMessage(`{"action":"approve"}`))
+				// One answered round of questions, then /end, then the plan approved.
+				out, _, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{HITL: true})
+				// The approved task has a reference chain, so every call of the execute node happens.
+				approve := `{"action":"approve","tasks":[{"id":"t1","query":"Einstufung Kennzeichnung Verpackung Explosivstoff Erzeugnisse"},
+					{"query":"Übergangsregelung Chemikaliengesetz Zwecke"}]}`
+				for _, answer := range []string{`"Stoffe und Gemische"`, `"/end"`, approve} {
+					if err != nil || out.Interrupt == nil {
+						break
+					}
+					out, _, err = h.svc.Resume(ctx, run, json.RawMessage(answer))
 				}
 				if !always {
 					if err != nil || out.Status != agent.StatusDone {

@@ -141,3 +141,56 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 		t.Errorf("the resume must have done the rest of the work: %d calls before, %d after", len(before), len(after))
 	}
 }
+
+func TestResearchFromAnAnswersFileAndSessions(t *testing.T) {
+	ws, _, _ := testkb.Corpus(t)
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	answers := filepath.Join(t.TempDir(), "answers.yaml")
+	os.WriteFile(answers, []byte(`questions:
+  - "Es geht um Stoffe und Gemische."
+  - /end
+plan:
+  - action: replan
+    comment: "Nur eine Aufgabe, bitte."
+  - action: approve
+    tasks:
+      - query: "Gefährdungsbeurteilung Informationsermittlung"
+        rationale: "vom Analysten geschrieben"
+`), 0o644)
+	out := filepath.Join(t.TempDir(), "report.md")
+	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", answers, "--out", out, "--json")
+	var sum researchSummary
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
+		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	if sum.Status != agent.StatusDone || len(sum.Tasks) != 1 || sum.Tasks[0].Query != "Gefährdungsbeurteilung Informationsermittlung" ||
+		sum.Termination != "ended by the analyst (/end)" || sum.Report != out {
+		t.Errorf("the answers file drives the run (two rounds, a replan, an edited plan): %+v", sum)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("report not written: %v", err)
+	}
+	if n := srv.Count("/api/chat"); n == 0 {
+		t.Error("no model calls")
+	}
+
+	r = warren(t, env, "sessions", "list", "--json")
+	var runs []agent.RunInfo
+	if json.Unmarshal([]byte(r.stdout), &runs) != nil || len(runs) != 1 || runs[0].ID != sum.Run || runs[0].Status != agent.StatusDone {
+		t.Fatalf("sessions list: %s", r.stdout)
+	}
+	if r = warren(t, env, "sessions", "show", sum.Run); r.code != 0 || !strings.Contains(r.stdout, "Refinement ended: ended by the analyst") {
+		t.Errorf("sessions show: %+v", r)
+	}
+	if r = warren(t, env, "research", "--resume", sum.Run, "--yes"); r.code != exitFailure || !strings.Contains(r.stderr, "already finished") {
+		t.Errorf("a finished run cannot be resumed: %+v", r)
+	}
+	if r = warren(t, env, "sessions", "rm", sum.Run); r.code != 0 {
+		t.Fatalf("sessions rm: %+v", r)
+	}
+	if r = warren(t, env, "sessions", "show", sum.Run); r.code != exitFailure || !strings.Contains(r.stderr, "sessions list") {
+		t.Errorf("a removed run is gone with a hint: %+v", r)
+	}
+}

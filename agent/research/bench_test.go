@@ -1,0 +1,40 @@
+package research
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"warren/config"
+)
+
+// BenchmarkScenario runs the scripted scenario against llmtest with 200 ms per answer, once with
+// one model call in flight and once with four, and reports the model calls, the tokens and
+// both wall times with their ratio. Run it with -benchtime 1x.
+func BenchmarkScenario(b *testing.B) {
+	const latency = 200 * time.Millisecond
+	walls := map[int]time.Duration{}
+	for b.Loop() {
+		for _, conc := range []int{1, 4} {
+			h := newHarness(b, func(c *config.Config) { c.Ollama.MaxConcurrency = conc })
+			h.srv.SetLatency(latency)
+			run := fmt.Sprintf("bench-%d", conc)
+			start := time.Now()
+			runScenario(b, h, run)
+			walls[conc] = time.Since(start)
+			usage, err := h.store.Usage(context.Background(), run)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if conc == 1 {
+				b.ReportMetric(float64(usage.Calls), "calls")
+				b.ReportMetric(float64(usage.PromptTokens), "prompt-tokens")
+				b.ReportMetric(float64(usage.CompletionTokens), "completion-tokens")
+			}
+		}
+	}
+	b.ReportMetric(walls[1].Seconds(), "wall-s-c1")
+	b.ReportMetric(walls[4].Seconds(), "wall-s-c4")
+	b.ReportMetric(walls[1].Seconds()/walls[4].Seconds(), "speedup")
+}
