@@ -24,6 +24,7 @@ CREATE TABLE runs (
 CREATE TABLE checkpoints (
 	run       TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
 	step      INTEGER NOT NULL,
+	parent    INTEGER NOT NULL,
 	node      TEXT NOT NULL,
 	next      TEXT NOT NULL,
 	status    TEXT NOT NULL,
@@ -49,8 +50,9 @@ const (
 type Checkpoint struct {
 	Run       string          `json:"run"`
 	Step      int             `json:"step"`
-	Node      string          `json:"node"` // the node that just ran (or failed)
-	Next      string          `json:"next"` // where the run goes on from
+	Parent    int             `json:"parent"` // the step this one continued from (0 for the first)
+	Node      string          `json:"node"`   // the node that just ran (or failed)
+	Next      string          `json:"next"`   // where the run goes on from
 	Status    string          `json:"status"`
 	State     json.RawMessage `json:"state"`
 	Interrupt *Interrupt      `json:"interrupt,omitempty"`
@@ -99,8 +101,8 @@ func (s *Store) Save(ctx context.Context, cp Checkpoint) error {
 		return fmt.Errorf("couldn't checkpoint run %s: %w", cp.Run, err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (run, step, node, next, status, state, interrupt, error, saved_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, cp.Run, cp.Step, cp.Node, cp.Next, cp.Status, string(cp.State), intr, cp.Error,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (run, step, parent, node, next, status, state, interrupt, error, saved_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, cp.Run, cp.Step, cp.Step-1, cp.Node, cp.Next, cp.Status, string(cp.State), intr, cp.Error,
 		now.Format(time.RFC3339Nano)); err != nil {
 		return fmt.Errorf("couldn't checkpoint run %s: %w", cp.Run, err)
 	}
@@ -116,8 +118,8 @@ func (s *Store) Latest(ctx context.Context, run string) (Checkpoint, error) {
 	var cp Checkpoint
 	var intr sql.NullString
 	var saved, state string
-	err := s.DB.QueryRowContext(ctx, `SELECT run, step, node, next, status, state, interrupt, error, saved_at FROM checkpoints
-WHERE run = ? ORDER BY step DESC LIMIT 1`, run).Scan(&cp.Run, &cp.Step, &cp.Node, &cp.Next, &cp.Status, &state, &intr, &cp.Error, &saved)
+	err := s.DB.QueryRowContext(ctx, `SELECT run, step, parent, node, next, status, state, interrupt, error, saved_at FROM checkpoints
+WHERE run = ? ORDER BY step DESC LIMIT 1`, run).Scan(&cp.Run, &cp.Step, &cp.Parent, &cp.Node, &cp.Next, &cp.Status, &state, &intr, &cp.Error, &saved)
 	cp.State = json.RawMessage(state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return cp, fmt.Errorf("%w %q: `warren sessions list` shows the runs there are", ErrNoRun, run)
@@ -157,7 +159,7 @@ func (s *Store) Runs(ctx context.Context) ([]RunInfo, error) {
 
 // Checkpoints lists a run's checkpoints in order, without their states.
 func (s *Store) Checkpoints(ctx context.Context, run string) ([]Checkpoint, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT step, node, next, status, error, saved_at FROM checkpoints WHERE run = ? ORDER BY step`, run)
+	rows, err := s.DB.QueryContext(ctx, `SELECT step, parent, node, next, status, error, saved_at FROM checkpoints WHERE run = ? ORDER BY step`, run)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (s *Store) Checkpoints(ctx context.Context, run string) ([]Checkpoint, erro
 	for rows.Next() {
 		cp := Checkpoint{Run: run}
 		var saved string
-		if err := rows.Scan(&cp.Step, &cp.Node, &cp.Next, &cp.Status, &cp.Error, &saved); err != nil {
+		if err := rows.Scan(&cp.Step, &cp.Parent, &cp.Node, &cp.Next, &cp.Status, &cp.Error, &saved); err != nil {
 			return nil, err
 		}
 		cp.SavedAt, _ = time.Parse(time.RFC3339Nano, saved)

@@ -72,7 +72,7 @@ func TestRunInterruptResumeAndFailureRecovery(t *testing.T) {
 		t.Fatalf("want an interrupt after three increments: %+v %v", out, err)
 	}
 	cps, _ := store.Checkpoints(ctx, "run-1")
-	if len(cps) != 4 || cps[0].Node != "inc" || cps[3].Status != StatusInterrupted {
+	if len(cps) != 4 || cps[0].Node != "inc" || cps[3].Status != StatusInterrupted || cps[3].Parent != 3 {
 		t.Errorf("a checkpoint after every node: %+v", cps)
 	}
 

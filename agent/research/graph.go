@@ -154,6 +154,12 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 		}
 	})
 	meter.Restore(used)
+	if svc.Deps.OnToken == nil && svc.Sink != nil {
+		// The report streams into the event stream, for the workbench and the log.
+		svc.Deps.OnToken = func(text string) {
+			svc.Sink(agent.Event{Time: time.Now(), Run: run, Node: "synthesize", Kind: agent.EventToken, Summary: text})
+		}
+	}
 	ctx = llm.WithJournal(llm.WithRun(ctx, meter), svc.Store.Journal(run))
 	if svc.RunTime > 0 {
 		ctx, cancel := context.WithTimeout(ctx, svc.RunTime)

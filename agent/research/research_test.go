@@ -210,6 +210,17 @@ func TestScriptedScenarioThroughEveryNode(t *testing.T) {
 	if len(s.Attribution["t1"]) == 0 {
 		t.Errorf("per-task attribution: %v", s.Attribution)
 	}
+	h.mu.Lock()
+	var streamed strings.Builder
+	for _, e := range h.events {
+		if e.Kind == agent.EventToken {
+			streamed.WriteString(e.Summary)
+		}
+	}
+	h.mu.Unlock()
+	if !strings.Contains(streamed.String(), "Das Chemikaliengesetz regelt") {
+		t.Errorf("the report streams as token events: %q", streamed.String())
+	}
 	ledger, _ := h.store.Ledger(ctx, run)
 	if len(ledger) != h.srv.Count("/api/chat") {
 		t.Errorf("every model call is in the ledger: %d entries, %d chat requests", len(ledger), h.srv.Count("/api/chat"))
