@@ -37,6 +37,8 @@ type Event struct {
 	Duration time.Duration    `json:"duration_ns,omitempty"`
 	Ledger   *llm.LedgerEntry `json:"ledger,omitempty"`
 	Intr     *Interrupt       `json:"interrupt,omitempty"`
+	// State is the state after a node finished, for consumers that show it live.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // Sink receives events. It is called from the run's goroutines and should not block long.
@@ -147,7 +149,7 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 			return Outcome{}, fmt.Errorf("couldn't encode the state: %w", err)
 		}
 		summary := changed(before, after)
-		r.emit(Event{Run: run, Step: step, Node: node, Kind: EventNodeFinished, Summary: summary, Duration: time.Since(start)})
+		r.emit(Event{Run: run, Step: step, Node: node, Kind: EventNodeFinished, Summary: summary, Duration: time.Since(start), State: after})
 		if intr != nil {
 			cp := Checkpoint{Run: run, Step: step, Node: node, Status: StatusInterrupted, State: after, Interrupt: intr}
 			if err := r.Store.Save(context.WithoutCancel(ctx), cp); err != nil {

@@ -73,6 +73,10 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 			return nil, err
 		}
 	}
+	if s.RefTokens == nil {
+		s.RefTokens = map[string]int{}
+	}
+	s.RefTokens[task.ID] = w.refTokens
 	if err := d.reevaluate(ctx, s, idx); err != nil {
 		return nil, err
 	}

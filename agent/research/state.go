@@ -36,8 +36,9 @@ type State struct {
 	PlanComment string `json:"plan_comment"`
 
 	// Phase 3: work.
-	Findings   []Finding   `json:"findings"`
-	References []RefRecord `json:"references"`
+	Findings   []Finding      `json:"findings"`
+	References []RefRecord    `json:"references"`
+	RefTokens  map[string]int `json:"ref_tokens"` // reference tokens spent, per task
 
 	// Phase 4: the report.
 	Report      string           `json:"report"`

@@ -92,7 +92,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `warren follows the references inside documents down to the passages they point at,
 asks sharpening questions, lets you approve the research plan and writes cited reports,
 all on local Ollama models. It also hosts the HMIS gas-table and toxicology review desks.`,
-		Example: `  warren init                 # create a workspace in ./.warren
+		Example: `  warren                      # open the workbench (in a terminal)
+  warren init                 # create a workspace in ./.warren
   warren doctor               # check the workspace and the models
   warren --workspace ~/fab version`,
 		SilenceUsage:  true,
@@ -101,8 +102,11 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 			return a.setupLogging()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Until the workbench exists, bare `warren` explains itself.
-			return cmd.Help()
+			// The workbench needs a terminal; anywhere else bare `warren` explains itself.
+			if !isTerminal(a.stdin) || a.jsonOut {
+				return cmd.Help()
+			}
+			return a.workbench()
 		},
 	}
 	f := root.PersistentFlags()

@@ -1,2 +1,0 @@
-// Package tui is the Bubble Tea workbench: the root model, its panels, styles and keys.
-package tui

@@ -1,0 +1,49 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// globalKeys work everywhere unless a text field has the keyboard.
+type globalKeys struct {
+	NextTab, PrevTab, Tab1, Tab2, Tab3, Tab4, Tab5, Help, Quit key.Binding
+}
+
+func newGlobalKeys() globalKeys {
+	return globalKeys{
+		NextTab: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Tab1:    key.NewBinding(key.WithKeys("1"), key.WithHelp("1-5", "go to tab")),
+		Tab2:    key.NewBinding(key.WithKeys("2")),
+		Tab3:    key.NewBinding(key.WithKeys("3")),
+		Tab4:    key.NewBinding(key.WithKeys("4")),
+		Tab5:    key.NewBinding(key.WithKeys("5")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Quit:    key.NewBinding(key.WithKeys("ctrl+c", "q"), key.WithHelp("q", "quit")),
+	}
+}
+
+// keyMap adapts a list of bindings to bubbles/help.
+type keyMap struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (k keyMap) ShortHelp() []key.Binding  { return k.short }
+func (k keyMap) FullHelp() [][]key.Binding { return k.full }
+
+type keyBinding = key.Binding
+
+// bind is a binding shown as label with help; the keys it answers are more, or label itself.
+func bind(label, help string, more ...string) key.Binding {
+	keys := more
+	if len(keys) == 0 {
+		keys = []string{label}
+	}
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(label, help))
+}
+
+// disabled returns a binding shown as unavailable, with why in its help.
+func disabled(keys, why string) key.Binding {
+	b := key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, why))
+	b.SetEnabled(false)
+	return b
+}

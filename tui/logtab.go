@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/tui/styles"
+)
+
+// maxLogLines bounds the event log kept in memory; a long session keeps its newest lines.
+const maxLogLines = 5000
+
+// logTab shows the event stream and the model-call ledger of the current run.
+type logTab struct {
+	st            *styles.Styles
+	lines         []string
+	calls, tokens int
+	offset        int // lines scrolled up from the bottom
+	width, height int
+}
+
+func newLogTab(st *styles.Styles) *logTab { return &logTab{st: st} }
+
+func (l *logTab) addEvents(events []agent.Event) {
+	for _, e := range events {
+		var line string
+		ts := e.Time.Format("15:04:05")
+		switch e.Kind {
+		case agent.EventToken:
+			continue // the report has its own view; tokens would flood the log
+		case agent.EventLedger:
+			if e.Ledger == nil {
+				continue
+			}
+			l.calls++
+			l.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
+			line = fmt.Sprintf("%s ledger  %-14s %-6s %-12s %4d+%-4d tok %5dms  %s", ts, e.Ledger.Node, e.Ledger.Role,
+				e.Ledger.Kind, e.Ledger.PromptTokens, e.Ledger.CompletionTokens, e.Ledger.Duration.Milliseconds(), e.Ledger.Outcome)
+		case agent.EventNodeFinished:
+			line = fmt.Sprintf("%s node    %-14s done in %s: %s", ts, e.Node, e.Duration.Round(1e6), e.Summary)
+		case agent.EventNodeStarted:
+			line = fmt.Sprintf("%s node    %-14s started", ts, e.Node)
+		case agent.EventInterrupt:
+			line = fmt.Sprintf("%s waits   %s", ts, e.Intr.Kind)
+		default:
+			line = fmt.Sprintf("%s %-7s %s %s", ts, e.Kind, e.Node, e.Summary)
+		}
+		l.lines = append(l.lines, line)
+	}
+	if len(l.lines) > maxLogLines {
+		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
+	}
+}
+
+func (l *logTab) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "up", "k":
+			l.offset = min(l.offset+1, max(len(l.lines)-1, 0))
+		case "down", "j":
+			l.offset = max(l.offset-1, 0)
+		case "pgup":
+			l.offset = min(l.offset+l.height, max(len(l.lines)-1, 0))
+		case "pgdown":
+			l.offset = max(l.offset-l.height, 0)
+		case "end", "G":
+			l.offset = 0
+		}
+	}
+	return nil
+}
+
+func (l *logTab) View() string {
+	head := l.st.Title.Render("Events and model calls") + l.st.Subtle.Render(fmt.Sprintf("  %d calls, %d tokens", l.calls, l.tokens))
+	if len(l.lines) == 0 {
+		return head + "\n\n" + l.st.Subtle.Render("No events yet: start a research run in the Research tab.")
+	}
+	rows := max(l.height-2, 1)
+	end := len(l.lines) - l.offset
+	start := max(end-rows, 0)
+	return head + "\n" + strings.Join(l.lines[start:end], "\n")
+}
+
+func (l *logTab) SetSize(w, h int) { l.width, l.height = w, h }
+func (l *logTab) Capturing() bool  { return false }
+func (l *logTab) Keys() keyMap {
+	b := []keyBinding{bind("↑/k", "scroll up", "up", "k"), bind("↓/j", "scroll down", "down", "j"), bind("G", "newest", "end", "G")}
+	return keyMap{short: b, full: [][]keyBinding{b}}
+}
+
+// deskTab holds the place of a desk that comes with a later issue.
+type deskTab struct {
+	st            *styles.Styles
+	name, text    string
+	width, height int
+}
+
+func newDeskTab(st *styles.Styles, name, text string) *deskTab {
+	return &deskTab{st: st, name: name, text: text}
+}
+
+func (d *deskTab) Update(tea.Msg) tea.Cmd { return nil }
+func (d *deskTab) View() string {
+	return d.st.Title.Render(d.name+" desk") + "\n\n" + wrap(d.text, min(d.width, 100))
+}
+func (d *deskTab) SetSize(w, h int) { d.width, d.height = w, h }
+func (d *deskTab) Capturing() bool  { return false }
+func (d *deskTab) Keys() keyMap     { return keyMap{} }

@@ -1,0 +1,355 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/kb"
+	"warren/tui/styles"
+)
+
+// Views of the Research tab.
+type researchView int
+
+const (
+	viewEditor researchView = iota
+	viewRun
+	viewRefine
+	viewPlan
+	viewReport
+	viewTree
+	viewSessions
+	viewPassage
+)
+
+// Messages of the Research tab.
+type (
+	runDoneMsg struct {
+		run     string
+		outcome agent.Outcome
+		state   *research.State
+		err     error
+	}
+	runsMsg struct {
+		runs []agent.RunInfo
+		err  error
+	}
+	openRunMsg struct {
+		cp    agent.Checkpoint
+		state *research.State
+		err   error
+	}
+	passageMsg struct {
+		chunk kb.Chunk
+		back  researchView
+		err   error
+	}
+	exportedMsg struct {
+		path string
+		err  error
+	}
+)
+
+type trailItem struct {
+	node     string
+	duration time.Duration
+	summary  string
+	done     bool
+}
+
+// researchTab runs research and hosts its approvals.
+type researchTab struct {
+	be  Backend
+	st  *styles.Styles
+	log *logTab
+
+	view          researchView
+	width, height int
+
+	question textinput.Model
+	answer   textarea.Model
+	edit     textinput.Model // task query or replan comment
+	editing  string          // "", "task", "add", "comment"
+
+	run     string
+	cancel  context.CancelFunc
+	queue   *eventQueue
+	state   *research.State
+	pending *agent.Interrupt
+	trail   []trailItem
+	calls   int
+	tokens  int
+	status  string // finished, waiting, canceled, failed
+
+	plan       []research.Task
+	planCursor int
+
+	report  reportView
+	tree    treeView
+	runs    []agent.RunInfo
+	runsCur int
+	passage *kb.Chunk
+	back    researchView
+}
+
+func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
+	q := textinput.New()
+	q.Placeholder = "Ask a research question, then press enter"
+	q.Focus()
+	a := textarea.New()
+	a.Placeholder = "Your answer (ctrl+s sends it, ctrl+e or /end stops refining)"
+	a.ShowLineNumbers = false
+	e := textinput.New()
+	return &researchTab{be: be, st: st, log: log, question: q, answer: a, edit: e}
+}
+
+func (r *researchTab) Init() tea.Cmd { return textinput.Blink }
+
+func (r *researchTab) restyle(st *styles.Styles) {
+	r.st = st
+	r.report.invalidate()
+}
+
+func (r *researchTab) running() bool { return r.cancel != nil }
+
+// interrupt cancels a running run on Ctrl-C; nil when nothing runs.
+func (r *researchTab) interrupt() tea.Cmd {
+	if r.cancel == nil {
+		return nil
+	}
+	r.cancel()
+	return setStatus("cancelling the run…", false)
+}
+
+func (r *researchTab) stateLabel() string {
+	switch {
+	case r.running():
+		node := "starting"
+		if len(r.trail) > 0 {
+			node = r.trail[len(r.trail)-1].node
+		}
+		return "run: " + node
+	case r.status != "":
+		return "run: " + r.status
+	}
+	return "no run"
+}
+
+func (r *researchTab) SetSize(w, h int) {
+	r.width, r.height = w, h
+	r.question.SetWidth(max(w-4, 10))
+	r.answer.SetWidth(max(w-2, 10))
+	r.answer.SetHeight(max(min(h/3, 8), 3))
+	r.edit.SetWidth(max(w-4, 10))
+	r.report.setSize(w, h-2)
+	r.tree.setSize(w, h-2)
+}
+
+func (r *researchTab) Capturing() bool {
+	switch {
+	case r.editing != "":
+		return true
+	case r.view == viewEditor:
+		return r.question.Focused()
+	case r.view == viewRefine:
+		return r.answer.Focused()
+	}
+	return false
+}
+
+// sink hands events to the queue; it is called from the run's goroutines.
+func (r *researchTab) startRun(question string) tea.Cmd {
+	run := research.NewRunID()
+	return r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
+		return r.be.StartResearch(ctx, run, question, research.Options{HITL: true}, sink)
+	})
+}
+
+func (r *researchTab) resume(run string, answer json.RawMessage) tea.Cmd {
+	return r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
+		return r.be.ResumeResearch(ctx, run, answer, sink)
+	})
+}
+
+// launch runs one Start or Resume call in a command, streaming its events.
+func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) (agent.Outcome, *research.State, error)) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	q := newEventQueue()
+	if r.run != run {
+		r.trail, r.calls, r.tokens, r.state = nil, 0, 0, nil
+		r.report.set("")
+	}
+	r.run, r.cancel, r.queue, r.pending, r.status = run, cancel, q, nil, ""
+	r.view = viewRun
+	work := func() tea.Msg {
+		defer q.Close()
+		out, st, err := call(ctx, q.Push)
+		return runDoneMsg{run: run, outcome: out, state: st, err: err}
+	}
+	return tea.Batch(work, q.wait())
+}
+
+func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case eventsMsg:
+		r.absorb(msg.events)
+		if msg.more && msg.queue == r.queue {
+			return msg.queue.wait()
+		}
+		return nil
+	case runDoneMsg:
+		return r.finished(msg)
+	case runsMsg:
+		if msg.err != nil {
+			return setStatus(msg.err.Error(), true)
+		}
+		r.runs, r.runsCur = msg.runs, 0
+		return nil
+	case openRunMsg:
+		if msg.err != nil {
+			return setStatus(msg.err.Error(), true)
+		}
+		r.run, r.state, r.status = msg.cp.Run, msg.state, msg.cp.Status
+		r.tree.build(r.state, r.st)
+		if msg.state.Report != "" {
+			r.report.set(research.FullReport(msg.state))
+			r.view = viewReport
+			return nil
+		}
+		r.view = viewRun
+		return setStatus(fmt.Sprintf("run %s is %s: press r to resume it", msg.cp.Run, msg.cp.Status), false)
+	case passageMsg:
+		if msg.err != nil {
+			return setStatus(msg.err.Error(), true)
+		}
+		r.passage, r.back, r.view = &msg.chunk, msg.back, viewPassage
+		return nil
+	case exportedMsg:
+		if msg.err != nil {
+			return setStatus("couldn't export the report: "+msg.err.Error(), true)
+		}
+		return setStatus("report exported to "+msg.path, false)
+	case tea.KeyPressMsg:
+		return r.key(msg)
+	}
+	return nil
+}
+
+// absorb takes streamed events: the trail, the budgets and the live state.
+func (r *researchTab) absorb(events []agent.Event) {
+	for _, e := range events {
+		if e.Run != r.run {
+			continue
+		}
+		switch e.Kind {
+		case agent.EventNodeStarted:
+			r.trail = append(r.trail, trailItem{node: e.Node})
+		case agent.EventNodeFinished:
+			if n := len(r.trail); n > 0 && r.trail[n-1].node == e.Node {
+				r.trail[n-1].done, r.trail[n-1].duration, r.trail[n-1].summary = true, e.Duration, e.Summary
+			}
+			if len(e.State) > 0 {
+				var s research.State
+				if json.Unmarshal(e.State, &s) == nil {
+					r.state = &s
+				}
+			}
+		case agent.EventLedger:
+			if e.Ledger != nil {
+				r.calls++
+				r.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
+			}
+		case agent.EventToken:
+			r.report.stream(e.Summary)
+		}
+	}
+}
+
+func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
+	if msg.run != r.run {
+		return nil
+	}
+	r.cancel, r.queue = nil, nil
+	if msg.state != nil {
+		r.state = msg.state
+		r.tree.build(r.state, r.st)
+	}
+	switch {
+	case msg.err != nil && errors.Is(msg.err, context.Canceled):
+		r.status = "canceled"
+		return setStatus("run canceled; its checkpoint is kept: resume it from sessions (ctrl+o, then r)", false)
+	case msg.err != nil:
+		r.status = "failed"
+		return setStatus(msg.err.Error(), true)
+	case msg.outcome.Status == agent.StatusInterrupted:
+		r.status, r.pending = "waiting for you", msg.outcome.Interrupt
+		switch r.pending.Kind {
+		case research.InterruptQuestions:
+			r.view = viewRefine
+			r.answer.Reset()
+			return r.answer.Focus()
+		case research.InterruptPlan:
+			var p research.PlanPayload
+			json.Unmarshal(r.pending.Payload, &p)
+			r.plan, r.planCursor, r.view = p.Tasks, 0, viewPlan
+		}
+		return nil
+	}
+	r.status = "finished"
+	if r.state != nil {
+		r.report.set(research.FullReport(r.state))
+	}
+	r.view = viewReport
+	msgText := "report ready: n/N select citations, enter opens the source, x exports"
+	if r.state != nil && r.state.Exhausted {
+		msgText = "the budget ran out: the report is partial"
+	}
+	return setStatus(msgText, false)
+}
+
+func (r *researchTab) loadRuns() tea.Cmd {
+	return func() tea.Msg {
+		runs, err := r.be.Runs(context.Background())
+		return runsMsg{runs: runs, err: err}
+	}
+}
+
+func (r *researchTab) openRun(run string) tea.Cmd {
+	return func() tea.Msg {
+		cp, st, err := r.be.RunState(context.Background(), run)
+		return openRunMsg{cp: cp, state: st, err: err}
+	}
+}
+
+func (r *researchTab) openPassage(id string, back researchView) tea.Cmd {
+	return func() tea.Msg {
+		chunks, err := r.be.Chunks(context.Background(), []string{id})
+		if err == nil && len(chunks) == 0 {
+			err = fmt.Errorf("chunk %s is no longer in the knowledge base", id)
+		}
+		if err != nil {
+			return passageMsg{err: err}
+		}
+		return passageMsg{chunk: chunks[0], back: back}
+	}
+}
+
+func (r *researchTab) export() tea.Cmd {
+	if r.state == nil || r.state.Report == "" {
+		return setStatus("no report to export yet", false)
+	}
+	run, md := r.run, research.FullReport(r.state)
+	return func() tea.Msg {
+		path, err := r.be.ExportReport(run, md)
+		return exportedMsg{path: path, err: err}
+	}
+}

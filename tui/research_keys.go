@@ -1,0 +1,278 @@
+package tui
+
+import (
+	"encoding/json"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/research"
+)
+
+func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := msg.String()
+	if r.editing != "" {
+		return r.editKey(msg)
+	}
+	if k == "ctrl+o" {
+		r.view = viewSessions
+		return r.loadRuns()
+	}
+	switch r.view {
+	case viewEditor:
+		switch k {
+		case "enter":
+			q := strings.TrimSpace(r.question.Value())
+			if q == "" {
+				return setStatus("type a question first", false)
+			}
+			r.question.Blur()
+			return r.startRun(q)
+		case "esc":
+			r.question.Blur()
+			return nil
+		case "i":
+			if !r.question.Focused() {
+				return r.question.Focus()
+			}
+		}
+		var cmd tea.Cmd
+		r.question, cmd = r.question.Update(msg)
+		return cmd
+	case viewRun:
+		switch k {
+		case "esc":
+			if r.cancel != nil {
+				r.cancel()
+				return setStatus("cancelling the run…", false)
+			}
+			r.view = viewEditor
+			return r.question.Focus()
+		case "t":
+			r.tree.build(r.state, r.st)
+			r.view = viewTree
+		case "r":
+			if r.cancel == nil && (r.status == agent.StatusCanceled || r.status == agent.StatusFailed || r.status == "canceled" ||
+				r.status == "failed" || r.status == agent.StatusInterrupted || r.status == agent.StatusRunning) && r.run != "" {
+				return r.resume(r.run, nil)
+			}
+		case "n":
+			if r.cancel == nil {
+				r.view = viewEditor
+				r.question.SetValue("")
+				return r.question.Focus()
+			}
+		}
+	case viewRefine:
+		switch k {
+		case "ctrl+s":
+			text := strings.TrimSpace(r.answer.Value())
+			if text == "" {
+				return setStatus("the answer is empty: write one, or ctrl+e to stop refining", false)
+			}
+			return r.resume(r.run, mustRaw(text))
+		case "ctrl+e":
+			return r.resume(r.run, mustRaw(research.EndCommand))
+		case "esc":
+			if r.answer.Focused() {
+				r.answer.Blur()
+				return nil
+			}
+		case "i":
+			if !r.answer.Focused() {
+				return r.answer.Focus()
+			}
+		}
+		var cmd tea.Cmd
+		r.answer, cmd = r.answer.Update(msg)
+		return cmd
+	case viewPlan:
+		return r.planKey(k)
+	case viewReport:
+		switch k {
+		case "n", "]":
+			r.report.nextCitation(1)
+		case "N", "[":
+			r.report.nextCitation(-1)
+		case "enter":
+			if n := r.report.selected(); n > 0 && r.state != nil && n <= len(r.state.Sources) {
+				return r.openPassage(r.state.Sources[n-1].ChunkID, viewReport)
+			}
+			return setStatus("select a citation with n first", false)
+		case "x":
+			return r.export()
+		case "t":
+			r.view = viewTree
+		case "esc":
+			r.view = viewRun
+		default:
+			r.report.scroll(k, r.height)
+		}
+	case viewTree:
+		switch k {
+		case "up", "k":
+			r.tree.move(-1)
+		case "down", "j":
+			r.tree.move(1)
+		case "enter", " ":
+			r.tree.toggle(r.st)
+		case "o":
+			if id := r.tree.current(); id != "" {
+				return r.openPassage(id, viewTree)
+			}
+		case "r":
+			if r.state != nil && r.state.Report != "" {
+				r.view = viewReport
+			}
+		case "esc":
+			r.view = viewRun
+		}
+	case viewSessions:
+		switch k {
+		case "up", "k":
+			r.runsCur = max(r.runsCur-1, 0)
+		case "down", "j":
+			r.runsCur = min(r.runsCur+1, max(len(r.runs)-1, 0))
+		case "enter":
+			if len(r.runs) > 0 {
+				return r.openRun(r.runs[r.runsCur].ID)
+			}
+		case "r":
+			if len(r.runs) > 0 && r.cancel == nil {
+				run := r.runs[r.runsCur]
+				if run.Status == agent.StatusDone {
+					return setStatus("that run has finished: enter opens its report", false)
+				}
+				return r.resume(run.ID, nil)
+			}
+		case "esc":
+			r.view = viewEditor
+		}
+	case viewPassage:
+		if k == "esc" || k == "enter" {
+			r.view = r.back
+		}
+	}
+	return nil
+}
+
+func mustRaw(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
+}
+
+// planKey edits the proposed plan before approval.
+func (r *researchTab) planKey(k string) tea.Cmd {
+	switch k {
+	case "up", "k":
+		r.planCursor = max(r.planCursor-1, 0)
+	case "down", "j":
+		r.planCursor = min(r.planCursor+1, max(len(r.plan)-1, 0))
+	case "K", "shift+up":
+		if r.planCursor > 0 {
+			r.plan[r.planCursor-1], r.plan[r.planCursor] = r.plan[r.planCursor], r.plan[r.planCursor-1]
+			r.planCursor--
+		}
+	case "J", "shift+down":
+		if r.planCursor < len(r.plan)-1 {
+			r.plan[r.planCursor+1], r.plan[r.planCursor] = r.plan[r.planCursor], r.plan[r.planCursor+1]
+			r.planCursor++
+		}
+	case "d":
+		if len(r.plan) > 1 {
+			r.plan = append(r.plan[:r.planCursor], r.plan[r.planCursor+1:]...)
+			r.planCursor = min(r.planCursor, len(r.plan)-1)
+		} else {
+			return setStatus("a plan needs at least one task", false)
+		}
+	case "e":
+		if len(r.plan) > 0 {
+			r.editing = "task"
+			r.edit.SetValue(r.plan[r.planCursor].Query)
+			return r.edit.Focus()
+		}
+	case "a":
+		if len(r.plan) >= research.MaxTasks {
+			return setStatus("a plan has at most 15 tasks", false)
+		}
+		r.editing = "add"
+		r.edit.SetValue("")
+		r.edit.Placeholder = "the new task's search query"
+		return r.edit.Focus()
+	case "g":
+		r.editing = "comment"
+		r.edit.SetValue("")
+		r.edit.Placeholder = "what the new plan should do differently"
+		return r.edit.Focus()
+	case "enter", "ctrl+s":
+		return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "approve", Tasks: r.plan}))
+	}
+	return nil
+}
+
+func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		r.editing = ""
+		r.edit.Blur()
+		return nil
+	case "enter":
+		text := strings.TrimSpace(r.edit.Value())
+		mode := r.editing
+		r.editing = ""
+		r.edit.Blur()
+		if text == "" {
+			return setStatus("nothing entered", false)
+		}
+		switch mode {
+		case "task":
+			r.plan[r.planCursor].Query = text
+		case "add":
+			r.plan = append(r.plan[:r.planCursor+1], append([]research.Task{{Query: text, Status: "pending"}}, r.plan[r.planCursor+1:]...)...)
+			r.planCursor++
+		case "comment":
+			return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "replan", Comment: text}))
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	r.edit, cmd = r.edit.Update(msg)
+	return cmd
+}
+
+// Keys are the Research tab's bindings for its current view; a binding that cannot be used
+// now says why.
+func (r *researchTab) Keys() keyMap {
+	var short []keyBinding
+	switch {
+	case r.editing != "":
+		short = []keyBinding{bind("enter", "confirm"), bind("esc", "cancel the edit")}
+	case r.view == viewEditor:
+		short = []keyBinding{bind("enter", "start the run"), bind("ctrl+o", "sessions"), bind("esc", "leave the field")}
+	case r.view == viewRun:
+		if r.running() {
+			short = []keyBinding{bind("esc", "cancel the run (resumable)"), bind("t", "reference tree")}
+		} else {
+			short = []keyBinding{bind("r", "resume"), bind("n", "new question"), bind("t", "reference tree"), bind("ctrl+o", "sessions")}
+		}
+	case r.view == viewRefine:
+		short = []keyBinding{bind("ctrl+s", "send the answer"), bind("ctrl+e", "stop refining (/end)"), bind("esc", "leave the editor")}
+	case r.view == viewPlan:
+		short = []keyBinding{bind("enter", "approve"), bind("e", "edit"), bind("a", "add"), bind("d", "delete"),
+			bind("K/J", "move up/down", "K", "J"), bind("g", "new plan with a comment")}
+		if len(r.plan) <= 1 {
+			short[3] = disabled("d", "delete (the plan needs a task)")
+		}
+	case r.view == viewReport:
+		short = []keyBinding{bind("n/N", "next/previous citation", "n", "N"), bind("enter", "open its source"), bind("x", "export Markdown"),
+			bind("t", "reference tree"), bind("↑/↓", "scroll", "up", "down")}
+	case r.view == viewTree:
+		short = []keyBinding{bind("↑/↓", "move", "up", "down"), bind("enter", "expand"), bind("o", "open the passage"), bind("r", "report"), bind("esc", "back")}
+	case r.view == viewSessions:
+		short = []keyBinding{bind("enter", "open"), bind("r", "resume"), bind("esc", "back")}
+	case r.view == viewPassage:
+		short = []keyBinding{bind("esc", "back")}
+	}
+	return keyMap{short: short, full: [][]keyBinding{short}}
+}

@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"warren/agent/research"
+)
+
+// phaseOf names the phase a node belongs to.
+func phaseOf(node string) string {
+	switch node {
+	case "init", "generate_queries", "retrieve", "analyze", "ask", "process_answer", "finalize":
+		return "1 refinement"
+	case "plan":
+		return "2 plan"
+	case "execute":
+		return "3 tasks"
+	case "synthesize", "quality", "remediate", "attribute", "write_partial":
+		return "4 report"
+	}
+	return node
+}
+
+// View draws the Research tab's current view.
+func (r *researchTab) View() string {
+	r.report.dark = r.st.Dark
+	switch r.view {
+	case viewEditor:
+		return r.editorView()
+	case viewRun:
+		return r.runView()
+	case viewRefine:
+		return r.refineView()
+	case viewPlan:
+		return r.planView()
+	case viewReport:
+		return r.st.Title.Render("Report") + r.st.Subtle.Render(fmt.Sprintf("  run %s", r.run)) + "\n" + r.report.view()
+	case viewTree:
+		return r.st.Title.Render("Rabbit-hole tree") + r.st.Subtle.Render("  tasks → chunks → references") + "\n" + r.tree.view(r.st)
+	case viewSessions:
+		return r.sessionsView()
+	case viewPassage:
+		return r.passageView()
+	}
+	return ""
+}
+
+func (r *researchTab) editorView() string {
+	var b strings.Builder
+	b.WriteString(r.st.Title.Render("Research question") + "\n\n")
+	b.WriteString(r.question.View() + "\n\n")
+	b.WriteString(wrap(r.st.Subtle.Render("warren will sharpen the question with you, propose a plan for your approval, follow the "+
+		"references in the documents, and write a report in which every sentence cites a passage."), min(r.width, 100)))
+	b.WriteString("\n\n" + r.st.Subtle.Render("ctrl+o: earlier runs (open, resume)"))
+	return b.String()
+}
+
+func (r *researchTab) runView() string {
+	var b strings.Builder
+	q := ""
+	if r.state != nil {
+		q = r.state.Question
+	}
+	b.WriteString(r.st.Title.Render("Run "+r.run) + "  " + r.st.Subtle.Render(q) + "\n")
+	node, phase := "", ""
+	if n := len(r.trail); n > 0 {
+		node, phase = r.trail[n-1].node, phaseOf(r.trail[n-1].node)
+	}
+	status := "running"
+	if !r.running() {
+		status = r.status
+	}
+	b.WriteString(fmt.Sprintf("Phase %s · node %s · %s\n", orNone(phase), orNone(node), status))
+	budgets := r.be.Budgets()
+	refTokens := 0
+	if r.state != nil {
+		for _, n := range r.state.RefTokens {
+			refTokens = max(refTokens, n)
+		}
+	}
+	b.WriteString(bar(r.st, "calls", r.calls, budgets.ModelCalls, r.width) + "\n")
+	b.WriteString(bar(r.st, "tokens", r.tokens, budgets.Tokens, r.width) + "\n")
+	b.WriteString(bar(r.st, "ref tokens", refTokens, budgets.ReferenceTokens, r.width) + "\n")
+	if r.state != nil {
+		counts := map[string]int{}
+		for _, ref := range r.state.References {
+			counts[ref.State]++
+		}
+		b.WriteString(r.st.Subtle.Render(fmt.Sprintf("references: %d followed, %d skipped, %d unresolved, %d over budget · %d findings",
+			counts[research.RefFollowed], counts[research.RefSkipped], counts[research.RefUnresolved], counts[research.RefOverBudget], len(r.state.Findings))) + "\n")
+	}
+	b.WriteString("\n" + r.st.Title.Render("Trail") + "\n")
+	room := max(r.height-9, 1)
+	start := max(len(r.trail)-room, 0)
+	for _, t := range r.trail[start:] {
+		mark := r.st.Followed.Render("✓")
+		dur := t.duration.Round(1e6).String()
+		if !t.done {
+			mark, dur = r.st.Selected.Render("…"), "running"
+		}
+		b.WriteString(fmt.Sprintf("%s %-16s %-9s %s\n", mark, t.node, dur, r.st.Subtle.Render(t.summary)))
+	}
+	if s := r.report.streamed.String(); s != "" && r.running() {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		b.WriteString("\n" + r.st.Subtle.Render("writing: "+lines[len(lines)-1]))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (r *researchTab) refineView() string {
+	var p research.QuestionsPayload
+	if r.pending != nil {
+		json.Unmarshal(r.pending.Payload, &p)
+	}
+	var b strings.Builder
+	b.WriteString(r.st.Title.Render(fmt.Sprintf("Refinement, round %d", p.Iteration)) +
+		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %%", 100*p.Coverage)) + "\n")
+	if len(p.Gaps) > 0 {
+		b.WriteString(wrap(r.st.Subtle.Render("Gaps: "+strings.Join(p.Gaps, "; ")), r.width) + "\n")
+	}
+	b.WriteString("\n")
+	for i, q := range p.Questions {
+		b.WriteString(wrap(fmt.Sprintf("%d. %s", i+1, q), r.width) + "\n")
+	}
+	b.WriteString("\n" + r.answer.View())
+	return b.String()
+}
+
+func (r *researchTab) planView() string {
+	var b strings.Builder
+	b.WriteString(r.st.Title.Render("Proposed plan") + r.st.Subtle.Render(fmt.Sprintf("  %d task(s) · approve, edit, add, delete, reorder, or ask for a new plan", len(r.plan))) + "\n\n")
+	for i, t := range r.plan {
+		marker := "  "
+		line := fmt.Sprintf("%2d. %s", i+1, t.Query)
+		if t.Rationale != "" {
+			line += r.st.Subtle.Render("  — " + t.Rationale)
+		}
+		if i == r.planCursor {
+			marker = r.st.Selected.Render("▸ ")
+			line = r.st.Selected.Render(fmt.Sprintf("%2d. %s", i+1, t.Query))
+		}
+		b.WriteString(truncate(marker+line, r.width) + "\n")
+	}
+	if r.editing != "" {
+		label := map[string]string{"task": "Edit the task:", "add": "New task:", "comment": "Comment for a new plan:"}[r.editing]
+		b.WriteString("\n" + label + "\n" + r.edit.View())
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (r *researchTab) sessionsView() string {
+	var b strings.Builder
+	b.WriteString(r.st.Title.Render("Sessions") + r.st.Subtle.Render("  enter opens a run, r resumes one that did not finish") + "\n\n")
+	if len(r.runs) == 0 {
+		return b.String() + r.st.Subtle.Render("No saved runs yet.")
+	}
+	room := max(r.height-3, 1)
+	start := max(r.runsCur-room+1, 0)
+	for i := start; i < len(r.runs) && i < start+room; i++ {
+		run := r.runs[i]
+		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, run.Status, run.Steps, run.Title)
+		if i == r.runsCur {
+			line = r.st.Selected.Render("▸ " + line)
+		} else {
+			line = "  " + line
+		}
+		b.WriteString(truncate(line, r.width) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (r *researchTab) passageView() string {
+	c := r.passage
+	if c == nil {
+		return ""
+	}
+	head := fmt.Sprintf("%s %s — %s", c.Doc, c.Section, c.Heading)
+	return r.st.Title.Render(head) + "\n" +
+		r.st.Subtle.Render(fmt.Sprintf("collection %s · %s · chunk %s · bytes %d–%d", c.Collection, orNone(c.SectionPath), c.ID, c.Start, c.End)) +
+		"\n\n" + wrap(c.Text, min(r.width, 110))
+}

@@ -1,0 +1,51 @@
+// Package styles holds the workbench's look: a few semantic colours, chosen for a light or a
+// dark terminal, and the styles built from them. Colour depth (and NO_COLOR) is handled when
+// the program renders, so these styles may always name colours.
+package styles
+
+import (
+	"image/color"
+
+	"charm.land/lipgloss/v2"
+)
+
+// Styles are the workbench's styles.
+type Styles struct {
+	Dark bool
+
+	Accent, Muted, Good, Warn, Bad, Text color.Color
+
+	Header, Tab, ActiveTab, Status, StatusError, Title, Subtle, Selected, Key, Box, BarFull, BarEmpty lipgloss.Style
+	Followed, Skipped, Unresolved, OverBudget                                                         lipgloss.Style
+}
+
+// New builds the styles for a dark or light background.
+func New(dark bool) *Styles {
+	pick := lipgloss.LightDark(dark)
+	s := &Styles{
+		Dark:   dark,
+		Accent: pick(lipgloss.Color("#005F87"), lipgloss.Color("#5FAFFF")),
+		Muted:  pick(lipgloss.Color("#6C6C6C"), lipgloss.Color("#8A8A8A")),
+		Good:   pick(lipgloss.Color("#007700"), lipgloss.Color("#87D787")),
+		Warn:   pick(lipgloss.Color("#875F00"), lipgloss.Color("#FFD75F")),
+		Bad:    pick(lipgloss.Color("#AF0000"), lipgloss.Color("#FF5F5F")),
+		Text:   pick(lipgloss.Color("#1C1C1C"), lipgloss.Color("#E4E4E4")),
+	}
+	s.Header = lipgloss.NewStyle().Bold(true).Foreground(s.Accent)
+	s.Tab = lipgloss.NewStyle().Foreground(s.Muted).Padding(0, 1)
+	s.ActiveTab = lipgloss.NewStyle().Bold(true).Foreground(s.Accent).Underline(true).Padding(0, 1)
+	s.Status = lipgloss.NewStyle().Foreground(s.Muted)
+	s.StatusError = lipgloss.NewStyle().Foreground(s.Bad).Bold(true)
+	s.Title = lipgloss.NewStyle().Bold(true)
+	s.Subtle = lipgloss.NewStyle().Foreground(s.Muted)
+	s.Selected = lipgloss.NewStyle().Bold(true).Foreground(s.Accent)
+	s.Key = lipgloss.NewStyle().Foreground(s.Accent)
+	s.Box = lipgloss.NewStyle().Border(lipgloss.NormalBorder()).BorderForeground(s.Muted).Padding(0, 1)
+	s.BarFull = lipgloss.NewStyle().Foreground(s.Accent)
+	s.BarEmpty = lipgloss.NewStyle().Foreground(s.Muted)
+	s.Followed = lipgloss.NewStyle().Foreground(s.Good)
+	s.Skipped = lipgloss.NewStyle().Foreground(s.Muted)
+	s.Unresolved = lipgloss.NewStyle().Foreground(s.Warn)
+	s.OverBudget = lipgloss.NewStyle().Foreground(s.Bad)
+	return s
+}
