@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -61,6 +62,7 @@ type Model struct {
 	log      *logTab
 
 	width, height int
+	lastFrame     atomic.Pointer[string]
 	showHelp      bool
 	status        string
 	statusErr     bool
@@ -198,10 +200,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // View draws the frame: header, tabs, the active panel, status and help.
 func (m *Model) View() tea.View {
-	v := tea.NewView(m.Render())
+	frame := m.Render()
+	m.lastFrame.Store(&frame)
+	v := tea.NewView(frame)
 	v.AltScreen = true
 	v.WindowTitle = "warren"
 	return v
+}
+
+// LastFrame returns the last frame drawn; safe to call from any goroutine (tests watch it).
+func (m *Model) LastFrame() string {
+	if f := m.lastFrame.Load(); f != nil {
+		return *f
+	}
+	return ""
 }
 
 // Render is the frame as a string (golden tests compare it).

@@ -1,0 +1,169 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"warren/agent"
+	"warren/agent/llm"
+	"warren/agent/research"
+	"warren/config"
+	"warren/doctor"
+	"warren/kb"
+	"warren/retrieval"
+	"warren/retrieval/refs"
+)
+
+// fixture is a fixed backend for snapshots: the same data every run, so the golden files are
+// byte-stable. The interaction flows use the real backend (cmd/warren).
+type fixture struct{}
+
+func (fixture) Workspace() string       { return "/work/lab/.warren" }
+func (fixture) Budgets() config.Budgets { return config.Default().Budgets }
+func (fixture) Doctor(context.Context) doctor.Report {
+	return doctor.Report{OK: true}
+}
+func (fixture) StartResearch(context.Context, string, string, research.Options, agent.Sink) (agent.Outcome, *research.State, error) {
+	return agent.Outcome{}, nil, nil
+}
+func (fixture) ResumeResearch(context.Context, string, json.RawMessage, agent.Sink) (agent.Outcome, *research.State, error) {
+	return agent.Outcome{}, nil, nil
+}
+func (fixture) Runs(context.Context) ([]agent.RunInfo, error) {
+	return []agent.RunInfo{{ID: "20261121-101500-a1b2c3", Status: "done", Steps: 23, Title: "Which purge sequence applies to silane?"},
+		{ID: "20261120-164200-d4e5f6", Status: "canceled", Steps: 9, Title: "Pflichten nach § 6 GefStoffV"}}, nil
+}
+func (fixture) RunState(context.Context, string) (agent.Checkpoint, *research.State, error) {
+	return agent.Checkpoint{}, fixtureState(), nil
+}
+func (fixture) Ledger(context.Context, string) ([]llm.LedgerEntry, error) { return nil, nil }
+func (fixture) ExportReport(string, string) (string, error)               { return "", nil }
+func (fixture) Collections(context.Context) ([]kb.CollectionInfo, error) {
+	return []kb.CollectionInfo{{Name: "standards", Documents: 3, Chunks: 41, Embedder: "builtin:hash-v1:512"},
+		{Name: "suppliers", Documents: 10, Chunks: 38, Embedder: "builtin:hash-v1:512"}}, nil
+}
+func (fixture) Documents(context.Context, string) ([]kb.DocInfo, error) {
+	return []kb.DocInfo{{ID: "standards/gas-cabinet-procedure.md", Collection: "standards", Chunks: 22, Title: "Gas Cabinet Procedure"},
+		{ID: "suppliers/nordgas-silane.md", Collection: "suppliers", Chunks: 5, Title: "Silane gas data sheet"}}, nil
+}
+func (fixture) DocumentChunks(context.Context, string) ([]kb.Chunk, error) { return nil, nil }
+func (fixture) Chunks(context.Context, []string) ([]kb.Chunk, error)       { return nil, nil }
+func (fixture) Search(context.Context, retrieval.Request) ([]retrieval.Result, error) {
+	return nil, nil
+}
+func (fixture) Ingest(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
+	return &kb.IngestReport{}, nil
+}
+
+func fixtureState() *research.State {
+	return &research.State{
+		Question: "Which purge sequence applies to silane cylinders?", Language: "en",
+		Plan: []research.Task{{ID: "t1", Query: "purge before disconnect", Rationale: "the core step", Status: "done"},
+			{ID: "t2", Query: "extended purge for pyrophoric gases", Status: "pending"}},
+		Findings: []research.Finding{
+			{Task: "t1", ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Collection: "standards", Section: "4.2",
+				Information: "Purge the pigtail before disconnecting.", Excerpt: "Close the cylinder valve and run the purge sequence of Section 5.2."},
+			{Task: "t1", ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", Depth: 1,
+				Information: "Fifty cycles and a flowing purge for silane.", Excerpt: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge."}},
+		References: []research.RefRecord{
+			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section 5.3", State: research.RefFollowed, Reason: "names the silane sequence"},
+			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeLegalSection, Target: "§ 6", Text: "§ 6 GefStoffV", State: research.RefUnresolved, Reason: `"GefStoffV" is not in the knowledge base`},
+			{Task: "t1", FromChunk: "standards/gcp.md#0013", Type: refs.TypeExternal, Target: "https://www.baua.de", Text: "https://www.baua.de", State: research.RefSkipped, Reason: "external reference: never followed"}},
+		RefTokens: map[string]int{"t1": 320},
+		Report:    "# Purging silane cylinders\n\nBefore a silane cylinder is disconnected, the pigtail is purged [1].\n\nSilane needs the extended sequence of fifty cycles and a flowing purge [2].",
+		Sources: []research.Source{{N: 1, ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Section: "4.2", Collection: "standards"},
+			{N: 2, ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Section: "5.3", Collection: "standards"}},
+	}
+}
+
+// screen renders the workbench as plain text.
+func screen(m *Model) []byte { return []byte(ansi.Strip(m.Render())) }
+
+func sized(w, h int) *Model {
+	m := New(fixture{})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(doctorMsg{report: doctor.Report{OK: true}})
+	return m
+}
+
+func TestGoldenPanels(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {120, 40}}
+	ctx := context.Background()
+	questions, _ := agent.NewInterrupt(research.InterruptQuestions, research.QuestionsPayload{Iteration: 1, Coverage: 0.42,
+		Gaps:      []string{"which gases count as pyrophoric", "who may perform the purge"},
+		Questions: []string{"Is the question about silane only, or all pyrophoric gases?", "Do you need the procedure text or the rationale?"}})
+	plan, _ := agent.NewInterrupt(research.InterruptPlan, research.PlanPayload{Tasks: fixtureState().Plan})
+	runs, _ := fixture{}.Runs(ctx)
+	setups := map[string]func(m *Model){
+		"research-editor": func(m *Model) {},
+		"research-run": func(m *Model) {
+			r := m.research
+			r.run, r.view, r.status, r.state, r.calls, r.tokens = "20261121-101500-a1b2c3", viewRun, "finished", fixtureState(), 42, 18120
+			r.trail = []trailItem{{node: "init", done: true, duration: 2 * time.Millisecond, summary: "changed language"},
+				{node: "plan", done: true, duration: 1200 * time.Millisecond, summary: "changed plan"},
+				{node: "execute", done: true, duration: 4300 * time.Millisecond, summary: "changed findings, references"}}
+		},
+		"research-refine": func(m *Model) {
+			m.research.pending, m.research.view = questions, viewRefine
+		},
+		"research-plan": func(m *Model) {
+			m.research.pending, m.research.view, m.research.plan = plan, viewPlan, fixtureState().Plan
+		},
+		"research-report": func(m *Model) {
+			m.research.state, m.research.view, m.research.run = fixtureState(), viewReport, "20261121-101500-a1b2c3"
+			m.research.report.set(research.FullReport(fixtureState()))
+			m.research.report.nextCitation(1)
+		},
+		"research-tree": func(m *Model) {
+			m.research.state, m.research.view = fixtureState(), viewTree
+			m.research.tree.build(fixtureState(), m.st)
+			m.research.tree.toggle(m.st)
+			m.research.tree.move(1)
+			m.research.tree.toggle(m.st)
+		},
+		"research-sessions": func(m *Model) { m.research.runs, m.research.view = runs, viewSessions },
+		"knowledge": func(m *Model) {
+			m.tab = 1
+			cols, _ := fixture{}.Collections(ctx)
+			docs, _ := fixture{}.Documents(ctx, "")
+			m.Update(kbListMsg{cols: cols, docs: docs})
+		},
+		"gas":        func(m *Model) { m.tab = 2 },
+		"toxicology": func(m *Model) { m.tab = 3 },
+		"log": func(m *Model) {
+			m.tab = 4
+			at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
+			m.log.addEvents([]agent.Event{{Time: at, Kind: agent.EventNodeStarted, Node: "init"},
+				{Time: at, Kind: agent.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "changed language"},
+				{Time: at, Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
+					PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
+		},
+		"help": func(m *Model) { m.showHelp = true },
+	}
+	for name, setup := range setups {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s-%dx%d", name, sz[0], sz[1]), func(t *testing.T) {
+				m := sized(sz[0], sz[1])
+				setup(m)
+				out := screen(m)
+				if lines := strings.Count(string(out), "\n") + 1; lines != sz[1] {
+					t.Errorf("the frame has %d lines, the terminal %d", lines, sz[1])
+				}
+				for i, line := range strings.Split(string(out), "\n") {
+					if w := ansi.StringWidth(line); w > sz[0] {
+						t.Errorf("line %d is %d cells wide: %q", i+1, w, line)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+}
