@@ -105,7 +105,16 @@ func (r *Runner[S]) Resume(ctx context.Context, run string, answer json.RawMessa
 		if err != nil {
 			return Outcome{}, err
 		}
-		return r.loop(ctx, run, cp.Step, next, state)
+		// The answer is saved before anything else runs, so a crash cannot lose it.
+		data, err := json.Marshal(state)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if err := r.Store.Save(context.WithoutCancel(ctx), Checkpoint{Run: run, Step: cp.Step + 1, Node: cp.Node, Next: next,
+			Status: StatusRunning, State: data}); err != nil {
+			return Outcome{}, err
+		}
+		return r.loop(ctx, run, cp.Step+1, next, state)
 	default:
 		return r.loop(ctx, run, cp.Step, cp.Next, state)
 	}

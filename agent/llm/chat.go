@@ -79,7 +79,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
-			a = answer{predict: x.numPredict, content: e.Content, doneReason: e.DoneReason,
+			a = answer{predict: e.Predict, content: e.Content, doneReason: e.DoneReason,
 				promptTokens: e.PromptTokens, completionTokens: e.CompletionTokens}
 			if x.judge != nil {
 				x.judge(&a) // the caller reads its verdict from the judge, as for a live answer
@@ -137,7 +137,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 			entry.Outcome = "ok"
 		}
 		if journal != nil && err == nil {
-			if jerr := journal.Record(ctx, key, JournalEntry{Content: a.content, DoneReason: a.doneReason,
+			if jerr := journal.Record(ctx, key, JournalEntry{Content: a.content, DoneReason: a.doneReason, Predict: a.predict,
 				PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens}); jerr != nil {
 				g.log.Warn("couldn't record a model answer in the journal", "error", jerr)
 			}

@@ -20,6 +20,7 @@ type Journal interface {
 // JournalEntry is a recorded answer.
 type JournalEntry struct {
 	Content          string      `json:"content,omitempty"`
+	Predict          int         `json:"predict,omitempty"` // the num_predict sent, which the length retry doubles
 	DoneReason       string      `json:"done_reason,omitempty"`
 	PromptTokens     int         `json:"prompt_tokens,omitempty"`
 	CompletionTokens int         `json:"completion_tokens,omitempty"`

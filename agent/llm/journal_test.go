@@ -59,3 +59,24 @@ func TestJournalReplaysCompletedCallsIncludingRepairs(t *testing.T) {
 		t.Errorf("the replay returns the same answer, repaired the same way: %+v vs %+v", replayed, first)
 	}
 }
+
+func TestJournalReplaysALengthRetryUnderATokenBudget(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
+	srv.Inject(llmtest.Fault{Path: "/api/chat", Truncate: true})
+	g := newGateway(t, srv.URL)
+	j := &memJournal{m: map[string]llm.JournalEntry{}}
+	call := func() {
+		m := newMeter(llm.Budget{Tokens: 3000}) // caps num_predict well below the default allowance
+		var v verdict
+		if err := g.Structured(llm.WithJournal(m.ctx(), j), llm.Request{Prompt: "decide"}, &v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call()
+	sent := srv.Count("/api/chat")
+	call() // a resumed run asks the same: the truncated answer and its retry both replay
+	if srv.Count("/api/chat") != sent || sent != 2 {
+		t.Errorf("want 2 requests and no more on replay, got %d then %d", sent, srv.Count("/api/chat"))
+	}
+}

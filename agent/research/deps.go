@@ -82,6 +82,9 @@ func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 		}()
 	}
 	wg.Wait()
+	if len(errs) == 0 && ctx.Err() != nil {
+		return ctx.Err() // cancelled before every item ran: the results are incomplete
+	}
 	for _, err := range errs {
 		if errors.Is(err, llm.ErrBudgetExhausted) {
 			return err

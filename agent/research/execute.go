@@ -66,7 +66,7 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	for _, r := range results {
 		frontier = append(frontier, frontierChunk{chunk: r.Chunk})
 	}
-	w := &taskWork{d: d, s: s, task: task, visited: map[string]bool{}, docCount: map[string]int{}}
+	w := &taskWork{d: d, s: s, task: task, visited: map[string]bool{}, queued: map[string]bool{}, docCount: map[string]int{}}
 	maxDepth := d.Budgets.ReferenceDepth
 	for round := 0; round < maxRounds && len(frontier) > 0; round++ {
 		if frontier, err = w.round(ctx, frontier, maxDepth); err != nil {
@@ -90,6 +90,7 @@ type taskWork struct {
 	s         *State
 	task      Task
 	visited   map[string]bool
+	queued    map[string]bool // passages a reference of this round already leads to
 	docCount  map[string]int
 	refTokens int
 }
@@ -205,7 +206,7 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 	}
 	var ids []string
 	for _, id := range res.Resolved.ChunkIDs {
-		if !w.visited[id] {
+		if !w.visited[id] && !w.queued[id] {
 			ids = append(ids, id)
 		}
 	}
@@ -228,6 +229,9 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 	}
 	w.refTokens += tokens
 	w.docCount[res.Resolved.Doc]++
+	for _, id := range ids {
+		w.queued[id] = true // a second reference to the same passage in this round is "already read"
+	}
 	rec.State = RefFollowed
 	if gate.Reason != "" {
 		rec.Reason = gate.Reason

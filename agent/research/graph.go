@@ -27,10 +27,17 @@ const GraphName = "research"
 // the state says why, and the routers send the run to the partial report.
 func guard(name string, n agent.Node[State]) agent.Node[State] {
 	return func(ctx context.Context, s *State) (*agent.Interrupt, error) {
+		start := time.Now()
 		intr, err := n(ctx, s)
+		s.ElapsedNS += int64(time.Since(start))
 		if errors.Is(err, llm.ErrBudgetExhausted) {
 			s.Exhausted = true
 			s.PartialNote = fmt.Sprintf("the budget ran out at %s (%v)", name, err)
+			return nil, nil
+		}
+		if errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunTime) {
+			s.Exhausted = true
+			s.PartialNote = fmt.Sprintf("the run's time budget ran out at %s", name)
 			return nil, nil
 		}
 		if err != nil {
@@ -162,11 +169,29 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 	}
 	ctx = llm.WithJournal(llm.WithRun(ctx, meter), svc.Store.Journal(run))
 	if svc.RunTime > 0 {
-		ctx, cancel := context.WithTimeout(ctx, svc.RunTime)
+		// The time budget spans sittings: what earlier Start and Resume calls used counts.
+		left := svc.RunTime - svc.elapsed(ctx, run)
+		ctx, cancel := context.WithTimeoutCause(ctx, max(left, time.Millisecond), errRunTime)
 		return ctx, cancel, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	return ctx, cancel, nil
+}
+
+// errRunTime is the cause of a context cancelled by the run's time budget.
+var errRunTime = errors.New("the run's time budget ran out")
+
+// elapsed is the working time a run has recorded so far.
+func (svc *Service) elapsed(ctx context.Context, run string) time.Duration {
+	cp, err := svc.Store.Latest(ctx, run)
+	if err != nil {
+		return 0
+	}
+	var s struct {
+		ElapsedNS int64 `json:"elapsed_ns"`
+	}
+	json.Unmarshal(cp.State, &s)
+	return time.Duration(s.ElapsedNS)
 }
 
 // Start begins a run for a question.

@@ -25,6 +25,7 @@ type planOut struct {
 
 // PlanPayload is what the analyst approves.
 type PlanPayload struct {
+	Round   int    `json:"round"` // 1 for the first plan, 2 after one replan, …
 	Tasks   []Task `json:"tasks"`
 	Comment string `json:"comment,omitempty"`
 }
@@ -53,7 +54,8 @@ func (d *Deps) plan(ctx context.Context, s *State) (*agent.Interrupt, error) {
 		s.Plan = append(s.Plan, Task{ID: fmt.Sprintf("t%d", i+1), Query: t.Query, Rationale: t.Rationale, DoneWhen: t.DoneWhen, Status: "pending"})
 	}
 	s.Replan = false
-	return agent.NewInterrupt(InterruptPlan, PlanPayload{Tasks: s.Plan})
+	s.PlanRounds++
+	return agent.NewInterrupt(InterruptPlan, PlanPayload{Round: s.PlanRounds, Tasks: s.Plan})
 }
 
 func afterPlan(s *State) string {
@@ -93,7 +95,12 @@ func applyPlanAnswer(s *State, raw json.RawMessage) error {
 	for _, t := range s.Plan {
 		taken[t.ID] = true
 	}
+	given := map[string]bool{}
 	for _, t := range a.Tasks {
+		if t.ID != "" && given[t.ID] {
+			return fmt.Errorf("task %s appears twice in the plan: give the copy no ID to make it a new task", t.ID)
+		}
+		given[t.ID] = true
 		taken[t.ID] = true
 	}
 	plan := make([]Task, 0, len(a.Tasks))

@@ -63,10 +63,13 @@ func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt,
 // retrieve runs each query (about three chunks each), keeps what earlier rounds have not seen,
 // and records the share of results that were already known.
 func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error) {
-	seen := map[string]bool{}
+	// The dedup ratio is the share of this round's distinct passages that earlier rounds had
+	// already found; overlap between this round's own queries does not count.
+	earlier := map[string]bool{}
 	for _, id := range s.Seen {
-		seen[id] = true
+		earlier[id] = true
 	}
+	round := map[string]bool{}
 	total, dup := 0, 0
 	for _, q := range s.Queries {
 		results, err := d.Searcher.Search(ctx, retrieval.Request{Query: q, K: 3})
@@ -74,12 +77,15 @@ func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error)
 			return nil, err
 		}
 		for _, r := range results {
+			if round[r.ID] {
+				continue
+			}
+			round[r.ID] = true
 			total++
-			if seen[r.ID] {
+			if earlier[r.ID] {
 				dup++
 				continue
 			}
-			seen[r.ID] = true
 			s.Seen = append(s.Seen, r.ID)
 			s.Evidence = append(s.Evidence, Evidence{ChunkID: r.ID, Doc: r.Doc, Section: r.Section, Text: excerpt(r.Text, 600)})
 		}
@@ -121,24 +127,27 @@ func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		return nil, err
 	}
 	s.Coverage, s.Gaps = out.Coverage, out.Gaps
-	return nil, nil
-}
-
-// afterAnalysis decides whether to ask the analyst or to end refinement.
-func afterAnalysis(s *State) string {
+	// Whether refinement ends is decided here, in the node, so the checkpoint records it.
 	switch {
-	case s.Exhausted:
-		return "write_partial"
 	case s.Coverage >= convergedCoverage && s.DedupRatio >= convergedDedup && len(s.Gaps) <= convergedGaps:
 		s.Termination = "converged"
 	case !s.HITL:
 		s.Termination = "single clarification step (HITL off)"
 	case s.Iteration >= s.MaxIterations:
 		s.Termination = "iteration limit"
-	default:
-		return "ask"
 	}
-	return "finalize"
+	return nil, nil
+}
+
+// afterAnalysis asks the analyst unless refinement has ended.
+func afterAnalysis(s *State) string {
+	switch {
+	case s.Exhausted:
+		return "write_partial"
+	case s.Termination != "":
+		return "finalize"
+	}
+	return "ask"
 }
 
 type questionsOut struct {

@@ -235,6 +235,11 @@ func (d *Deps) attribute(ctx context.Context, s *State) (*agent.Interrupt, error
 
 // writePartial ends a run whose budget ran out: what was found, cited, clearly marked.
 func (d *Deps) writePartial(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	if s.Report != "" && len(s.Sources) > 0 {
+		// A report was written; only its check (or its second draft) was cut short. Keep it.
+		s.Report = fmt.Sprintf("> This report was not fully checked: %s.\n\n%s", s.PartialNote, s.Report)
+		return nil, nil
+	}
 	buildSources(s)
 	var b strings.Builder
 	title := "Partial report"

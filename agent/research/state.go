@@ -50,6 +50,8 @@ type State struct {
 	Exhausted   bool             `json:"exhausted"`   // the budget ran out: the report is partial
 	PartialNote string           `json:"partial_note"`
 	ReportPath  string           `json:"report_path"`
+	ElapsedNS   int64            `json:"elapsed_ns"`  // working time so far, against budgets.run_time
+	PlanRounds  int              `json:"plan_rounds"` // plans proposed so far
 }
 
 // Evidence is a chunk retrieved during refinement.

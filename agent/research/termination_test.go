@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"warren/agent"
 	"warren/agent/llm"
@@ -148,5 +149,60 @@ func TestCitationChecksAndRemoval(t *testing.T) {
 	}
 	if again := CheckCitations(fixed, 3); len(again) != 1 {
 		t.Errorf("only the uncited paragraph is left: %v", again)
+	}
+}
+
+func TestBudgetOutDuringTheCheckKeepsTheReport(t *testing.T) {
+	// Count the calls up to the first synthesis, then allow exactly that many plus the synthesis.
+	probe := newHarness(t)
+	scriptRefinement(probe.srv, 0.2, []string{"a"})
+	scriptWork(probe.srv)
+	scriptReport(probe.srv)
+	ctx := context.Background()
+	probe.svc.Start(ctx, "probe", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
+	probe.svc.Resume(ctx, "probe", json.RawMessage(`{"action":"approve"}`))
+	ledger, _ := probe.store.Ledger(ctx, "probe")
+	upTo := 0
+	for i, e := range ledger {
+		if e.Node == "synthesize" {
+			upTo = i + 1
+			break
+		}
+	}
+	h := newHarness(t, func(c *config.Config) { c.Budgets.ModelCalls = upTo })
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	h.svc.Start(ctx, "check", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
+	out, s, err := h.svc.Resume(ctx, "check", json.RawMessage(`{"action":"approve"}`))
+	if err != nil || out.Status != agent.StatusDone || !s.Exhausted {
+		t.Fatalf("%+v %v exhausted=%v", out, err, s.Exhausted)
+	}
+	if !strings.Contains(s.Report, "not fully checked") || !strings.Contains(s.Report, "Die Einstufung richtet sich") {
+		t.Errorf("the written report is kept, marked unchecked:\n%s", s.Report)
+	}
+}
+
+func TestTimeBudgetEndsWithAPartialReport(t *testing.T) {
+	h := newHarness(t, func(c *config.Config) { c.Budgets.RunTime = 0 })
+	h.svc.RunTime = 250 * time.Millisecond
+	h.srv.SetLatency(60 * time.Millisecond)
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	ctx := context.Background()
+	out, s, err := h.svc.Start(ctx, "slow", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
+	if err == nil && out.Interrupt != nil {
+		out, s, err = h.svc.Resume(ctx, "slow", json.RawMessage(`{"action":"approve"}`))
+	}
+	if err != nil || out.Status != agent.StatusDone || !s.Exhausted || !strings.Contains(s.PartialNote, "time budget") {
+		t.Fatalf("the time budget ends the run with a partial report: %+v %v %q", out, err, s.PartialNote)
+	}
+}
+
+func TestPlanEditsRefuseDuplicateIDs(t *testing.T) {
+	s := &State{Plan: []Task{{ID: "t1", Query: "a"}}}
+	if err := applyPlanAnswer(s, json.RawMessage(`{"action":"approve","tasks":[{"id":"t1","query":"a"},{"id":"t1","query":"b"}]}`)); err == nil {
+		t.Error("two tasks with one ID must be refused")
 	}
 }

@@ -22,6 +22,9 @@ import (
 	"warren/retrieval"
 )
 
+// exitWaiting means the run stopped to wait for the analyst's answer: saved, not done.
+const exitWaiting = 4
+
 // answerFile holds prepared answers: one per round of questions ("/end" ends refinement), and
 // the decision(s) on the plan.
 type answerFile struct {
@@ -143,6 +146,9 @@ report, marked as such.`,
 				outcome, state, err = svc.Resume(ctx, outcome.Run, answer)
 			}
 			if err != nil {
+				if outcome.Run == "" {
+					return err
+				}
 				if ctx.Err() != nil {
 					return fmt.Errorf("interrupted; the run is saved: go on with `warren research --resume %s`", outcome.Run)
 				}
@@ -219,8 +225,6 @@ type researchDriver struct {
 	answers     answerFile
 	yes         bool
 	interactive bool
-	rounds      int
-	plans       int
 	in          *bufio.Reader
 }
 
@@ -235,10 +239,10 @@ func (r *researchDriver) answer(in *agent.Interrupt, s *research.State) (json.Ra
 				fmt.Fprintf(r.a.stderr, "  %d. %s\n", i+1, q)
 			}
 		}
-		r.rounds++
+		// Answers are picked by the round the run is in, so a resumed run never gets one twice.
 		switch {
-		case r.rounds <= len(r.answers.Questions):
-			return mustJSON(r.answers.Questions[r.rounds-1]), true, nil
+		case p.Iteration >= 1 && p.Iteration <= len(r.answers.Questions):
+			return mustJSON(r.answers.Questions[p.Iteration-1]), true, nil
 		case r.yes:
 			return mustJSON(research.EndCommand), true, nil
 		case r.interactive:
@@ -254,10 +258,9 @@ func (r *researchDriver) answer(in *agent.Interrupt, s *research.State) (json.Ra
 				fmt.Fprintf(r.a.stderr, "  %d. [%s] %s — %s\n", i+1, t.ID, t.Query, t.Rationale)
 			}
 		}
-		r.plans++
 		switch {
-		case r.plans <= len(r.answers.Plan):
-			return mustJSON(r.answers.Plan[r.plans-1]), true, nil
+		case p.Round >= 1 && p.Round <= len(r.answers.Plan):
+			return mustJSON(r.answers.Plan[p.Round-1]), true, nil
 		case r.yes:
 			return mustJSON(research.PlanAnswer{Action: "approve"}), true, nil
 		case r.interactive:
@@ -317,11 +320,14 @@ func (a *app) finishResearch(ctx context.Context, e *env, outcome agent.Outcome,
 	if outcome.Status == agent.StatusInterrupted {
 		sum.Waiting = outcome.Interrupt.Kind
 		if a.jsonOut {
-			return a.printJSON(sum)
+			if err := a.printJSON(sum); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(a.stdout, "Run %s waits for your answer to its %s. Go on with `warren research --resume %s` (with --answers FILE or --yes).\n",
+				outcome.Run, outcome.Interrupt.Kind, outcome.Run)
 		}
-		fmt.Fprintf(a.stdout, "Run %s waits for your answer to its %s. Go on with `warren research --resume %s` (with --answers FILE or --yes).\n",
-			outcome.Run, outcome.Interrupt.Kind, outcome.Run)
-		return nil
+		return exitError{code: exitWaiting}
 	}
 	if out == "" {
 		out = filepath.Join(e.ws.Dir, "exports", "research-"+outcome.Run+".md")

@@ -137,6 +137,11 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 		seen[e.Key] = true
 	}
 	t.Logf("killed after %d completed calls at %s (next %s); %d calls in all after resume", len(before), cp.Node, cp.Next, len(after))
+	// Every request the server answered is in the ledger, except those in flight at the kill
+	// (at most one per slot): a completed call sent again under another key would show here.
+	if sent := srv.Count("/api/chat"); sent > len(after)+2 {
+		t.Errorf("the server answered %d chat requests, the ledger records %d", sent, len(after))
+	}
 	if len(after) <= len(before) {
 		t.Errorf("the resume must have done the rest of the work: %d calls before, %d after", len(before), len(after))
 	}
@@ -192,5 +197,37 @@ plan:
 	}
 	if r = warren(t, env, "sessions", "show", sum.Run); r.code != exitFailure || !strings.Contains(r.stderr, "sessions list") {
 		t.Errorf("a removed run is gone with a hint: %+v", r)
+	}
+}
+
+func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
+	ws, _, _ := testkb.Corpus(t)
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.yaml")
+	os.WriteFile(first, []byte("questions: [\"erste Antwort\"]\n"), 0o644)
+	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", first, "--json")
+	var sum researchSummary
+	json.Unmarshal([]byte(r.stdout), &sum)
+	if r.code != exitWaiting || sum.Waiting != research.InterruptQuestions {
+		t.Fatalf("out of answers, the run waits (exit 4): %+v %s", r, r.stderr)
+	}
+	all := filepath.Join(dir, "all.yaml")
+	os.WriteFile(all, []byte("questions: [\"erste Antwort\", \"zweite Antwort\", /end]\nplan: {action: approve}\n"), 0o644)
+	r = warren(t, env, "research", "--resume", sum.Run, "--answers", all, "--json")
+	if r.code != 0 {
+		t.Fatalf("resume: %+v", r)
+	}
+	var state research.State
+	cp, _ := (&agent.Store{DB: ws.DB}).Latest(context.Background(), sum.Run)
+	json.Unmarshal(cp.State, &state)
+	var answers []string
+	for _, a := range state.Answers {
+		answers = append(answers, a.Text)
+	}
+	if strings.Join(answers, "|") != "erste Antwort|zweite Antwort" || state.Termination != "ended by the analyst (/end)" {
+		t.Errorf("each prepared answer once, then /end: %v, %q", answers, state.Termination)
 	}
 }
