@@ -7,7 +7,7 @@ WORKSPACE ?= .warren
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test bench lint fmt clean help
+.PHONY: build run test e2e-tui bench lint fmt clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -24,9 +24,13 @@ run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 test: lint ## vet, check formatting, and run every test
 	$(GO) test -count=1 ./...
 
+e2e-tui: ## drive the real workbench in tmux against the scripted model server
+	bash scripts/e2e-tui.sh
+
 bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench . -benchmem ./agent/llm/
 	$(GO) test -run '^$$' -bench . -benchtime 100x -timeout 30m ./kb/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/
 
 lint: ## gofmt and go vet

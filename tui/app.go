@@ -112,11 +112,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return m, m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
-		m.research.restyle(m.st)
-		return m, nil
+		return m, m.research.restyle(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
 		if !msg.report.OK {
@@ -147,6 +146,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.log.addEvents(msg.events)
 		cmd := m.research.Update(msg)
 		return m, cmd
+	case reportRenderedMsg:
+		return m, m.research.Update(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	}

@@ -120,6 +120,7 @@ func TestGoldenPanels(t *testing.T) {
 		"research-report": func(m *Model) {
 			m.research.state, m.research.view, m.research.run = fixtureState(), viewReport, "20261121-101500-a1b2c3"
 			m.research.report.set(research.FullReport(fixtureState()))
+			m.Update(m.research.report.renderCmd()()) // the rendering command, run in place
 			m.research.report.nextCitation(1)
 		},
 		"research-tree": func(m *Model) {

@@ -1,77 +1,121 @@
 package tui
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
-// reportView shows a Markdown report rendered with glamour. The renderer is cached per width
-// and the rendered lines per report, so drawing a frame only slices the visible lines.
+// reportView shows a Markdown report rendered with glamour. Rendering a long report takes a
+// while, so it runs in a command: until it is done the view shows the Markdown as it is.
+// Renderers are cached per width and the rendered lines per report and width, so drawing a
+// frame only slices the visible lines.
 type reportView struct {
 	markdown      string
 	dark          bool
 	width, height int
-	lines         []string
+	lines         []string // rendered for renderedFor, or the raw Markdown until then
+	rendered      bool
 	renderedFor   int
 	offset        int
 	cites         []citeAt
 	sel           int
-	renderers     map[int]*glamour.TermRenderer
 	streamed      strings.Builder
+	cache         *rendererCache
+}
+
+// rendererCache keeps one glamour renderer per width and style; commands use it from their
+// own goroutines.
+type rendererCache struct {
+	mu sync.Mutex
+	m  map[string]*glamour.TermRenderer
+}
+
+func (c *rendererCache) get(width int, dark bool) *glamour.TermRenderer {
+	style := "light"
+	if dark {
+		style = "dark"
+	}
+	key := fmt.Sprintf("%s/%d", style, width)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*glamour.TermRenderer{}
+	}
+	if r, ok := c.m[key]; ok {
+		return r
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+	if err != nil {
+		r = nil
+	}
+	c.m[key] = r
+	return r
 }
 
 type citeAt struct{ line, n int }
 
 var citeRE = regexp.MustCompile(`\[(\d+)\]`)
 
+// reportRenderedMsg brings rendered lines back to the view.
+type reportRenderedMsg struct {
+	markdown string
+	width    int
+	lines    []string
+}
+
 func (v *reportView) set(md string) {
-	v.markdown, v.lines, v.offset, v.sel = md, nil, 0, -1
+	v.markdown, v.offset, v.sel = md, 0, -1
+	v.setLines(strings.Split(md, "\n"), false)
 	v.streamed.Reset()
 }
 
-func (v *reportView) invalidate() { v.lines = nil; v.renderers = nil }
+func (v *reportView) invalidate() { v.rendered = false }
 
 func (v *reportView) stream(text string) { v.streamed.WriteString(text) }
 
 func (v *reportView) setSize(w, h int) {
 	if w != v.width {
-		v.lines = nil
+		v.rendered = false
 	}
 	v.width, v.height = w, max(h, 3)
 }
 
-func (v *reportView) render() {
-	if v.lines != nil && v.renderedFor == v.width {
-		return
+// renderCmd renders the report for the current width in the background, when needed.
+func (v *reportView) renderCmd() tea.Cmd {
+	if v.rendered && v.renderedFor == v.width || v.markdown == "" {
+		return nil
 	}
-	width := max(v.width-2, 20)
-	if v.renderers == nil {
-		v.renderers = map[int]*glamour.TermRenderer{}
+	if v.cache == nil {
+		v.cache = &rendererCache{}
 	}
-	r, ok := v.renderers[width]
-	if !ok {
-		style := "light"
-		if v.dark {
-			style = "dark"
+	md, width, dark, cache := v.markdown, v.width, v.dark, v.cache
+	return func() tea.Msg {
+		out := md
+		if r := cache.get(max(width-2, 20), dark); r != nil {
+			if rendered, err := r.Render(md); err == nil {
+				out = rendered
+			}
 		}
-		var err error
-		if r, err = glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width)); err != nil {
-			r = nil
-		}
-		v.renderers[width] = r
+		return reportRenderedMsg{markdown: md, width: width, lines: strings.Split(strings.Trim(out, "\n"), "\n")}
 	}
-	out := v.markdown
-	if r != nil {
-		if rendered, err := r.Render(v.markdown); err == nil {
-			out = rendered
-		}
+}
+
+// took accepts rendered lines if they are still for this report and width.
+func (v *reportView) took(msg reportRenderedMsg) {
+	if msg.markdown == v.markdown && msg.width == v.width {
+		v.setLines(msg.lines, true)
 	}
-	v.lines = strings.Split(strings.Trim(out, "\n"), "\n")
-	v.renderedFor = v.width
+}
+
+func (v *reportView) setLines(lines []string, rendered bool) {
+	v.lines, v.rendered, v.renderedFor = lines, rendered, v.width
 	v.cites = v.cites[:0]
 	for i, l := range v.lines {
 		for _, m := range citeRE.FindAllStringSubmatch(ansi.Strip(l), -1) {
@@ -79,10 +123,12 @@ func (v *reportView) render() {
 			v.cites = append(v.cites, citeAt{line: i, n: n})
 		}
 	}
+	if v.sel >= len(v.cites) {
+		v.sel = -1
+	}
 }
 
 func (v *reportView) nextCitation(d int) {
-	v.render()
 	if len(v.cites) == 0 {
 		return
 	}
@@ -101,7 +147,6 @@ func (v *reportView) selected() int {
 }
 
 func (v *reportView) scroll(k string, page int) {
-	v.render()
 	last := max(len(v.lines)-v.height, 0)
 	switch k {
 	case "up", "k":
@@ -122,7 +167,6 @@ func (v *reportView) scroll(k string, page int) {
 
 // view draws the visible part, marking the line of the selected citation.
 func (v *reportView) view() string {
-	v.render()
 	end := min(v.offset+v.height, len(v.lines))
 	selLine := -1
 	if v.sel >= 0 && v.sel < len(v.cites) {

@@ -114,9 +114,11 @@ func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
 
 func (r *researchTab) Init() tea.Cmd { return textinput.Blink }
 
-func (r *researchTab) restyle(st *styles.Styles) {
+func (r *researchTab) restyle(st *styles.Styles) tea.Cmd {
 	r.st = st
+	r.report.dark = st.Dark
 	r.report.invalidate()
+	return r.report.renderCmd()
 }
 
 func (r *researchTab) running() bool { return r.cancel != nil }
@@ -223,7 +225,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		if msg.state.Report != "" {
 			r.report.set(research.FullReport(msg.state))
 			r.view = viewReport
-			return nil
+			return r.report.renderCmd()
 		}
 		r.view = viewRun
 		return setStatus(fmt.Sprintf("run %s is %s: press r to resume it", msg.cp.Run, msg.cp.Status), false)
@@ -238,6 +240,9 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 			return setStatus("couldn't export the report: "+msg.err.Error(), true)
 		}
 		return setStatus("report exported to "+msg.path, false)
+	case reportRenderedMsg:
+		r.report.took(msg)
+		return nil
 	case tea.KeyPressMsg:
 		return r.key(msg)
 	}
@@ -313,7 +318,8 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 	if r.state != nil && r.state.Exhausted {
 		msgText = "the budget ran out: the report is partial"
 	}
-	return setStatus(msgText, false)
+	r.report.dark = r.st.Dark
+	return tea.Batch(setStatus(msgText, false), r.report.renderCmd())
 }
 
 func (r *researchTab) loadRuns() tea.Cmd {

@@ -25,7 +25,6 @@ func phaseOf(node string) string {
 
 // View draws the Research tab's current view.
 func (r *researchTab) View() string {
-	r.report.dark = r.st.Dark
 	switch r.view {
 	case viewEditor:
 		return r.editorView()

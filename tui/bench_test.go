@@ -1,0 +1,146 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/llm"
+	"warren/agent/research"
+)
+
+// bigState has a 2,000-line report and a reference tree of about 500 nodes.
+func bigState() *research.State {
+	s := fixtureState()
+	var report strings.Builder
+	report.WriteString("# A long report\n\n")
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&report, "Paragraph %d states a finding about purge sequences and alarm set points [%d].\n\n", i, i%40+1)
+	}
+	s.Report = report.String()
+	s.Sources = nil
+	for n := 1; n <= 40; n++ {
+		s.Sources = append(s.Sources, research.Source{N: n, ChunkID: fmt.Sprintf("doc#%04d", n), Doc: "standards/gcp.md", Section: fmt.Sprint(n)})
+	}
+	s.Findings, s.References = nil, nil
+	for i := 0; i < 250; i++ {
+		id := fmt.Sprintf("standards/gcp.md#%04d", i)
+		s.Findings = append(s.Findings, research.Finding{Task: "t1", ChunkID: id, Doc: "standards/gcp.md", Section: fmt.Sprint(i % 9),
+			Depth: i % 3, Information: "a finding", Excerpt: "an excerpt of the passage"})
+		s.References = append(s.References, research.RefRecord{Task: "t1", FromChunk: id, Text: "Section 4.2", State: research.RefFollowed, Reason: "relevant"})
+	}
+	return s
+}
+
+func durations(b *testing.B, n int, f func(i int)) []time.Duration {
+	out := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		f(i)
+		out = append(out, time.Since(start))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func reportPercentiles(b *testing.B, d []time.Duration, prefix string) {
+	ms := func(x time.Duration) float64 { return float64(x) / float64(time.Millisecond) }
+	b.ReportMetric(ms(d[len(d)/2]), prefix+"p50-ms")
+	b.ReportMetric(ms(d[len(d)*99/100]), prefix+"p99-ms")
+}
+
+// BenchmarkResearchView draws the Research tab's report (2,000 lines) and tree (about 500
+// nodes) frame after frame while the analyst scrolls and moves, after the first render.
+func BenchmarkResearchView(b *testing.B) {
+	m := sized(120, 40)
+	s := bigState()
+	r := m.research
+	r.state, r.run = s, "bench"
+	r.report.set(research.FullReport(s))
+	r.tree.build(s, m.st)
+	r.view = viewReport
+	first := time.Now()
+	m.Update(r.report.renderCmd()()) // rendering runs once, in a command, off the frame path
+	firstRender := time.Since(first)
+	if n := len(r.report.lines); n < 2000 {
+		b.Fatalf("the report has %d lines, want 2,000+", n)
+	}
+	if n := len(r.tree.nodes); n < 500 {
+		b.Fatalf("the tree has %d nodes, want 500+", n)
+	}
+	for b.Loop() {
+		report := durations(b, 300, func(i int) {
+			if i%3 == 0 {
+				r.report.nextCitation(1)
+			} else {
+				r.report.scroll("pgdown", 30)
+			}
+			m.Render()
+		})
+		r.view = viewTree
+		tree := durations(b, 300, func(i int) {
+			r.tree.move(7)
+			if i%10 == 0 {
+				r.tree.toggle(m.st)
+			}
+			m.Render()
+		})
+		r.view = viewReport
+		reportPercentiles(b, report, "report-")
+		reportPercentiles(b, tree, "tree-")
+		b.ReportMetric(float64(firstRender)/float64(time.Millisecond), "background-render-ms") // b.Loop drops metrics reported before it
+	}
+}
+
+// BenchmarkEventAbsorption feeds the program batches of agent events, as a busy run does,
+// and presses a key between batches: events per second absorbed, and how long a key takes.
+func BenchmarkEventAbsorption(b *testing.B) {
+	m := sized(120, 40)
+	m.research.run = "bench"
+	state, _ := json.Marshal(fixtureState())
+	var batch []agent.Event
+	for i := 0; i < 100; i++ {
+		switch i % 10 {
+		case 0:
+			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventNodeStarted, Node: "execute"})
+		case 1:
+			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventNodeFinished, Node: "execute", State: state})
+		default:
+			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "execute", Role: "fast", Kind: "structured", PromptTokens: 300, CompletionTokens: 40}})
+		}
+	}
+	var events int
+	var spent time.Duration
+	var keys []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		m.Update(eventsMsg{events: batch})
+		spent += time.Since(start)
+		events += len(batch)
+		k := time.Now()
+		m.Update(tea.KeyPressMsg{Code: 't'})
+		m.Render()
+		keys = append(keys, time.Since(k))
+		m.research.view = viewRun
+	}
+	b.ReportMetric(float64(events)/spent.Seconds(), "events/s")
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	b.ReportMetric(float64(keys[len(keys)*99/100])/float64(time.Millisecond), "key-p99-ms")
+}
+
+// BenchmarkFirstFrame is the time from building the workbench to its first frame.
+func BenchmarkFirstFrame(b *testing.B) {
+	for b.Loop() {
+		m := New(fixture{})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		if m.Render() == "" {
+			b.Fatal("empty frame")
+		}
+	}
+}
