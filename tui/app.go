@@ -58,8 +58,12 @@ type Model struct {
 	panels []panel
 	tab    int
 
-	research *researchTab
-	log      *logTab
+	research  *researchTab
+	knowledge *knowledgeTab
+	log       *logTab
+	desks     []*deskTab
+
+	interrupted bool // a first ctrl+c was pressed
 
 	width, height int
 	lastFrame     atomic.Pointer[string]
@@ -76,11 +80,12 @@ func New(be Backend) *Model {
 	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24}
 	m.log = newLogTab(st)
 	m.research = newResearchTab(be, st, m.log)
-	m.panels = []panel{m.research, newKnowledgeTab(be, st), newDeskTab(st, "Gas",
+	m.knowledge = newKnowledgeTab(be, st)
+	m.desks = []*deskTab{newDeskTab(st, "Gas",
 		"The HMIS gas-table desk comes with its own issue: filling empty cells from the knowledge base, reviewing flagged cells, asking the table in plain language."),
 		newDeskTab(st, "Toxicology",
-			"The toxicology desk comes with its own issue: versioned profiles, edits proposed as JSON Patch diffs and approved before they are saved."),
-		m.log}
+			"The toxicology desk comes with its own issue: versioned profiles, edits proposed as JSON Patch diffs and approved before they are saved.")}
+	m.panels = []panel{m.research, m.knowledge, m.desks[0], m.desks[1], m.log}
 	m.layout()
 	return m
 }
@@ -115,6 +120,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
+		m.knowledge.st, m.log.st = m.st, m.st
+		for _, d := range m.desks {
+			d.st = m.st
+		}
 		return m, m.research.restyle(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
@@ -166,10 +175,32 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	p := m.panels[m.tab]
 	if msg.String() == "ctrl+c" {
-		if cmd := m.research.interrupt(); cmd != nil {
-			return cmd
+		// The first ctrl+c cancels what runs (both stay consistent); a second one quits.
+		if !m.interrupted {
+			m.interrupted = true
+			cancelled := false
+			if cmd := m.research.interrupt(); cmd != nil {
+				cancelled = true
+			}
+			if m.knowledge.ingestCancel != nil {
+				m.knowledge.ingestCancel()
+				cancelled = true
+			}
+			if cancelled {
+				return setStatus("cancelling; ctrl+c again quits at once", false)
+			}
 		}
 		return tea.Quit
+	}
+	m.interrupted = false
+	if k := msg.String(); k == "tab" || k == "shift+tab" {
+		// Tab always switches tabs, even from a text field, as the help line says.
+		if k == "tab" {
+			m.tab = (m.tab + 1) % len(m.panels)
+		} else {
+			m.tab = (m.tab + len(m.panels) - 1) % len(m.panels)
+		}
+		return nil
 	}
 	if p.Capturing() {
 		return p.Update(msg)
@@ -177,7 +208,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		if m.research.running() {
-			return setStatus("a run is in progress: Esc cancels it (it can be resumed), then q quits", false)
+			return setStatus("a run is in progress: Esc in the Research tab cancels it (it can be resumed), then q quits; ctrl+c twice quits at once", false)
+		}
+		if m.knowledge.ingesting() {
+			return setStatus("an ingest is running: Esc in the Knowledge tab cancels it (both stores stay consistent), then q quits", false)
 		}
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
@@ -235,8 +269,31 @@ func (m *Model) Render() string {
 	b.WriteByte('\n')
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
-	b.WriteString(truncate(m.help.ShortHelpView(append(m.panels[m.tab].Keys().short, m.keys.NextTab, m.keys.Help, m.keys.Quit)), m.width))
+	b.WriteString(truncate(m.helpLine(), m.width))
 	return b.String()
+}
+
+// helpLine lists the current keys; a key that cannot be used now is shown with the reason.
+// While a text field has the keyboard, letters go into it: only tab and ctrl+c are global.
+func (m *Model) helpLine() string {
+	keys := m.panels[m.tab].Keys().short
+	global := []key.Binding{m.keys.NextTab, m.keys.Help, m.keys.Quit}
+	if m.panels[m.tab].Capturing() {
+		global = []key.Binding{m.keys.NextTab, bind("ctrl+c", "quit")}
+	}
+	var parts []string
+	for _, k := range append(keys, global...) {
+		h := k.Help()
+		if h.Key == "" {
+			continue
+		}
+		if k.Enabled() {
+			parts = append(parts, m.st.Key.Render(h.Key)+" "+h.Desc)
+		} else {
+			parts = append(parts, m.st.Subtle.Render(h.Key+" "+h.Desc))
+		}
+	}
+	return strings.Join(parts, " • ")
 }
 
 func (m *Model) header() string {

@@ -34,6 +34,7 @@ type (
 	}
 	ingestProgressMsg struct {
 		p     kb.Progress
+		done  bool
 		state *ingestState
 	}
 	ingestDoneMsg struct {
@@ -55,7 +56,7 @@ func (s *ingestState) wait() tea.Cmd {
 		<-s.tick
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return ingestProgressMsg{p: s.latest, state: s}
+		return ingestProgressMsg{p: s.latest, done: s.done, state: s}
 	}
 }
 
@@ -94,7 +95,10 @@ func newKnowledgeTab(be Backend, st *styles.Styles) *knowledgeTab {
 }
 
 func (k *knowledgeTab) SetSize(w, h int) { k.width, k.height = w, h; k.input.SetWidth(max(w-14, 10)) }
-func (k *knowledgeTab) Capturing() bool  { return k.inputFor != "" }
+
+// ingesting reports an ingest in progress.
+func (k *knowledgeTab) ingesting() bool { return k.ingestCancel != nil }
+func (k *knowledgeTab) Capturing() bool { return k.inputFor != "" }
 
 func (k *knowledgeTab) load() tea.Cmd {
 	return func() tea.Msg {
@@ -134,7 +138,7 @@ func (k *knowledgeTab) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		k.progress = msg.p
-		if msg.state.done {
+		if msg.done {
 			return nil
 		}
 		return msg.state.wait()

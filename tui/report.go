@@ -31,10 +31,23 @@ type reportView struct {
 }
 
 // rendererCache keeps one glamour renderer per width and style; commands use it from their
-// own goroutines.
+// own goroutines. A glamour renderer is not safe for two renders at once, so each render holds
+// the cache's lock; the cache keeps the few most recent widths.
 type rendererCache struct {
-	mu sync.Mutex
-	m  map[string]*glamour.TermRenderer
+	mu    sync.Mutex
+	m     map[string]*glamour.TermRenderer
+	order []string
+}
+
+// render renders md at a width, one render at a time.
+func (c *rendererCache) render(md string, width int, dark bool) (string, error) {
+	r := c.get(width, dark)
+	if r == nil {
+		return md, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return r.Render(md)
 }
 
 func (c *rendererCache) get(width int, dark bool) *glamour.TermRenderer {
@@ -56,12 +69,18 @@ func (c *rendererCache) get(width int, dark bool) *glamour.TermRenderer {
 		r = nil
 	}
 	c.m[key] = r
+	c.order = append(c.order, key)
+	if len(c.order) > 4 { // a window dragged through many widths keeps only the last few
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
 	return r
 }
 
 type citeAt struct{ line, n int }
 
-var citeRE = regexp.MustCompile(`\[(\d+)\]`)
+// citeRE is the agent's citation form: [3], [1, 3], [2–4].
+var citeRE = regexp.MustCompile(`\[(\d+(?:\s*[,–-]\s*\d+)*)\]`)
 
 // reportRenderedMsg brings rendered lines back to the view.
 type reportRenderedMsg struct {
@@ -98,10 +117,8 @@ func (v *reportView) renderCmd() tea.Cmd {
 	md, width, dark, cache := v.markdown, v.width, v.dark, v.cache
 	return func() tea.Msg {
 		out := md
-		if r := cache.get(max(width-2, 20), dark); r != nil {
-			if rendered, err := r.Render(md); err == nil {
-				out = rendered
-			}
+		if rendered, err := cache.render(md, max(width-2, 20), dark); err == nil {
+			out = rendered
 		}
 		return reportRenderedMsg{markdown: md, width: width, lines: strings.Split(strings.Trim(out, "\n"), "\n")}
 	}
@@ -118,9 +135,14 @@ func (v *reportView) setLines(lines []string, rendered bool) {
 	v.lines, v.rendered, v.renderedFor = lines, rendered, v.width
 	v.cites = v.cites[:0]
 	for i, l := range v.lines {
-		for _, m := range citeRE.FindAllStringSubmatch(ansi.Strip(l), -1) {
-			n, _ := strconv.Atoi(m[1])
-			v.cites = append(v.cites, citeAt{line: i, n: n})
+		plain := ansi.Strip(l)
+		if strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(plain), "#")) == "Sources" {
+			break // the source list repeats numbers; citations are in the report above it
+		}
+		for _, m := range citeRE.FindAllStringSubmatch(plain, -1) {
+			for _, n := range citationNumbers(m[1]) {
+				v.cites = append(v.cites, citeAt{line: i, n: n})
+			}
 		}
 	}
 	if v.sel >= len(v.cites) {
@@ -128,15 +150,42 @@ func (v *reportView) setLines(lines []string, rendered bool) {
 	}
 }
 
-func (v *reportView) nextCitation(d int) {
+// nextCitation selects the next (d = 1) or previous (d = −1) citation; false when there is none.
+func (v *reportView) nextCitation(d int) bool {
 	if len(v.cites) == 0 {
-		return
+		return false
+	}
+	if v.sel < 0 && d < 0 {
+		v.sel = 0 // so that going back first selects the last
 	}
 	v.sel = (v.sel + d + len(v.cites)) % len(v.cites)
 	line := v.cites[v.sel].line
 	if line < v.offset || line >= v.offset+v.height {
 		v.offset = max(line-v.height/3, 0)
 	}
+	return true
+}
+
+// citationNumbers expands "1, 3" and "2–4".
+func citationNumbers(s string) []int {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.ReplaceAll(strings.TrimSpace(part), "–", "-"), "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			continue
+		}
+		b := a
+		if isRange {
+			if x, err := strconv.Atoi(strings.TrimSpace(hi)); err == nil && x >= a && x-a < 50 {
+				b = x
+			}
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (v *reportView) selected() int {

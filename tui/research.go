@@ -35,6 +35,7 @@ const (
 type (
 	runDoneMsg struct {
 		run     string
+		queue   *eventQueue // identifies the call: a run opened meanwhile does not take its result
 		outcome agent.Outcome
 		state   *research.State
 		err     error
@@ -44,9 +45,10 @@ type (
 		err  error
 	}
 	openRunMsg struct {
-		cp    agent.Checkpoint
-		state *research.State
-		err   error
+		cp            agent.Checkpoint
+		state         *research.State
+		calls, tokens int
+		err           error
 	}
 	passageMsg struct {
 		chunk kb.Chunk
@@ -184,6 +186,9 @@ func (r *researchTab) resume(run string, answer json.RawMessage) tea.Cmd {
 
 // launch runs one Start or Resume call in a command, streaming its events.
 func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) (agent.Outcome, *research.State, error)) tea.Cmd {
+	if r.running() {
+		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := newEventQueue()
 	if r.run != run {
@@ -195,7 +200,7 @@ func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) 
 	work := func() tea.Msg {
 		defer q.Close()
 		out, st, err := call(ctx, q.Push)
-		return runDoneMsg{run: run, outcome: out, state: st, err: err}
+		return runDoneMsg{run: run, queue: q, outcome: out, state: st, err: err}
 	}
 	return tea.Batch(work, q.wait())
 }
@@ -204,8 +209,8 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case eventsMsg:
 		r.absorb(msg.events)
-		if msg.more && msg.queue == r.queue {
-			return msg.queue.wait()
+		if msg.more {
+			return msg.queue.wait() // the queue always closes, so this ends
 		}
 		return nil
 	case runDoneMsg:
@@ -221,6 +226,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 			return setStatus(msg.err.Error(), true)
 		}
 		r.run, r.state, r.status = msg.cp.Run, msg.state, msg.cp.Status
+		r.trail, r.calls, r.tokens, r.pending = nil, msg.calls, msg.tokens, nil
 		r.tree.build(r.state, r.st)
 		if msg.state.Report != "" {
 			r.report.set(research.FullReport(msg.state))
@@ -280,7 +286,7 @@ func (r *researchTab) absorb(events []agent.Event) {
 }
 
 func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
-	if msg.run != r.run {
+	if msg.queue != r.queue {
 		return nil
 	}
 	r.cancel, r.queue = nil, nil
@@ -304,7 +310,9 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 			return r.answer.Focus()
 		case research.InterruptPlan:
 			var p research.PlanPayload
-			json.Unmarshal(r.pending.Payload, &p)
+			if err := json.Unmarshal(r.pending.Payload, &p); err != nil || len(p.Tasks) == 0 {
+				return setStatus(fmt.Sprintf("the proposed plan could not be read (%v): press r to ask again", err), true)
+			}
 			r.plan, r.planCursor, r.view = p.Tasks, 0, viewPlan
 		}
 		return nil
@@ -330,9 +338,22 @@ func (r *researchTab) loadRuns() tea.Cmd {
 }
 
 func (r *researchTab) openRun(run string) tea.Cmd {
+	if r.running() {
+		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
+	}
 	return func() tea.Msg {
-		cp, st, err := r.be.RunState(context.Background(), run)
-		return openRunMsg{cp: cp, state: st, err: err}
+		ctx := context.Background()
+		cp, st, err := r.be.RunState(ctx, run)
+		if err != nil {
+			return openRunMsg{err: err}
+		}
+		ledger, err := r.be.Ledger(ctx, run)
+		msg := openRunMsg{cp: cp, state: st, err: err}
+		for _, e := range ledger {
+			msg.calls++
+			msg.tokens += e.PromptTokens + e.CompletionTokens
+		}
+		return msg
 	}
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -53,10 +54,10 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			r.tree.build(r.state, r.st)
 			r.view = viewTree
 		case "r":
-			if r.cancel == nil && (r.status == agent.StatusCanceled || r.status == agent.StatusFailed || r.status == "canceled" ||
-				r.status == "failed" || r.status == agent.StatusInterrupted || r.status == agent.StatusRunning) && r.run != "" {
+			if r.cancel == nil && r.run != "" && r.status != "finished" && r.status != agent.StatusDone {
 				return r.resume(r.run, nil)
 			}
+			return setStatus("nothing to resume: the run is running or finished", false)
 		case "n":
 			if r.cancel == nil {
 				r.view = viewEditor
@@ -92,14 +93,26 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	case viewReport:
 		switch k {
 		case "n", "]":
-			r.report.nextCitation(1)
-		case "N", "[":
-			r.report.nextCitation(-1)
-		case "enter":
-			if n := r.report.selected(); n > 0 && r.state != nil && n <= len(r.state.Sources) {
-				return r.openPassage(r.state.Sources[n-1].ChunkID, viewReport)
+			if !r.report.nextCitation(1) {
+				return setStatus("the report cites no sources", false)
 			}
-			return setStatus("select a citation with n first", false)
+		case "N", "[":
+			if !r.report.nextCitation(-1) {
+				return setStatus("the report cites no sources", false)
+			}
+		case "enter":
+			n := r.report.selected()
+			if n == 0 {
+				return setStatus("select a citation with n first", false)
+			}
+			if r.state != nil {
+				for _, src := range r.state.Sources {
+					if src.N == n {
+						return r.openPassage(src.ChunkID, viewReport)
+					}
+				}
+			}
+			return setStatus(fmt.Sprintf("citation [%d] names no source of this report", n), false)
 		case "x":
 			return r.export()
 		case "t":
@@ -121,10 +134,13 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			if id := r.tree.current(); id != "" {
 				return r.openPassage(id, viewTree)
 			}
+			return setStatus("o opens the passage of a chunk line; this line is a task or a reference", false)
 		case "r":
 			if r.state != nil && r.state.Report != "" {
 				r.view = viewReport
+				return nil
 			}
+			return setStatus("there is no report yet", false)
 		case "esc":
 			r.view = viewRun
 		}
@@ -139,7 +155,10 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 				return r.openRun(r.runs[r.runsCur].ID)
 			}
 		case "r":
-			if len(r.runs) > 0 && r.cancel == nil {
+			if r.running() {
+				return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
+			}
+			if len(r.runs) > 0 {
 				run := r.runs[r.runsCur]
 				if run.Status == agent.StatusDone {
 					return setStatus("that run has finished: enter opens its report", false)
@@ -229,8 +248,9 @@ func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		case "task":
 			r.plan[r.planCursor].Query = text
 		case "add":
-			r.plan = append(r.plan[:r.planCursor+1], append([]research.Task{{Query: text, Status: "pending"}}, r.plan[r.planCursor+1:]...)...)
-			r.planCursor++
+			at := min(r.planCursor+1, len(r.plan))
+			r.plan = append(r.plan[:at], append([]research.Task{{Query: text, Status: "pending"}}, r.plan[at:]...)...)
+			r.planCursor = at
 		case "comment":
 			return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "replan", Comment: text}))
 		}

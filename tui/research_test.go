@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/research"
+)
+
+// blocking runs until it is cancelled, like a slow model.
+type blocking struct{ fixture }
+
+func (blocking) StartResearch(ctx context.Context, run, q string, o research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	<-ctx.Done()
+	return agent.Outcome{Run: run, Status: agent.StatusCanceled}, nil, ctx.Err()
+}
+
+// drain runs a command and returns the messages it produced (batches flattened).
+func drain(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, drain(c)...)
+		}
+		return out
+	}
+	return []tea.Msg{msg}
+}
+
+func TestARunCannotBeOrphaned(t *testing.T) {
+	m := New(blocking{})
+	r := m.research
+	r.question.SetValue("How are cylinders purged?")
+	cmd := r.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !r.running() || cmd == nil {
+		t.Fatal("the run should be running")
+	}
+	queue := r.queue
+	// Opening a session or starting another run while one runs is refused with a reason.
+	for _, c := range []tea.Cmd{r.openRun("another"), r.startRun("second question")} {
+		msgs := drain(c)
+		if len(msgs) != 1 || !strings.Contains(msgs[0].(statusMsg).text, "Esc cancels it") {
+			t.Fatalf("want a refusal, got %+v", msgs)
+		}
+	}
+	if r.queue != queue {
+		t.Fatal("the running run was replaced")
+	}
+	r.cancel()
+	var done runDoneMsg
+	for _, c := range []tea.Cmd{cmd} {
+		for _, msg := range drain(c) {
+			if d, ok := msg.(runDoneMsg); ok {
+				done = d
+			}
+		}
+	}
+	r.Update(done)
+	if r.running() || r.status != "canceled" {
+		t.Errorf("the cancelled run must end: running %v, status %q", r.running(), r.status)
+	}
+}
+
+func TestAddingToAnEmptyPlanDoesNotPanic(t *testing.T) {
+	m := New(fixture{})
+	r := m.research
+	r.view, r.plan = viewPlan, nil
+	r.key(tea.KeyPressMsg{Code: 'a', Text: "a"})
+	r.edit.SetValue("a first task")
+	r.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if len(r.plan) != 1 || r.plan[0].Query != "a first task" {
+		t.Errorf("plan: %+v", r.plan)
+	}
+}
+
+func TestCitationsWithListsAndRanges(t *testing.T) {
+	var v reportView
+	v.setSize(80, 20)
+	v.set("Claim [1, 3].\n\nOther claim [2–4].\n\n## Sources\n\n[1] a\n[2] b")
+	var got []int
+	for _, c := range v.cites {
+		got = append(got, c.n)
+	}
+	if len(got) != 5 || got[0] != 1 || got[1] != 3 || got[4] != 4 {
+		t.Errorf("cited numbers %v (the source list must not count)", got)
+	}
+	v.nextCitation(-1)
+	if v.selected() != 4 {
+		t.Errorf("going back first selects the last citation, got %d", v.selected())
+	}
+}
