@@ -1,0 +1,491 @@
+package hmis
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"warren/kb"
+)
+
+// The gas tables live in warren.db. Cells are one row each, so a single approval is a single
+// small write; every change of a cell is also appended to gas_decisions with the cell before
+// and after, which is what Undo and the audit trail read. SQL names use table_name and row_id
+// because TABLE and ROW are SQL keywords.
+
+func init() {
+	kb.RegisterMigration(kb.Migration{Version: 20, Name: "gas tables", SQL: `
+CREATE TABLE gas_tables (
+	name        TEXT PRIMARY KEY,
+	columns     TEXT NOT NULL,
+	imported_at TEXT NOT NULL
+);
+CREATE TABLE gas_rows (
+	table_name TEXT NOT NULL REFERENCES gas_tables(name) ON DELETE CASCADE,
+	id         INTEGER NOT NULL,
+	seq        INTEGER NOT NULL,
+	extra      TEXT NOT NULL,
+	PRIMARY KEY (table_name, id)
+);
+CREATE TABLE gas_cells (
+	table_name     TEXT NOT NULL,
+	row_id         INTEGER NOT NULL,
+	field          TEXT NOT NULL,
+	value          TEXT NOT NULL,
+	unit           TEXT NOT NULL,
+	status         TEXT NOT NULL,
+	confidence     REAL NOT NULL,
+	method         TEXT NOT NULL,
+	source_doc     TEXT NOT NULL,
+	source_section TEXT NOT NULL,
+	source_chunk   TEXT NOT NULL,
+	excerpt        TEXT NOT NULL,
+	note           TEXT NOT NULL,
+	updated_at     TEXT NOT NULL,
+	PRIMARY KEY (table_name, row_id, field),
+	FOREIGN KEY (table_name, row_id) REFERENCES gas_rows(table_name, id) ON DELETE CASCADE
+);
+CREATE INDEX gas_cells_status ON gas_cells(table_name, status);`})
+	kb.RegisterMigration(kb.Migration{Version: 21, Name: "gas decisions", SQL: `
+CREATE TABLE gas_decisions (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	table_name TEXT NOT NULL,
+	row_id     INTEGER NOT NULL,
+	field      TEXT NOT NULL,
+	before     TEXT NOT NULL,
+	after      TEXT NOT NULL,
+	reason     TEXT NOT NULL,
+	at         TEXT NOT NULL,
+	undoes     INTEGER REFERENCES gas_decisions(id)
+);
+CREATE INDEX gas_decisions_cell ON gas_decisions(table_name, row_id, field);`})
+}
+
+// ErrNoTable is returned for a table name the store doesn't hold.
+var ErrNoTable = errors.New("no such gas table")
+
+// ErrNothingToUndo is returned by Undo when every decision has been undone.
+var ErrNothingToUndo = errors.New("nothing to undo")
+
+// Store keeps gas tables in the workspace database (see kb.OpenDB).
+type Store struct {
+	DB *sql.DB
+}
+
+// Decision is one change of a cell, as the append-only log records it.
+type Decision struct {
+	ID     int64     `json:"id"`
+	Table  string    `json:"table"`
+	Row    int       `json:"row"`
+	Field  string    `json:"field"`
+	Before Cell      `json:"before"`
+	After  Cell      `json:"after"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+	Undoes int64     `json:"undoes,omitempty"` // the decision this one reverted, for undos
+}
+
+type cellKey struct {
+	row   int
+	field string
+}
+
+// SaveTable stores the table in one transaction, replacing a stored table of the same name.
+// When it replaces one, every cell that differs from the stored version is logged as a
+// decision (reason "save"), so that a fill run saved this way can be audited and undone; the
+// first save of a table is the baseline and logs nothing.
+func (s *Store) SaveTable(ctx context.Context, t *Table) error {
+	if t.Name == "" {
+		return errors.New("couldn't save a gas table without a name")
+	}
+	cols, err := json.Marshal(t.Columns)
+	if err != nil {
+		return err
+	}
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+	}
+	defer tx.Rollback()
+	var importedAt string
+	existed := true
+	if err := tx.QueryRowContext(ctx, `SELECT imported_at FROM gas_tables WHERE name = ?`, t.Name).Scan(&importedAt); errors.Is(err, sql.ErrNoRows) {
+		existed = false
+		importedAt = time.Now().UTC().Format(time.RFC3339Nano)
+	} else if err != nil {
+		return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+	}
+	var old map[cellKey]Cell
+	if existed {
+		if old, err = loadCells(ctx, tx, t.Name); err != nil {
+			return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+		}
+	}
+	for _, q := range []string{`DELETE FROM gas_cells WHERE table_name = ?`, `DELETE FROM gas_rows WHERE table_name = ?`, `DELETE FROM gas_tables WHERE name = ?`} {
+		if _, err := tx.ExecContext(ctx, q, t.Name); err != nil {
+			return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO gas_tables (name, columns, imported_at) VALUES (?, ?, ?)`, t.Name, string(cols), importedAt); err != nil {
+		return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+	}
+	insRow, err := tx.PrepareContext(ctx, `INSERT INTO gas_rows (table_name, id, seq, extra) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer insRow.Close()
+	insCell, err := tx.PrepareContext(ctx, insertCellSQL)
+	if err != nil {
+		return err
+	}
+	defer insCell.Close()
+	now := time.Now().UTC()
+	seen := map[int]bool{}
+	for seq, r := range t.Rows {
+		if seen[r.ID] {
+			return fmt.Errorf("couldn't save gas table %q: row ID %d occurs twice", t.Name, r.ID)
+		}
+		seen[r.ID] = true
+		extra, err := json.Marshal(r.Extra)
+		if err != nil {
+			return err
+		}
+		if r.Extra == nil {
+			extra = []byte("{}")
+		}
+		if _, err := insRow.ExecContext(ctx, t.Name, r.ID, seq, string(extra)); err != nil {
+			return fmt.Errorf("couldn't save row %d of gas table %q: %w", r.ID, t.Name, err)
+		}
+		for field, c := range r.Cells {
+			if c.IsZero() {
+				continue
+			}
+			if _, err := insCell.ExecContext(ctx, cellArgs(t.Name, r.ID, field, c)...); err != nil {
+				return fmt.Errorf("couldn't save cell %s of row %d of gas table %q: %w", field, r.ID, t.Name, err)
+			}
+			if existed {
+				k := cellKey{r.ID, field}
+				if before := old[k]; !sameCell(before, c) {
+					if _, err := logDecision(ctx, tx, t.Name, r.ID, field, before, c, "save", now, 0); err != nil {
+						return err
+					}
+				}
+				delete(old, k)
+			}
+		}
+	}
+	for k, before := range old { // cells that the new version no longer has
+		if _, err := logDecision(ctx, tx, t.Name, k.row, k.field, before, Cell{}, "save", now, 0); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
+	}
+	return nil
+}
+
+const insertCellSQL = `INSERT INTO gas_cells (table_name, row_id, field, value, unit, status, confidence, method,
+	source_doc, source_section, source_chunk, excerpt, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const cellColumns = `row_id, field, value, unit, status, confidence, method, source_doc, source_section, source_chunk, excerpt, note, updated_at`
+
+func cellArgs(table string, row int, field string, c Cell) []any {
+	return []any{table, row, field, c.Value, c.Unit, string(c.Status), c.Confidence, c.Method,
+		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, formatTime(c.UpdatedAt)}
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanCell(sc scanner) (cellKey, Cell, error) {
+	var (
+		k              cellKey
+		c              Cell
+		status, update string
+	)
+	err := sc.Scan(&k.row, &k.field, &c.Value, &c.Unit, &status, &c.Confidence, &c.Method,
+		&c.SourceDoc, &c.SourceSection, &c.SourceChunk, &c.Excerpt, &c.Note, &update)
+	if err != nil {
+		return k, c, err
+	}
+	c.Status = Status(status)
+	c.UpdatedAt, err = parseTime(update)
+	return k, c, err
+}
+
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}
+
+func loadCells(ctx context.Context, q querier, table string) (map[cellKey]Cell, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+cellColumns+` FROM gas_cells WHERE table_name = ?`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[cellKey]Cell{}
+	for rows.Next() {
+		k, c, err := scanCell(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = c
+	}
+	return out, rows.Err()
+}
+
+// LoadTable reads a stored table; the error wraps ErrNoTable when there is none by that name.
+func (s *Store) LoadTable(ctx context.Context, name string) (*Table, error) {
+	var cols string
+	if err := s.DB.QueryRowContext(ctx, `SELECT columns FROM gas_tables WHERE name = ?`, name).Scan(&cols); errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("couldn't load gas table %q: %w", name, ErrNoTable)
+	} else if err != nil {
+		return nil, fmt.Errorf("couldn't load gas table %q: %w", name, err)
+	}
+	t := &Table{Name: name}
+	if err := json.Unmarshal([]byte(cols), &t.Columns); err != nil {
+		return nil, fmt.Errorf("couldn't read the columns of gas table %q: %w", name, err)
+	}
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, extra FROM gas_rows WHERE table_name = ? ORDER BY seq`, name)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load gas table %q: %w", name, err)
+	}
+	byID := map[int]*Row{}
+	for rows.Next() {
+		var (
+			r     = &Row{Cells: map[string]Cell{}}
+			extra string
+		)
+		if err := rows.Scan(&r.ID, &extra); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(extra), &r.Extra); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("couldn't read row %d of gas table %q: %w", r.ID, name, err)
+		}
+		if len(r.Extra) == 0 {
+			r.Extra = nil
+		}
+		t.Rows = append(t.Rows, r)
+		byID[r.ID] = r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	cells, err := loadCells(ctx, s.DB, name)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load the cells of gas table %q: %w", name, err)
+	}
+	for k, c := range cells {
+		if r := byID[k.row]; r != nil {
+			r.Cells[k.field] = c
+		}
+	}
+	return t, nil
+}
+
+// Tables lists the stored tables by name.
+func (s *Store) Tables(ctx context.Context) ([]string, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT name FROM gas_tables ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list gas tables: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// SetCell changes one cell and logs the change with its reason, in one transaction. The value
+// should already be normalised (see Normalize); a zero cell empties the cell. Setting a cell to
+// what it already is changes and logs nothing.
+func (s *Store) SetCell(ctx context.Context, table string, row int, field string, c Cell, reason string) error {
+	if _, ok := FieldByName(field); !ok {
+		return fmt.Errorf("couldn't set a cell of gas table %q: unknown field %q", table, field)
+	}
+	if !c.Status.Valid() {
+		return fmt.Errorf("couldn't set %s of row %d: unknown status %q", field, row, c.Status)
+	}
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't set %s of row %d: %w", field, row, err)
+	}
+	defer tx.Rollback()
+	before, err := currentCell(ctx, tx, table, row, field)
+	if err != nil {
+		return err
+	}
+	if sameCell(before, c) {
+		return nil
+	}
+	if err := writeCell(ctx, tx, table, row, field, c); err != nil {
+		return err
+	}
+	if _, err := logDecision(ctx, tx, table, row, field, before, c, reason, time.Now().UTC(), 0); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("couldn't set %s of row %d: %w", field, row, err)
+	}
+	return nil
+}
+
+// Undo reverts the latest decision on the table that hasn't been undone yet (undos themselves
+// aren't undone, so repeated calls walk back through the history) and logs the revert as a
+// decision that names the one it undoes. It returns the cell it restored. A decision on a row
+// that a later SaveTable removed can't be undone; the error says so.
+func (s *Store) Undo(ctx context.Context, table string) (row int, field string, err error) {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, "", fmt.Errorf("couldn't undo: %w", err)
+	}
+	defer tx.Rollback()
+	var (
+		id             int64
+		before, reason string
+	)
+	err = tx.QueryRowContext(ctx, `SELECT id, row_id, field, before, reason FROM gas_decisions d
+		WHERE table_name = ? AND undoes IS NULL
+		  AND NOT EXISTS (SELECT 1 FROM gas_decisions u WHERE u.undoes = d.id)
+		ORDER BY id DESC LIMIT 1`, table).Scan(&id, &row, &field, &before, &reason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", fmt.Errorf("couldn't undo in gas table %q: %w", table, ErrNothingToUndo)
+	} else if err != nil {
+		return 0, "", fmt.Errorf("couldn't undo in gas table %q: %w", table, err)
+	}
+	var restore Cell
+	if err := json.Unmarshal([]byte(before), &restore); err != nil {
+		return 0, "", fmt.Errorf("couldn't read decision %d: %w", id, err)
+	}
+	current, err := currentCell(ctx, tx, table, row, field)
+	if err != nil {
+		return 0, "", fmt.Errorf("couldn't undo decision %d: %w", id, err)
+	}
+	if err := writeCell(ctx, tx, table, row, field, restore); err != nil {
+		return 0, "", err
+	}
+	if _, err := logDecision(ctx, tx, table, row, field, current, restore, fmt.Sprintf("undo of decision %d (%s)", id, reason), time.Now().UTC(), id); err != nil {
+		return 0, "", err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, "", fmt.Errorf("couldn't undo decision %d: %w", id, err)
+	}
+	return row, field, nil
+}
+
+// Decisions returns the logged decisions of a table, oldest first; row 0 means every row and
+// field "" every field.
+func (s *Store) Decisions(ctx context.Context, table string, row int, field string) ([]Decision, error) {
+	rows, err := s.DB.QueryContext(ctx, `SELECT id, row_id, field, before, after, reason, at, COALESCE(undoes, 0)
+		FROM gas_decisions WHERE table_name = ? AND (? = 0 OR row_id = ?) AND (? = '' OR field = ?) ORDER BY id`,
+		table, row, row, field, field)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the decisions of gas table %q: %w", table, err)
+	}
+	defer rows.Close()
+	var out []Decision
+	for rows.Next() {
+		d := Decision{Table: table}
+		var before, after, at string
+		if err := rows.Scan(&d.ID, &d.Row, &d.Field, &before, &after, &d.Reason, &at, &d.Undoes); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(before), &d.Before); err != nil {
+			return nil, fmt.Errorf("couldn't read decision %d: %w", d.ID, err)
+		}
+		if err := json.Unmarshal([]byte(after), &d.After); err != nil {
+			return nil, fmt.Errorf("couldn't read decision %d: %w", d.ID, err)
+		}
+		if d.At, err = parseTime(at); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// currentCell reads a cell, checking that its row exists.
+func currentCell(ctx context.Context, tx *sql.Tx, table string, row int, field string) (Cell, error) {
+	var one int
+	if err := tx.QueryRowContext(ctx, `SELECT 1 FROM gas_rows WHERE table_name = ? AND id = ?`, table, row).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+		return Cell{}, fmt.Errorf("gas table %q has no row %d", table, row)
+	} else if err != nil {
+		return Cell{}, err
+	}
+	_, c, err := scanCell(tx.QueryRowContext(ctx, `SELECT `+cellColumns+` FROM gas_cells WHERE table_name = ? AND row_id = ? AND field = ?`, table, row, field))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Cell{}, nil
+	}
+	return c, err
+}
+
+func writeCell(ctx context.Context, tx *sql.Tx, table string, row int, field string, c Cell) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM gas_cells WHERE table_name = ? AND row_id = ? AND field = ?`, table, row, field); err != nil {
+		return fmt.Errorf("couldn't write %s of row %d: %w", field, row, err)
+	}
+	if c.IsZero() {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, insertCellSQL, cellArgs(table, row, field, c)...); err != nil {
+		return fmt.Errorf("couldn't write %s of row %d: %w", field, row, err)
+	}
+	return nil
+}
+
+func logDecision(ctx context.Context, tx *sql.Tx, table string, row int, field string, before, after Cell, reason string, at time.Time, undoes int64) (int64, error) {
+	b, err := json.Marshal(before)
+	if err != nil {
+		return 0, err
+	}
+	a, err := json.Marshal(after)
+	if err != nil {
+		return 0, err
+	}
+	var u any
+	if undoes != 0 {
+		u = undoes
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO gas_decisions (table_name, row_id, field, before, after, reason, at, undoes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, table, row, field, string(b), string(a), reason, formatTime(at), u)
+	if err != nil {
+		return 0, fmt.Errorf("couldn't log the change of %s in row %d: %w", field, row, err)
+	}
+	return res.LastInsertId()
+}
+
+// sameCell compares cells, times by instant.
+func sameCell(a, b Cell) bool {
+	ta, tb := a.UpdatedAt, b.UpdatedAt
+	a.UpdatedAt, b.UpdatedAt = time.Time{}, time.Time{}
+	return a == b && ta.Equal(tb)
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("couldn't read the time %q: %w", s, err)
+	}
+	return t, nil
+}
