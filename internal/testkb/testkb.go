@@ -1,10 +1,12 @@
 // Package testkb builds knowledge bases for tests: a workspace in a temporary folder with
-// ../shared/data/corpus ingested through its registry with the built-in embedder.
+// ../shared/data/corpus (or the repository's sample workspace) ingested through its registry
+// with the built-in embedder.
 package testkb
 
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"warren/config"
@@ -17,7 +19,24 @@ import (
 // (as a workspace registry, documents named by their IDs).
 func Corpus(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
 	t.Helper()
-	regPath := shareddata.Path(t, "corpus/registry.json")
+	return fromRegistry(t, shareddata.Path(t, "corpus/registry.json"))
+}
+
+// SampleDir is the repository's sample workspace folder.
+func SampleDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "sample")
+}
+
+// Sample returns an open workspace holding the repository's sample knowledge base, as
+// `make run` prepares it.
+func Sample(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
+	t.Helper()
+	return fromRegistry(t, filepath.Join(SampleDir(), "registry.json"))
+}
+
+func fromRegistry(t testing.TB, regPath string) (*kb.Workspace, *kb.Store, *registry.Registry) {
+	t.Helper()
 	reg, err := registry.Load(regPath)
 	if err != nil {
 		t.Fatal(err)
