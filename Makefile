@@ -18,6 +18,7 @@ build: ## build bin/warren
 run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 	@$(BIN) --workspace $(WORKSPACE) init
 	@$(BIN) --workspace $(WORKSPACE) ingest --registry sample/registry.json
+	@$(BIN) --workspace $(WORKSPACE) gas list | grep -qx hmis-sample || $(BIN) --workspace $(WORKSPACE) gas import sample/gas/hmis-sample.csv
 	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(search works without a model; the checks above say what the model features need)"
 	@$(BIN) --workspace $(WORKSPACE)
 
@@ -32,6 +33,8 @@ bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench . -benchtime 100x -timeout 30m ./kb/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./kb/hmis/
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./agent/gasfill/
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \

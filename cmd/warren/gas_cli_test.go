@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"warren/agent/llm/llmtest"
+	"warren/internal/testkb"
+	"warren/kb/hmis"
+)
+
+// scriptOdour answers extraction with an odour for every row that asks for one, from the first
+// passage, and query questions with a fixed expression.
+func scriptOdour(srv *llmtest.Server) {
+	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "values", Reply: func(c llmtest.Call) string {
+		values := []map[string]any{}
+		if strings.Contains(c.LastUser(), "\n- odour:") {
+			values = append(values, map[string]any{"field": "odour", "value": "sharp", "unit": "", "confidence": 0.8, "source": 1})
+		}
+		data, _ := json.Marshal(map[string]any{"values": values})
+		return string(data)
+	}})
+	srv.Handle(&llmtest.Rule{Name: "narrow", SchemaHas: "sections", Replies: []string{`{"sections":[1,2,3]}`}})
+	srv.Handle(&llmtest.Rule{Name: "query", SchemaHas: "expression", Replies: []string{
+		`{"expression":"ghs02_flammable == true && empty(cas_number)","explanation":"flammable, no CAS number"}`}})
+}
+
+func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	srv := llmtest.New(t)
+	scriptOdour(srv)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	sample := filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv")
+
+	r := warren(t, env, "gas", "import", sample, "--json")
+	var imported struct {
+		Table      string
+		Rows       int
+		EmptyCells int `json:"empty_cells"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &imported) != nil || imported.Table != "hmis-sample" || imported.Rows != 41 || imported.EmptyCells == 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	if r = warren(t, env, "gas", "import", sample); r.code == 0 || !strings.Contains(r.stderr, "--replace") {
+		t.Errorf("a second import under the same name must refuse and say how: %+v", r)
+	}
+
+	// An interrupted fill that finished row 1: --resume does rows 2 and 3 only.
+	st := &hmis.Store{DB: ws.DB}
+	ctx := context.Background()
+	fill, err := st.StartFill(ctx, "hmis-sample", []int{1, 2, 3}, []string{"suppliers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveFillRow(ctx, fill, "hmis-sample", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	r = warren(t, env, "gas", "fill", "--resume", "--json")
+	var sum fillSummary
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
+		t.Fatalf("fill --resume: %+v", r)
+	}
+	if len(sum.Results) != 2 || sum.Results[0].Row != 2 || sum.Results[1].Row != 3 {
+		t.Errorf("--resume filled rows %+v, want 2 and 3", sum.Results)
+	}
+	if r = warren(t, env, "gas", "fill", "--resume"); r.code == 0 || !strings.Contains(r.stderr, "no interrupted fill") {
+		t.Errorf("a second --resume has nothing to go on with: %+v", r)
+	}
+	if r = warren(t, env, "gas", "fill", "--rows", "1-6"); r.code != 0 || !strings.Contains(r.stdout, "model calls per row") {
+		t.Fatalf("fill: %+v", r)
+	}
+
+	table, err := st.LoadTable(ctx, "hmis-sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filled []*hmis.Row
+	for _, row := range table.Rows[:6] {
+		if c := row.Cells["odour"]; c.Status == hmis.StatusFilled {
+			if c.SourceChunk == "" || c.Method == "" || c.Confidence != 0.8 {
+				t.Errorf("%s: a filled cell without provenance: %+v", row.Name(), c)
+			}
+			filled = append(filled, row)
+		}
+	}
+	if len(filled) < 2 {
+		t.Fatalf("the fill set odour in %d of rows 1-6, want at least 2", len(filled))
+	}
+	// The analyst approves one and edits another.
+	approved := filled[0].Cells["odour"]
+	approved.Status = hmis.StatusApproved
+	if err := st.SetCell(ctx, "hmis-sample", filled[0].ID, "odour", approved, "approved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetCell(ctx, "hmis-sample", filled[1].ID, "odour", hmis.Cell{Value: "rotten eggs", Status: hmis.StatusEdited}, "edited"); err != nil {
+		t.Fatal(err)
+	}
+
+	r = warren(t, env, "gas", "query", "--expr", "ghs02_flammable == true && empty(cas_number)", "--json")
+	var q struct {
+		Expression string
+		Rows       []string
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &q) != nil || len(q.Rows) == 0 {
+		t.Fatalf("query --expr: %+v", r)
+	}
+	for _, name := range q.Rows {
+		row := table.RowByName(name)
+		if row == nil || row.Cells["cas_number"].Value != "" || row.Cells["ghs02_flammable"].Value != "yes" {
+			t.Errorf("query matched %q, which is not a flammable gas without a CAS number", name)
+		}
+	}
+	r = warren(t, env, "gas", "query", "flammable gases without a CAS number")
+	if r.code != 0 || !strings.Contains(r.stdout, "expression: ghs02_flammable == true && empty(cas_number)") {
+		t.Errorf("query: %+v", r)
+	}
+	if r = warren(t, env, "gas", "query", "--expr", "SELECT * FROM gases"); r.code == 0 {
+		t.Errorf("SQL must be refused: %+v", r)
+	}
+
+	out := filepath.Join(t.TempDir(), "hmis.xlsx")
+	if r = warren(t, env, "gas", "export", out); r.code != 0 {
+		t.Fatalf("export: %+v", r)
+	}
+	want, err := st.LoadTable(ctx, "hmis-sample")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := hmis.ImportXLSX(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != len(want.Rows) {
+		t.Fatalf("the export holds %d rows, want %d", len(got.Rows), len(want.Rows))
+	}
+	for i, w := range want.Rows {
+		for _, fd := range hmis.Fields() {
+			a, b := w.Cells[fd.Name], got.Rows[i].Cells[fd.Name]
+			if a.Value != b.Value || a.Status != b.Status || a.SourceDoc != b.SourceDoc || a.SourceChunk != b.SourceChunk ||
+				a.Confidence != b.Confidence || a.Method != b.Method {
+				t.Errorf("%s %s: exported then imported %+v, stored %+v", w.Name(), fd.Name, b, a)
+			}
+		}
+	}
+	if c := got.Row(filled[0].ID).Cells["odour"]; c.Status != hmis.StatusApproved {
+		t.Errorf("the approval did not survive the round trip: %+v", c)
+	}
+	if c := got.Row(filled[1].ID).Cells["odour"]; c.Status != hmis.StatusEdited || c.Value != "rotten eggs" {
+		t.Errorf("the edit did not survive the round trip: %+v", c)
+	}
+	// A second fill never touches the analyst's cells.
+	if r = warren(t, env, "gas", "fill", "--rows", "1-6"); r.code != 0 {
+		t.Fatalf("second fill: %+v", r)
+	}
+	again, _ := st.LoadTable(ctx, "hmis-sample")
+	if c := again.Row(filled[1].ID).Cells["odour"]; c.Value != "rotten eggs" || c.Status != hmis.StatusEdited {
+		t.Errorf("the second fill changed the edited cell: %+v", c)
+	}
+}
