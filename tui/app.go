@@ -60,6 +60,7 @@ type Model struct {
 
 	research  *researchTab
 	knowledge *knowledgeTab
+	gas       *gasTab
 	log       *logTab
 	desks     []*deskTab
 
@@ -81,18 +82,27 @@ func New(be Backend) *Model {
 	m.log = newLogTab(st)
 	m.research = newResearchTab(be, st, m.log)
 	m.knowledge = newKnowledgeTab(be, st)
-	m.desks = []*deskTab{newDeskTab(st, "Gas",
-		"The HMIS gas-table desk comes with its own issue: filling empty cells from the knowledge base, reviewing flagged cells, asking the table in plain language."),
-		newDeskTab(st, "Toxicology",
-			"The toxicology desk comes with its own issue: versioned profiles, edits proposed as JSON Patch diffs and approved before they are saved.")}
-	m.panels = []panel{m.research, m.knowledge, m.desks[0], m.desks[1], m.log}
+	m.gas = newGasTab(be, st)
+	m.desks = []*deskTab{newDeskTab(st, "Toxicology",
+		"The toxicology desk comes with its own issue: versioned profiles, edits proposed as JSON Patch diffs and approved before they are saved.")}
+	m.panels = []panel{m.research, m.knowledge, m.gas, m.desks[0], m.log}
 	m.layout()
 	return m
 }
 
-// Init asks for the background colour and starts the model-status checks.
+// gasTabIndex is the Gas tab's place among the tabs.
+const gasTabIndex = 2
+
+// OpenGas makes the workbench open on the Gas tab showing the named table ("" for the first).
+// Call it before the program starts.
+func (m *Model) OpenGas(table string) {
+	m.tab = gasTabIndex
+	m.gas.open(table)
+}
+
+// Init asks for the background colour, starts the model-status checks and loads the gas table.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init())
+	return tea.Batch(tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil))
 }
 
 func (m *Model) checkDoctor() tea.Cmd {
@@ -120,7 +130,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
-		m.knowledge.st, m.log.st = m.st, m.st
+		m.knowledge.st, m.log.st, m.gas.st = m.st, m.st, m.st
 		for _, d := range m.desks {
 			d.st = m.st
 		}
@@ -184,6 +194,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			if m.knowledge.ingestCancel != nil {
 				m.knowledge.ingestCancel()
+				cancelled = true
+			}
+			if m.gas.running() {
+				m.gas.cancelQuery()
 				cancelled = true
 			}
 			if cancelled {
@@ -344,5 +358,21 @@ func (m *Model) fullHelp() string {
 	h := m.help
 	h.ShowAll = true
 	groups := append(m.panels[m.tab].Keys().full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit})
-	return m.st.Title.Render("Keys — "+tabNames[m.tab]) + "\n\n" + h.FullHelpView(groups) + "\n\n" + m.st.Subtle.Render("any key closes this help")
+	// Groups go side by side while they fit the width, then on the next rows.
+	var rows []string
+	for start := 0; start < len(groups); {
+		end := start + 1
+		for end < len(groups) && lipgloss.Width(unbounded(h).FullHelpView(groups[start:end+1])) <= m.width {
+			end++
+		}
+		rows = append(rows, h.FullHelpView(groups[start:end]))
+		start = end
+	}
+	return m.st.Title.Render("Keys — "+tabNames[m.tab]) + "\n\n" + strings.Join(rows, "\n\n") + "\n\n" + m.st.Subtle.Render("any key closes this help")
+}
+
+// unbounded is the help without a width limit, to measure what it needs.
+func unbounded(h help.Model) help.Model {
+	h.SetWidth(0)
+	return h
 }

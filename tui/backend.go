@@ -13,6 +13,7 @@ import (
 	"warren/config"
 	"warren/doctor"
 	"warren/kb"
+	"warren/kb/hmis"
 	"warren/retrieval"
 )
 
@@ -36,4 +37,27 @@ type Backend interface {
 	Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error)
 	Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error)
 	Ingest(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
+
+	// GasTables lists the workspace's gas tables by name.
+	GasTables(ctx context.Context) ([]string, error)
+	// GasTable loads a gas table as it is stored.
+	GasTable(ctx context.Context, name string) (*hmis.Table, error)
+	// SetGasCell stores one cell at once and logs the decision with its reason.
+	SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error
+	// UndoGas reverts the table's latest decision and says which cell it restored; the error
+	// wraps hmis.ErrNothingToUndo when there is none.
+	UndoGas(ctx context.Context, table string) (row int, field string, err error)
+	// GasQuery filters the table: a question is turned into an expression by the model (with
+	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
+	GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error)
+}
+
+// GasQueryResult is the outcome of a gas-table query.
+type GasQueryResult struct {
+	Expression  string // the filter that ran
+	Explanation string // the model's reading of the question, or the fallback's rule
+	Fallback    bool   // Expression is the word-match fallback, not the model's
+	Note        string // why the fallback was used
+	Rows        []int  // IDs of the matching rows, in table order
+	Calls       int    // model calls spent
 }

@@ -18,6 +18,7 @@ import (
 	"warren/config"
 	"warren/doctor"
 	"warren/kb"
+	"warren/kb/hmis"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 )
@@ -61,6 +62,20 @@ func (fixture) Search(context.Context, retrieval.Request) ([]retrieval.Result, e
 }
 func (fixture) Ingest(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
 	return &kb.IngestReport{}, nil
+}
+
+// The fixture's workspace has no gas table: the Gas tab shows its empty state. The desk's own
+// snapshots and flows run on gasBackend (gas_backend_test.go), over SQLite and a scripted model.
+func (fixture) GasTables(context.Context) ([]string, error)           { return nil, nil }
+func (fixture) GasTable(context.Context, string) (*hmis.Table, error) { return nil, hmis.ErrNoTable }
+func (fixture) UndoGas(context.Context, string) (int, string, error) {
+	return 0, "", hmis.ErrNothingToUndo
+}
+func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, string) error {
+	return hmis.ErrNoTable
+}
+func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
+	return GasQueryResult{}, hmis.ErrNoTable
 }
 
 func fixtureState() *research.State {
@@ -137,7 +152,10 @@ func TestGoldenPanels(t *testing.T) {
 			docs, _ := fixture{}.Documents(ctx, "")
 			m.Update(kbListMsg{cols: cols, docs: docs})
 		},
-		"gas":        func(m *Model) { m.tab = 2 },
+		"gas": func(m *Model) {
+			m.tab = 2
+			m.Update(drain(m.gas.load("", nil))[0])
+		},
 		"toxicology": func(m *Model) { m.tab = 3 },
 		"log": func(m *Model) {
 			m.tab = 4

@@ -30,7 +30,7 @@ review; cells you approved or edited are never touched. query asks the table in 
   warren gas query "flammable gases without a CAS number"
   warren gas export exports/hmis.xlsx`,
 	}
-	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand())
+	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand(), a.gasReviewCommand())
 	return cmd
 }
 

@@ -12,10 +12,12 @@ import (
 	"warren/agent"
 	"warren/agent/llm"
 	"warren/agent/research"
+	"warren/agent/tablequery"
 	"warren/config"
 	"warren/doctor"
 	"warren/internal/atomicfile"
 	"warren/kb"
+	"warren/kb/hmis"
 	"warren/retrieval"
 	"warren/tui"
 )
@@ -121,14 +123,70 @@ func (b *backend) Ingest(ctx context.Context, paths []string, collection string,
 	return rep, err
 }
 
+func (b *backend) gasStore() *hmis.Store { return &hmis.Store{DB: b.e.ws.DB} }
+
+func (b *backend) GasTables(ctx context.Context) ([]string, error) { return b.gasStore().Tables(ctx) }
+
+func (b *backend) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
+	return b.gasStore().LoadTable(ctx, name)
+}
+
+func (b *backend) SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error {
+	return b.gasStore().SetCell(ctx, table, row, field, c, reason)
+}
+
+func (b *backend) UndoGas(ctx context.Context, table string) (int, string, error) {
+	return b.gasStore().Undo(ctx, table)
+}
+
+// GasQuery runs a question as `warren gas query` does: the model writes the expression (or
+// the analyst gave one), it is compiled against the typed schema, then run over the rows.
+func (b *backend) GasQuery(ctx context.Context, table, question, expression string) (tui.GasQueryResult, error) {
+	t, err := b.gasStore().LoadTable(ctx, table)
+	if err != nil {
+		return tui.GasQueryResult{}, err
+	}
+	schema := querySchema(t)
+	res := tui.GasQueryResult{Expression: expression}
+	if expression == "" {
+		ans, err := tablequery.Ask(ctx, b.e.gateway, schema, question)
+		if err != nil {
+			return res, err
+		}
+		res = tui.GasQueryResult{Expression: ans.Expression, Explanation: ans.Explanation, Fallback: ans.Fallback, Note: ans.Note, Calls: ans.Calls}
+	}
+	program, err := tablequery.Compile(schema, res.Expression)
+	if err != nil {
+		return res, err
+	}
+	hits, err := tablequery.Run(program, queryRows(t, schema))
+	if err != nil {
+		return res, err
+	}
+	for _, i := range hits {
+		res.Rows = append(res.Rows, t.Rows[i].ID)
+	}
+	return res, nil
+}
+
 // workbench opens the TUI on the workspace.
-func (a *app) workbench() error {
+func (a *app) workbench() error { return a.openWorkbench(nil) }
+
+// openWorkbench opens the TUI; setup, when given, checks the workspace and prepares the
+// workbench (a tab, a table) before the first frame.
+func (a *app) openWorkbench(setup func(ctx context.Context, e *env, m *tui.Model) error) error {
 	e, err := a.open()
 	if err != nil {
 		return err
 	}
 	defer e.Close()
-	p := tea.NewProgram(tui.New(&backend{a: a, e: e}), tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
+	m := tui.New(&backend{a: a, e: e})
+	if setup != nil {
+		if err := setup(context.Background(), e, m); err != nil {
+			return err
+		}
+	}
+	p := tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
 	_, err = p.Run()
 	return err
 }

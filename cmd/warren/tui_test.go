@@ -13,6 +13,7 @@ import (
 
 	"warren/agent/llm/llmtest"
 	"warren/internal/testkb"
+	"warren/kb/hmis"
 	"warren/tui"
 )
 
@@ -139,4 +140,47 @@ func TestWorkbenchShowsAMissingModelWithItsFix(t *testing.T) {
 	srv.RemoveModel(llmtest.ChatModel)
 	tm, _ := workbench(t, srv)
 	waitFor(t, tm, "ollama pull qwen3:8b")
+}
+
+// TestWorkbenchGasDesk reviews a gas table through the real backend: the decision lands in
+// the workspace database and the question goes to the (scripted) model.
+func TestWorkbenchGasDesk(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Name: "expression", SchemaHas: "expression",
+		Replies: []string{`{"expression": "pyrophoric == true", "explanation": "the pyrophoric gases"}`}})
+	tm, be := workbench(t, srv)
+	waitFor(t, tm, "Research question")
+	press(tm, tea.KeyEscape) // out of the question field
+	tm.Type("3")
+	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
+
+	st := &hmis.Store{DB: be.e.ws.DB}
+	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*hmis.Row{
+		{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "yes", Status: hmis.StatusOriginal},
+			"boiling_point_c": {Value: "-112", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.5, Method: "extract",
+				SourceDoc: "suppliers/nordgas-silane.md", SourceSection: "9", Excerpt: "Boiling point: -112 °C"}}},
+		{ID: 2, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Nitrogen", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "no", Status: hmis.StatusOriginal}}},
+	}}
+	if err := st.SaveTable(context.Background(), tab); err != nil {
+		t.Fatal(err)
+	}
+	tm.Type("r")
+	waitFor(t, tm, "Gas table fab")
+	tm.Type("n")
+	waitFor(t, tm, "Boiling Point (°C) · Silane (row 1)")
+	tm.Type("a")
+	waitFor(t, tm, "approved Boiling Point (°C) of Silane")
+	got, err := st.LoadTable(context.Background(), "fab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := got.Row(1).Cells["boiling_point_c"]; c.Status != hmis.StatusApproved || c.Value != "-112" {
+		t.Errorf("the approval is stored: %+v", c)
+	}
+
+	tm.Type("/")
+	tm.Type("gases that ignite in air")
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "query: pyrophoric == true")
+	waitFor(t, tm, "1 of 2 rows")
 }

@@ -13,10 +13,13 @@ import (
 type Styles struct {
 	Dark bool
 
-	Accent, Muted, Good, Warn, Bad, Text color.Color
+	Accent, Muted, Good, Warn, Bad, Text, Edit color.Color
 
 	Header, Tab, ActiveTab, Status, StatusError, Title, Subtle, Selected, Key, Box, BarFull, BarEmpty lipgloss.Style
 	Followed, Skipped, Unresolved, OverBudget                                                         lipgloss.Style
+
+	// Gas-table cells by status, and the cell under the cursor.
+	CellOriginal, CellFilled, CellReview, CellApproved, CellEdited, CellRejected, CellCursor lipgloss.Style
 }
 
 // New builds the styles for a dark or light background.
@@ -30,6 +33,7 @@ func New(dark bool) *Styles {
 		Warn:   pick(lipgloss.Color("#875F00"), lipgloss.Color("#FFD75F")),
 		Bad:    pick(lipgloss.Color("#AF0000"), lipgloss.Color("#FF5F5F")),
 		Text:   pick(lipgloss.Color("#1C1C1C"), lipgloss.Color("#E4E4E4")),
+		Edit:   pick(lipgloss.Color("#870087"), lipgloss.Color("#D787D7")),
 	}
 	s.Header = lipgloss.NewStyle().Bold(true).Foreground(s.Accent)
 	s.Tab = lipgloss.NewStyle().Foreground(s.Muted).Padding(0, 1)
@@ -47,5 +51,12 @@ func New(dark bool) *Styles {
 	s.Skipped = lipgloss.NewStyle().Foreground(s.Muted)
 	s.Unresolved = lipgloss.NewStyle().Foreground(s.Warn)
 	s.OverBudget = lipgloss.NewStyle().Foreground(s.Bad)
+	s.CellOriginal = lipgloss.NewStyle()
+	s.CellFilled = lipgloss.NewStyle().Foreground(s.Good)
+	s.CellReview = lipgloss.NewStyle().Foreground(s.Warn).Bold(true)
+	s.CellApproved = lipgloss.NewStyle().Foreground(s.Accent).Bold(true)
+	s.CellEdited = lipgloss.NewStyle().Foreground(s.Edit)
+	s.CellRejected = lipgloss.NewStyle().Foreground(s.Bad).Faint(true)
+	s.CellCursor = lipgloss.NewStyle().Reverse(true)
 	return s
 }

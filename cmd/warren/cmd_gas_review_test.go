@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"warren/agent/llm/llmtest"
+	"warren/kb"
+	"warren/kb/hmis"
+)
+
+// The review desk opens only on a table that exists, and only in a terminal; each refusal is
+// one line that says what to do.
+func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
+	srv := llmtest.New(t)
+	dir := filepath.Join(t.TempDir(), "ws")
+	if _, err := kb.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	a := &app{env: []string{"WARREN_WORKSPACE=" + dir, "OLLAMA_HOST=" + srv.URL}, stdin: strings.NewReader(""),
+		logger: slog.New(slog.DiscardHandler), closeLog: func() {}}
+	review := func(args ...string) error {
+		cmd := a.gasReviewCommand()
+		cmd.SetArgs(args)
+		cmd.SetOut(io.Discard)
+		cmd.SetErr(io.Discard)
+		return cmd.Execute()
+	}
+	if err := review(); err == nil || !strings.Contains(err.Error(), "import one with `warren gas import FILE`") {
+		t.Errorf("no table: %v", err)
+	}
+	e, err := a.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name"}, Rows: []*hmis.Row{{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}}}}}
+	err = (&hmis.Store{DB: e.ws.DB}).SaveTable(context.Background(), tab)
+	e.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := review("--table", "nope"); err == nil || !strings.Contains(err.Error(), `no gas table "nope" in the workspace: it has fab`) {
+		t.Errorf("a missing table: %v", err)
+	}
+	if err := review("--table", "fab"); err == nil || !strings.Contains(err.Error(), "needs a terminal") {
+		t.Errorf("without a terminal: %v", err)
+	}
+}

@@ -1,0 +1,457 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"warren/kb/hmis"
+	"warren/tui/styles"
+)
+
+// gasMode says what has the keyboard in the Gas tab.
+type gasMode int
+
+const (
+	gasGrid gasMode = iota // moving over the table
+	gasEdit                // typing a cell's value
+	gasAsk                 // typing a plain-language question
+	gasExpr                // editing the query's expression
+)
+
+// Messages of the Gas tab.
+type (
+	gasLoadedMsg struct {
+		tables []string
+		table  *hmis.Table
+		want   string        // the table asked for, when it wasn't found
+		focus  *hmis.CellRef // put the cursor here
+		undone bool          // the load follows an undo of the focused cell
+		err    error
+	}
+	gasSavedMsg struct {
+		table   string
+		changes []gasChange // the cells stored, in order
+		status  string
+		edit    bool // the save of the cell editor
+		err     error
+	}
+	gasQueryMsg struct {
+		seq      int
+		table    string
+		question string
+		res      GasQueryResult
+		edited   bool // the analyst's expression, run as it is
+		err      error
+	}
+)
+
+// gasChange is one cell to store.
+type gasChange struct {
+	row   int
+	field string
+	cell  hmis.Cell
+}
+
+// gasQuery is the query that filters the grid.
+type gasQuery struct {
+	question string
+	res      GasQueryResult
+	match    map[int]bool // row IDs
+}
+
+// The reasons logged with the analyst's decisions.
+const (
+	reasonApprove    = "approved by the analyst"
+	reasonApproveRow = "approved with the row's high-confidence cells"
+	reasonEdit       = "edited by the analyst"
+	reasonReject     = "rejected by the analyst"
+)
+
+// gasTab is the review desk of the HMIS gas table: the table with its cells coloured by
+// status, a detail pane with each value's source passage, and the analyst's decisions, each
+// stored at once.
+type gasTab struct {
+	be            Backend
+	st            *styles.Styles
+	width, height int
+
+	tables  []string
+	want    string // the table to open (warren gas review --table)
+	table   *hmis.Table
+	fields  []hmis.Field
+	widths  []int // column width per field
+	loaded  bool
+	loading bool
+
+	shown  []int // indices into table.Rows on screen, after the filters
+	cur    int   // index into shown
+	col    int   // field index; 0 is the frozen name column
+	rowOff int   // first row on screen, an index into shown
+	colOff int   // first scrolled field on screen (≥ 1)
+
+	flagged  bool // only rows with cells to review
+	query    *gasQuery
+	barFocus bool // the query bar has the keys (right after a result)
+
+	mode     gasMode
+	input    textinput.Model
+	inputErr string
+	editRef  hmis.CellRef
+	saving   bool // the editor's value is being stored
+
+	askSeq    int
+	askCancel context.CancelFunc // a question or expression is running
+	asking    string             // the question that runs
+}
+
+func newGasTab(be Backend, st *styles.Styles) *gasTab {
+	in := textinput.New()
+	in.Prompt = ""
+	ist := in.Styles()
+	ist.Cursor.Blink = false // a steady cursor: no redraw every half second over SSH
+	in.SetStyles(ist)
+	return &gasTab{be: be, st: st, input: in, fields: hmis.Fields(), colOff: 1}
+}
+
+func (g *gasTab) SetSize(w, h int) {
+	g.width, g.height = w, h
+	g.input.SetWidth(max(w-40, 20))
+}
+
+func (g *gasTab) Capturing() bool { return g.mode != gasGrid }
+
+// running reports a question or expression in flight.
+func (g *gasTab) running() bool { return g.askCancel != nil }
+
+// open asks for a table by name; the next load shows it.
+func (g *gasTab) open(name string) { g.want = name }
+
+// load reads the table list and one table: want when it exists, else the first.
+func (g *gasTab) load(want string, focus *hmis.CellRef) tea.Cmd {
+	g.loading = true
+	be := g.be
+	return func() tea.Msg {
+		ctx := context.Background()
+		names, err := be.GasTables(ctx)
+		if err != nil || len(names) == 0 {
+			return gasLoadedMsg{err: err}
+		}
+		name, missing := names[0], ""
+		if want != "" {
+			if slices.Contains(names, want) {
+				name = want
+			} else {
+				missing = want
+			}
+		}
+		t, err := be.GasTable(ctx, name)
+		return gasLoadedMsg{tables: names, table: t, want: missing, focus: focus, err: err}
+	}
+}
+
+func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case gasLoadedMsg:
+		return g.loadedMsg(msg)
+	case gasSavedMsg:
+		return g.savedMsg(msg)
+	case gasQueryMsg:
+		return g.queryMsg(msg)
+	case tea.KeyPressMsg:
+		return g.key(msg)
+	}
+	if !g.loaded && !g.loading {
+		return g.load(g.want, nil)
+	}
+	return nil
+}
+
+func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
+	g.loading, g.loaded = false, true
+	if msg.err != nil {
+		return setStatus(msg.err.Error(), true)
+	}
+	g.tables = msg.tables
+	if msg.table == nil {
+		g.table, g.shown, g.query = nil, nil, nil
+		return nil
+	}
+	same := g.table != nil && g.table.Name == msg.table.Name
+	keep := g.currentIndex()
+	if !same {
+		g.cancelQuery()
+		g.cur, g.col, g.rowOff, g.colOff, keep = 0, 0, 0, 1, 0
+		g.flagged, g.query, g.barFocus = false, nil, false
+		g.want = ""
+	}
+	g.table = msg.table
+	g.measure()
+	g.refilter(keep)
+	var cmds []tea.Cmd
+	if msg.want != "" {
+		cmds = append(cmds, setStatus(fmt.Sprintf("no gas table %q: showing %q (t switches)", msg.want, msg.table.Name), true))
+	}
+	if f := msg.focus; f != nil {
+		g.focus(f.Row, f.Field)
+		if msg.undone {
+			cmds = append(cmds, setStatus("undone: "+g.describe(f.Row, f.Field), false))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// measure sizes the columns to their labels and values.
+func (g *gasTab) measure() {
+	g.widths = make([]int, len(g.fields))
+	for i, f := range g.fields {
+		w := textWidth(shortLabel(f))
+		for _, r := range g.table.Rows {
+			w = max(w, textWidth(r.Cells[f.Name].Value)+1) // +1: the status mark
+		}
+		if i == 0 {
+			g.widths[i] = min(max(w, 10), 22)
+		} else {
+			g.widths[i] = min(max(w, 4), 16)
+		}
+	}
+}
+
+// currentIndex is the cursor's row as an index into table.Rows, -1 without one.
+func (g *gasTab) currentIndex() int {
+	if g.table == nil || g.cur < 0 || g.cur >= len(g.shown) {
+		return -1
+	}
+	return g.shown[g.cur]
+}
+
+// refilter recomputes the rows on screen and keeps the cursor on the row it was on, or on
+// the next one still shown.
+func (g *gasTab) refilter(keep int) {
+	g.shown = g.shown[:0]
+	for i, r := range g.table.Rows {
+		if g.flagged && !hasReview(r) {
+			continue
+		}
+		if g.query != nil && !g.query.match[r.ID] {
+			continue
+		}
+		g.shown = append(g.shown, i)
+	}
+	g.cur = 0
+	if keep >= 0 {
+		g.cur = max(len(g.shown)-1, 0)
+		for j, i := range g.shown {
+			if i >= keep {
+				g.cur = j
+				break
+			}
+		}
+	}
+}
+
+func hasReview(r *hmis.Row) bool {
+	for _, c := range r.Cells {
+		if c.Status == hmis.StatusReview {
+			return true
+		}
+	}
+	return false
+}
+
+// focus puts the cursor on a cell, when its row is shown.
+func (g *gasTab) focus(rowID int, field string) {
+	for j, i := range g.shown {
+		if g.table.Rows[i].ID == rowID {
+			g.cur = j
+		}
+	}
+	for i, f := range g.fields {
+		if f.Name == field {
+			g.col = i
+		}
+	}
+}
+
+// current returns the row and field under the cursor.
+func (g *gasTab) current() (*hmis.Row, hmis.Field, bool) {
+	i := g.currentIndex()
+	if i < 0 {
+		return nil, hmis.Field{}, false
+	}
+	return g.table.Rows[i], g.fields[g.col], true
+}
+
+func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
+	if g.mode != gasGrid {
+		return g.inputKey(msg)
+	}
+	k := msg.String()
+	if g.table == nil {
+		if k == "r" {
+			return g.load(g.want, nil)
+		}
+		return nil
+	}
+	if g.barFocus {
+		g.barFocus = false
+		switch k {
+		case "e", "enter":
+			return g.editExpression()
+		case "esc":
+			return g.clearQuery()
+		}
+	}
+	switch k {
+	case "up", "k":
+		g.moveRow(-1)
+	case "down", "j":
+		g.moveRow(1)
+	case "left", "h":
+		g.col = max(g.col-1, 0)
+	case "right", "l":
+		g.col = min(g.col+1, len(g.fields)-1)
+	case "home":
+		g.col = 0
+	case "end":
+		g.col = len(g.fields) - 1
+	case "pgup":
+		g.moveRow(-max(g.gridRows(), 1))
+	case "pgdown":
+		g.moveRow(max(g.gridRows(), 1))
+	case "g":
+		g.cur = 0
+	case "G":
+		g.cur = max(len(g.shown)-1, 0)
+	case "f":
+		g.flagged = !g.flagged
+		g.refilter(g.currentIndex())
+		if g.flagged {
+			return setStatus(fmt.Sprintf("showing the %d row(s) with cells to review (f shows all)", len(g.shown)), false)
+		}
+		return setStatus("showing every row", false)
+	case "n":
+		return g.nextFlagged(1)
+	case "N":
+		return g.nextFlagged(-1)
+	case "a":
+		return g.approve()
+	case "A":
+		return g.approveRow()
+	case "e":
+		return g.edit()
+	case "x":
+		return g.reject()
+	case "u":
+		return g.undo()
+	case "/":
+		if g.running() {
+			return setStatus("a question is being asked: esc cancels it", false)
+		}
+		g.mode, g.inputErr = gasAsk, ""
+		g.input.Placeholder = "e.g. flammable gases without a CAS number"
+		if g.query != nil {
+			g.input.SetValue(g.query.question)
+		} else {
+			g.input.SetValue("")
+		}
+		g.input.CursorEnd()
+		return g.input.Focus()
+	case "enter":
+		if g.query != nil {
+			return g.editExpression()
+		}
+	case "esc":
+		if g.running() {
+			g.cancelQuery()
+			return setStatus("query cancelled", false)
+		}
+		if g.query != nil {
+			return g.clearQuery()
+		}
+	case "t":
+		if len(g.tables) < 2 {
+			return setStatus("the workspace has one gas table", false)
+		}
+		at := slices.Index(g.tables, g.table.Name)
+		return g.load(g.tables[(at+1)%len(g.tables)], nil)
+	case "r":
+		return g.load(g.table.Name, nil)
+	}
+	return nil
+}
+
+func (g *gasTab) moveRow(d int) {
+	g.cur = min(max(g.cur+d, 0), max(len(g.shown)-1, 0))
+}
+
+// nextFlagged moves to the next cell to review in reading order (row by row, field by field),
+// wrapping around.
+func (g *gasTab) nextFlagged(dir int) tea.Cmd {
+	nf := len(g.fields)
+	n := len(g.shown) * nf
+	pos := g.cur*nf + g.col
+	for step := 1; step <= n; step++ {
+		p := ((pos+dir*step)%n + n) % n
+		r, c := p/nf, p%nf
+		if g.table.Rows[g.shown[r]].Cells[g.fields[c].Name].Status != hmis.StatusReview {
+			continue
+		}
+		g.cur, g.col = r, c
+		if (dir > 0 && p <= pos) || (dir < 0 && p >= pos) {
+			return setStatus("wrapped around: this is the first cell to review again", false)
+		}
+		return nil
+	}
+	if g.query != nil && len(g.shown) < len(g.table.Rows) {
+		return setStatus("no cells need review among the rows the query shows", false)
+	}
+	return setStatus("no cells need review", false)
+}
+
+func (g *gasTab) closeInput() {
+	g.mode, g.inputErr = gasGrid, ""
+	g.input.Blur()
+}
+
+// inputKey handles the cell editor, the question prompt and the expression editor.
+func (g *gasTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		if g.mode == gasExpr {
+			g.cancelQuery()
+		}
+		g.closeInput()
+		return nil
+	case "enter":
+		text := strings.TrimSpace(g.input.Value())
+		switch g.mode {
+		case gasEdit:
+			return g.saveEdit()
+		case gasAsk:
+			if text == "" {
+				g.inputErr = "type a question (esc cancels)"
+				return nil
+			}
+			g.closeInput()
+			return g.ask(text, "")
+		case gasExpr:
+			if text == "" {
+				g.inputErr = "type an expression (esc keeps the current query)"
+				return nil
+			}
+			g.inputErr = ""
+			return g.ask(g.query.question, text)
+		}
+	}
+	if g.saving {
+		return nil // the value being stored stays as it is
+	}
+	var cmd tea.Cmd
+	g.input, cmd = g.input.Update(msg)
+	return cmd
+}

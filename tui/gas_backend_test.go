@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent/llm"
+	"warren/agent/llm/llmtest"
+	"warren/agent/tablequery"
+	"warren/config"
+	"warren/doctor"
+	"warren/kb"
+	"warren/kb/hmis"
+)
+
+// gasBackend is the fixture with a real gas desk behind it: the tables in a workspace
+// database (SQLite, migrated as warren opens it) and table questions asked of a scripted
+// Ollama server through the real gateway.
+type gasBackend struct {
+	fixture
+	store   *hmis.Store
+	gateway *llm.Gateway // nil: no model, questions fall back
+}
+
+func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*hmis.Table) *gasBackend {
+	t.Helper()
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	be := &gasBackend{store: &hmis.Store{DB: db}}
+	for _, tab := range tables {
+		if err := be.store.SaveTable(context.Background(), tab); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if srv != nil {
+		c := config.Default()
+		c.Ollama.Host = srv.URL
+		c.Ollama.BackoffBase, c.Ollama.BackoffMax, c.Ollama.Timeout = time.Millisecond, 5*time.Millisecond, 10*time.Second
+		if be.gateway, err = llm.New(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return be
+}
+
+func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b.store.Tables(ctx) }
+func (b *gasBackend) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
+	return b.store.LoadTable(ctx, name)
+}
+func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error {
+	return b.store.SetCell(ctx, table, row, field, c, reason)
+}
+func (b *gasBackend) UndoGas(ctx context.Context, table string) (int, string, error) {
+	return b.store.Undo(ctx, table)
+}
+
+// GasQuery does what cmd/warren's backend does: ask (or take the expression), compile against
+// the typed schema, run over the typed rows.
+func (b *gasBackend) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
+	t, err := b.store.LoadTable(ctx, table)
+	if err != nil {
+		return GasQueryResult{}, err
+	}
+	var schema tablequery.Schema
+	for _, f := range hmis.Fields() {
+		typ := tablequery.TypeString
+		switch f.Kind {
+		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+			typ = tablequery.TypeNumber
+		case hmis.KindRating:
+			typ = tablequery.TypeInt
+		case hmis.KindBool:
+			typ = tablequery.TypeBool
+		}
+		schema = append(schema, tablequery.Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
+	}
+	res := GasQueryResult{Expression: expression}
+	if expression == "" {
+		ans, err := tablequery.Ask(ctx, b.gateway, schema, question)
+		if err != nil {
+			return res, err
+		}
+		res = GasQueryResult{Expression: ans.Expression, Explanation: ans.Explanation, Fallback: ans.Fallback, Note: ans.Note, Calls: ans.Calls}
+	}
+	program, err := tablequery.Compile(schema, res.Expression)
+	if err != nil {
+		return res, err
+	}
+	rows := make([]map[string]any, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = map[string]any{}
+		for _, f := range schema {
+			v := r.Cells[f.Name].Value
+			switch {
+			case v == "":
+				rows[i][f.Name] = nil
+			case f.Type == tablequery.TypeNumber:
+				x, _ := strconv.ParseFloat(v, 64)
+				rows[i][f.Name] = x
+			case f.Type == tablequery.TypeInt:
+				x, _ := strconv.Atoi(v)
+				rows[i][f.Name] = x
+			case f.Type == tablequery.TypeBool:
+				rows[i][f.Name] = v == "yes"
+			default:
+				rows[i][f.Name] = v
+			}
+		}
+	}
+	hits, err := tablequery.Run(program, rows)
+	for _, i := range hits {
+		res.Rows = append(res.Rows, t.Rows[i].ID)
+	}
+	return res, err
+}
+
+var fixedTime = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
+
+// gasFixture is a small table with a cell of every status: original values from the sheet,
+// values filled at high and at low confidence (review), approved, edited and rejected ones.
+func gasFixture() *hmis.Table {
+	orig := func(v string) hmis.Cell { return hmis.Cell{Value: v, Status: hmis.StatusOriginal} }
+	origU := func(v, unit string) hmis.Cell { return hmis.Cell{Value: v, Unit: unit, Status: hmis.StatusOriginal} }
+	fill := func(v, unit string, conf float64, doc, section, excerpt string) hmis.Cell {
+		st := hmis.StatusFilled
+		if conf < hmis.HighConfidence {
+			st = hmis.StatusReview
+		}
+		return hmis.Cell{Value: v, Unit: unit, Status: st, Confidence: conf, Method: "extract", SourceDoc: doc,
+			SourceSection: section, SourceChunk: doc + "#0003", Excerpt: excerpt, UpdatedAt: fixedTime}
+	}
+	silane := "suppliers/nordgas-silane.md"
+	arsine := "suppliers/nordgas-arsine.md"
+	inert := "suppliers/nordgas-inert-gases.md"
+	rows := []map[string]hmis.Cell{
+		{
+			"chemical_name": orig("Silane"), "cas_number": orig("7803-62-5"), "formula": orig("SiH4"),
+			"un_number": fill("UN2203", "", 0.88, silane, "14 Transport information", "UN number: UN2203. Proper shipping name: SILANE, COMPRESSED."),
+			"boiling_point_c": fill("-112", "°C", 0.92, silane, "9 Physical and chemical properties",
+				"Boiling point: -112 °C at 1013 hPa. Melting point: -185 °C. Silane ignites spontaneously in air; releases must be treated as fires."),
+			"autoignition_c": hmis.Cell{Value: "21", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.45, Method: "extract", SourceDoc: "standards/gas-cabinet-procedure.md",
+				SourceSection: "5.3", Excerpt: "Pyrophoric gases such as silane ignite below room temperature (about 21 °C).", Note: "general pass: confidence below 0.7", UpdatedAt: fixedTime},
+			"lel_vol_pct":       {Value: "1.37", Unit: "vol %", Status: hmis.StatusApproved, Confidence: 0.9, Method: "extract", SourceDoc: silane, SourceSection: "9", UpdatedAt: fixedTime},
+			"uel_vol_pct":       {Value: "96", Unit: "vol %", Status: hmis.StatusEdited, Method: "analyst", Note: "edited by the analyst: was 100 vol % (source " + silane + ")", UpdatedAt: fixedTime},
+			"flash_point_c":     {Status: hmis.StatusRejected, Note: "rejected by the analyst: was -50 °C (source " + silane + ")", UpdatedAt: fixedTime},
+			"hmis_flammability": fill("4", "", 0.8, silane, "2 Hazards identification", "HMIS: health 2, flammability 4, physical hazard 3."),
+			"physical_state":    orig("gas"), "pyrophoric": orig("yes"), "ghs02_flammable": orig("yes"),
+		},
+		{
+			"chemical_name": orig("Arsine"), "cas_number": orig("7784-42-1"), "formula": orig("AsH3"),
+			"un_number":       fill("UN2188", "", 0.4, arsine, "14", "UN2188 ARSINE, 2.3 (2.1)"),
+			"boiling_point_c": fill("-62.5", "°C", 0.55, arsine, "9", "Boiling point -62.5 °C"),
+			"idlh_ppm":        fill("3", "ppm", 0.85, arsine, "8", "IDLH 3 ppm"),
+			"tlv_twa_ppm":     fill("0.005", "ppm", 0.75, arsine, "8", "TLV-TWA 0.005 ppm"),
+			"physical_state":  orig("gas"), "pyrophoric": orig("no"),
+		},
+		{
+			"chemical_name": orig("Nitrogen"), "cas_number": orig("7727-37-9"), "formula": orig("N2"),
+			"boiling_point_c":        fill("-195.8", "°C", 0.9, inert, "9", "Boiling point: -195.8 °C"),
+			"melting_point_c":        {Value: "-210", Unit: "°C", Status: hmis.StatusFilled, Confidence: 0.65, Method: "extract", SourceDoc: inert, UpdatedAt: fixedTime},
+			"critical_temperature_c": fill("-147", "°C", 0.8, inert, "9", "Critical temperature -147 °C"),
+			"odour":                  fill("odourless", "", 0.5, inert, "9", "Odour: none"),
+			"physical_state":         orig("gas"), "lel_vol_pct": orig("n/a"),
+		},
+		{
+			"chemical_name": orig("Hydrogen"), "cas_number": orig("1333-74-0"), "formula": orig("H2"),
+			"boiling_point_c": origU("-252.9", "°C"), "hmis_flammability": orig("4"), "physical_state": orig("gas"),
+		},
+		{
+			"chemical_name": orig("Phosphine"), "cas_number": orig("7803-51-2"), "formula": orig("PH3"),
+			"hazard_class": fill("Flam. Gas 1; Acute Tox. 1", "", 0.6, "suppliers/veridian-phosphine.md", "2", "Flam. Gas 1, Acute Tox. 1 (inhalation)"),
+		},
+	}
+	t := &hmis.Table{Name: "fab-k2"}
+	for _, f := range hmis.Fields() {
+		t.Columns = append(t.Columns, f.Label)
+	}
+	for i, cells := range rows {
+		t.Rows = append(t.Rows, &hmis.Row{ID: i + 1, Cells: cells})
+	}
+	return t
+}
+
+// gasDesk opens the workbench at a size on the Gas tab with the backend's first table loaded.
+func gasDesk(t *testing.T, be Backend, w, h int) *Model {
+	t.Helper()
+	m := New(be)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(doctorMsg{report: doctor.Report{OK: true}})
+	m.OpenGas("")
+	settle(t, m, drain(m.gas.load("", nil))...)
+	if m.gas.table == nil {
+		t.Fatal("no gas table loaded")
+	}
+	return m
+}
+
+// settle feeds messages to the workbench and runs the commands they return, as the program
+// does, except the status line's expiry timer. It returns the status texts shown.
+func settle(t *testing.T, m *Model, msgs ...tea.Msg) []string {
+	t.Helper()
+	var status []string
+	for steps := 0; len(msgs) > 0; steps++ {
+		if steps > 100 {
+			t.Fatal("the messages never settle")
+		}
+		msg := msgs[0]
+		msgs = msgs[1:]
+		if msg == nil {
+			continue
+		}
+		_, cmd := m.Update(msg)
+		if s, ok := msg.(statusMsg); ok {
+			status = append(status, s.text) // its command is the timer that clears it
+			continue
+		}
+		msgs = append(msgs, drain(cmd)...)
+	}
+	return status
+}
+
+// keys turns "a", "enter", "ctrl+u" and the like into key presses; type sends text.
+func keys(names ...string) []tea.Msg {
+	special := map[string]tea.Key{"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "up": {Code: tea.KeyUp},
+		"down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
+		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}}
+	var out []tea.Msg
+	for _, n := range names {
+		if k, ok := special[n]; ok {
+			out = append(out, tea.KeyPressMsg(k))
+			continue
+		}
+		for _, r := range n {
+			out = append(out, tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+	}
+	return out
+}
+
+// press sends keys one at a time, each settled before the next.
+func press(t *testing.T, m *Model, names ...string) []string {
+	t.Helper()
+	var status []string
+	for _, k := range keys(names...) {
+		status = append(status, settle(t, m, k)...)
+	}
+	return status
+}

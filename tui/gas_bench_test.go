@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/kb/hmis"
+)
+
+// BenchmarkGasView draws the Gas tab over a table of 200 rows with every field set, frame
+// after frame while the analyst moves across rows and columns (120×40).
+func BenchmarkGasView(b *testing.B) {
+	t := &hmis.Table{Name: "big"}
+	fields := hmis.Fields()
+	statuses := []hmis.Status{hmis.StatusOriginal, hmis.StatusFilled, hmis.StatusReview, hmis.StatusApproved, hmis.StatusEdited}
+	for i := 1; i <= 200; i++ {
+		r := &hmis.Row{ID: i, Cells: map[string]hmis.Cell{}}
+		for j, f := range fields {
+			r.Cells[f.Name] = hmis.Cell{Value: fmt.Sprintf("value %d-%d", i, j), Status: statuses[(i+j)%len(statuses)], Confidence: 0.8,
+				SourceDoc: "suppliers/doc.md", SourceSection: "9", Excerpt: "A passage of a data sheet that holds the value and some more words around it."}
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	m := New(fixture{})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.tab = gasTabIndex
+	m.Update(gasLoadedMsg{tables: []string{"big"}, table: t})
+	moves := []string{"j", "l", "l", "j", "n", "pgdown", "h"}
+	for b.Loop() {
+		d := durations(b, 300, func(i int) {
+			k := moves[i%len(moves)]
+			msg := tea.KeyPressMsg{Code: rune(k[0]), Text: k}
+			if k == "pgdown" {
+				msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
+			}
+			m.Update(msg)
+			m.Render()
+		})
+		reportPercentiles(b, d, "frame-")
+	}
+}

@@ -1,0 +1,217 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/kb/hmis"
+)
+
+// The analyst's decisions in the Gas tab. Each is stored at once, in a command, one cell one
+// decision; the grid takes the stored cell when the save succeeds.
+
+// describe names a cell and what it holds, for the status line.
+func (g *gasTab) describe(rowID int, field string) string {
+	r := g.table.Row(rowID)
+	f, _ := hmis.FieldByName(field)
+	if r == nil {
+		return fmt.Sprintf("%s of row %d", f.Label, rowID)
+	}
+	c := r.Cells[field]
+	what := "empty"
+	if c.Value != "" {
+		what = valueUnit(c)
+	}
+	return fmt.Sprintf("%s of %s is %s (%s)", f.Label, r.Name(), what, statusWord(c.Status))
+}
+
+// savedMsg applies the cells that were stored; an editor whose save failed stays open with
+// its text and the error.
+func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
+	if msg.edit {
+		g.saving = false
+	}
+	if g.table != nil && g.table.Name == msg.table && len(msg.changes) > 0 {
+		keep := g.currentIndex()
+		for _, ch := range msg.changes {
+			if r := g.table.Row(ch.row); r != nil {
+				r.Set(ch.field, ch.cell)
+			}
+		}
+		g.measure()
+		g.refilter(keep)
+	}
+	if msg.err != nil {
+		if msg.edit && g.mode == gasEdit {
+			g.inputErr = "couldn't save: " + msg.err.Error()
+			return nil
+		}
+		text := msg.err.Error()
+		if len(msg.changes) > 0 {
+			text = fmt.Sprintf("%d cell(s) saved, then: %s", len(msg.changes), text)
+		}
+		return setStatus(text, true)
+	}
+	if msg.edit && g.mode == gasEdit {
+		g.closeInput()
+	}
+	return setStatus(msg.status, false)
+}
+
+// save stores cells one by one (each is its own decision) in a command.
+func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.Cmd {
+	be, table := g.be, g.table.Name
+	return func() tea.Msg {
+		var saved []gasChange
+		for _, ch := range changes {
+			if err := be.SetGasCell(context.Background(), table, ch.row, ch.field, ch.cell, reason); err != nil {
+				return gasSavedMsg{table: table, changes: saved, edit: edit, err: err}
+			}
+			saved = append(saved, ch)
+		}
+		return gasSavedMsg{table: table, changes: saved, status: done, edit: edit}
+	}
+}
+
+// approvable says why a cell can't be approved, "" when it can.
+func approvable(c hmis.Cell) string {
+	switch c.Status {
+	case hmis.StatusFilled, hmis.StatusReview:
+		return ""
+	case hmis.StatusOriginal:
+		return "the value comes from the imported sheet: there is nothing to approve"
+	case hmis.StatusApproved:
+		return "the value is approved already"
+	case hmis.StatusEdited:
+		return "you typed this value: it needs no approval"
+	case hmis.StatusRejected:
+		return "the value was rejected: e types one, u undoes the rejection"
+	}
+	return "the cell is empty: nothing to approve (e types a value)"
+}
+
+func (g *gasTab) approve() tea.Cmd {
+	r, f, ok := g.current()
+	if !ok {
+		return nil
+	}
+	c := r.Cells[f.Name]
+	if why := approvable(c); why != "" {
+		return setStatus(why, false)
+	}
+	c.Status, c.UpdatedAt = hmis.StatusApproved, time.Now().UTC()
+	return g.save([]gasChange{{r.ID, f.Name, c}}, reasonApprove, fmt.Sprintf("approved %s of %s", f.Label, r.Name()), false)
+}
+
+// approveRow approves the row's filled cells of high confidence; review cells need a look each.
+func (g *gasTab) approveRow() tea.Cmd {
+	r, _, ok := g.current()
+	if !ok {
+		return nil
+	}
+	var changes []gasChange
+	now := time.Now().UTC()
+	for _, f := range g.fields {
+		c := r.Cells[f.Name]
+		if c.Status == hmis.StatusFilled && c.Confidence >= hmis.HighConfidence {
+			c.Status, c.UpdatedAt = hmis.StatusApproved, now
+			changes = append(changes, gasChange{r.ID, f.Name, c})
+		}
+	}
+	if len(changes) == 0 {
+		return setStatus(fmt.Sprintf("%s has no filled cells of high confidence to approve (a approves one cell)", r.Name()), false)
+	}
+	return g.save(changes, reasonApproveRow, fmt.Sprintf("approved %d high-confidence cell(s) of %s (u undoes one at a time)", len(changes), r.Name()), false)
+}
+
+func (g *gasTab) reject() tea.Cmd {
+	r, f, ok := g.current()
+	if !ok {
+		return nil
+	}
+	c := r.Cells[f.Name]
+	if c.Value == "" {
+		return setStatus("the cell is empty: nothing to reject", false)
+	}
+	note := "rejected by the analyst: was " + valueUnit(c)
+	if c.SourceDoc != "" {
+		note += " (source " + c.SourceDoc + ")"
+	}
+	cell := hmis.Cell{Status: hmis.StatusRejected, Note: note, UpdatedAt: time.Now().UTC()}
+	return g.save([]gasChange{{r.ID, f.Name, cell}}, reasonReject, fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name()), false)
+}
+
+func (g *gasTab) edit() tea.Cmd {
+	r, f, ok := g.current()
+	if !ok {
+		return nil
+	}
+	g.mode, g.inputErr, g.editRef = gasEdit, "", hmis.CellRef{Row: r.ID, Field: f.Name}
+	g.input.Placeholder = "the value"
+	if f.Unit != "" {
+		g.input.Placeholder = "the value in " + f.Unit + " (or with its unit, e.g. 161 K)"
+	}
+	g.input.SetValue(r.Cells[f.Name].Value)
+	g.input.CursorEnd()
+	return g.input.Focus()
+}
+
+// saveEdit validates the editor's value and stores it; on an error the text stays.
+func (g *gasTab) saveEdit() tea.Cmd {
+	if g.saving {
+		return nil
+	}
+	f, _ := hmis.FieldByName(g.editRef.Field)
+	r := g.table.Row(g.editRef.Row)
+	if r == nil {
+		g.inputErr = "the row is gone (the table was reloaded): esc closes the editor"
+		return nil
+	}
+	v, err := hmis.Normalize(f, g.input.Value(), "")
+	if err != nil {
+		g.inputErr = err.Error()
+		return nil
+	}
+	if v == "" {
+		g.inputErr = "the value is empty: type one (x rejects the cell, esc cancels)"
+		return nil
+	}
+	old := r.Cells[f.Name]
+	if v == old.Value && (old.Status == hmis.StatusEdited || old.Status == hmis.StatusOriginal || old.Status == hmis.StatusApproved) {
+		g.closeInput()
+		return setStatus("the value is unchanged", false)
+	}
+	cell := hmis.Cell{Value: v, Unit: f.Unit, Status: hmis.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
+	if old.Value != "" && old.Value != v {
+		cell.Note = "edited by the analyst: was " + valueUnit(old)
+		if old.SourceDoc != "" {
+			cell.Note += " (source " + old.SourceDoc + ")"
+		}
+	}
+	g.saving, g.inputErr = true, ""
+	return g.save([]gasChange{{r.ID, f.Name, cell}}, reasonEdit, fmt.Sprintf("saved %s of %s: %s", f.Label, r.Name(), valueUnit(cell)), true)
+}
+
+func (g *gasTab) undo() tea.Cmd {
+	be, table := g.be, g.table.Name
+	return func() tea.Msg {
+		ctx := context.Background()
+		row, field, err := be.UndoGas(ctx, table)
+		if errors.Is(err, hmis.ErrNothingToUndo) {
+			return statusMsg{text: "nothing to undo in " + table}
+		}
+		if err != nil {
+			return statusMsg{text: err.Error(), err: true}
+		}
+		names, err := be.GasTables(ctx)
+		if err != nil {
+			return gasLoadedMsg{err: err}
+		}
+		t, err := be.GasTable(ctx, table)
+		return gasLoadedMsg{tables: names, table: t, focus: &hmis.CellRef{Row: row, Field: field}, undone: true, err: err}
+	}
+}

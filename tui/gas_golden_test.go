@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGoldenGas snapshots the review desk over the fixture table, stored in and loaded from
+// SQLite. The empty desk is the "gas" snapshot of TestGoldenPanels.
+func TestGoldenGas(t *testing.T) {
+	setups := map[string]func(t *testing.T, m *Model){
+		// The cursor on a filled value: the detail pane shows its source passage.
+		"table": func(t *testing.T, m *Model) {
+			m.gas.focus(1, "boiling_point_c")
+		},
+		// Rows with cells to review only, the cursor on the second such cell.
+		"flagged": func(t *testing.T, m *Model) {
+			press(t, m, "f", "n", "n")
+		},
+		// Every key of the desk, the groups on rows where the width is short.
+		"help": func(t *testing.T, m *Model) { m.showHelp = true },
+		// A query that fell back to the word match, with its label and note.
+		"query-fallback": func(t *testing.T, m *Model) {
+			settle(t, m, gasQueryMsg{seq: m.gas.askSeq, table: "fab-k2", question: "gases that ignite in air", res: GasQueryResult{
+				Expression: `any_text contains "ignite"`, Fallback: true, Rows: []int{1},
+				Note: `fallback: rows whose text mentions any of "ignite" (a word search without the model; edit the filter to refine it)` +
+					` — no expression from the model compiled after 6 attempt(s)`}})
+		},
+	}
+	for name, setup := range setups {
+		for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+			t.Run(fmt.Sprintf("%s-%dx%d", name, sz[0], sz[1]), func(t *testing.T) {
+				m := gasDesk(t, newGasBackend(t, nil, gasFixture()), sz[0], sz[1])
+				setup(t, m)
+				out := screen(m)
+				if lines := strings.Count(string(out), "\n") + 1; lines != sz[1] {
+					t.Errorf("the frame has %d lines, the terminal %d", lines, sz[1])
+				}
+				for i, line := range strings.Split(string(out), "\n") {
+					if w := ansi.StringWidth(line); w > sz[0] {
+						t.Errorf("line %d is %d cells wide: %q", i+1, w, line)
+					}
+				}
+				golden.RequireEqual(t, out)
+			})
+		}
+	}
+}

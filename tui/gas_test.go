@@ -1,0 +1,379 @@
+package tui
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"warren/agent/llm/llmtest"
+	"warren/kb/hmis"
+)
+
+// stored reads a cell back from SQLite.
+func stored(t *testing.T, be *gasBackend, row int, field string) hmis.Cell {
+	t.Helper()
+	tab, err := be.store.LoadTable(context.Background(), "fab-k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab.Row(row).Cells[field]
+}
+
+func frame(m *Model) string { return ansi.Strip(m.Render()) }
+
+func anyContains(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return strings.Contains(x, s) })
+}
+
+// at names the cell under the cursor.
+func at(g *gasTab) string {
+	r, f, ok := g.current()
+	if !ok {
+		return "none"
+	}
+	return r.Name() + "/" + f.Name
+}
+
+func shownNames(g *gasTab) []string {
+	var out []string
+	for _, i := range g.shown {
+		out = append(out, g.table.Rows[i].Name())
+	}
+	return out
+}
+
+func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 120, 40)
+	g := m.gas
+
+	// Approve a value flagged for review: status changes, value and source stay.
+	g.focus(2, "boiling_point_c")
+	press(t, m, "a")
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusApproved || c.Value != "-62.5" || c.SourceDoc != "suppliers/nordgas-arsine.md" {
+		t.Errorf("approved cell in the store: %+v", c)
+	}
+	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != hmis.StatusApproved {
+		t.Errorf("the grid shows %q", c.Status)
+	}
+
+	// A value from the sheet is not approved: nothing is stored.
+	g.focus(1, "cas_number")
+	if st := press(t, m, "a"); !anyContains(st, "imported sheet") {
+		t.Errorf("approving an original value: %q", st)
+	}
+
+	// Edit: the value is normalised (K → °C) and stored as the analyst's.
+	g.focus(1, "boiling_point_c")
+	press(t, m, "e", "ctrl+u", "161 K", "enter")
+	bp, _ := hmis.FieldByName("boiling_point_c")
+	want, _ := hmis.Normalize(bp, "161 K", "")
+	c := stored(t, be, 1, "boiling_point_c")
+	if c.Value != want || c.Status != hmis.StatusEdited || c.Unit != "°C" || !strings.Contains(c.Note, "was -112 °C (source suppliers/nordgas-silane.md)") {
+		t.Errorf("edited cell in the store: %+v (want %q)", c, want)
+	}
+	if g.mode != gasGrid || g.table.Row(1).Cells["boiling_point_c"].Value != want {
+		t.Errorf("after the save the editor closes and the grid shows the value: mode %d", g.mode)
+	}
+
+	// Reject: the cell is emptied, with a note that keeps what it was.
+	g.focus(1, "un_number")
+	press(t, m, "x")
+	c = stored(t, be, 1, "un_number")
+	if c.Value != "" || c.Status != hmis.StatusRejected || c.Note != "rejected by the analyst: was UN2203 (source suppliers/nordgas-silane.md)" {
+		t.Errorf("rejected cell in the store: %+v", c)
+	}
+
+	// Undo walks back: first the rejection, then the edit; the cursor goes to the cell.
+	g.col = 0
+	st := press(t, m, "u")
+	if c := stored(t, be, 1, "un_number"); c.Value != "UN2203" || c.Status != hmis.StatusFilled {
+		t.Errorf("undo restores the rejected cell: %+v", c)
+	}
+	if at(g) != "Silane/un_number" || g.table.Row(1).Cells["un_number"].Value != "UN2203" || !anyContains(st, "undone: UN No. of Silane is UN2203") {
+		t.Errorf("after undo: cursor %s, status %q", at(g), st)
+	}
+	press(t, m, "u")
+	if c := stored(t, be, 1, "boiling_point_c"); c.Value != "-112" || c.Status != hmis.StatusFilled {
+		t.Errorf("the second undo restores the edited cell: %+v", c)
+	}
+
+	ds, err := be.store.Decisions(context.Background(), "fab-k2", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, d := range ds {
+		reasons = append(reasons, strings.SplitN(d.Reason, " (", 2)[0])
+	}
+	wantReasons := []string{reasonApprove, reasonEdit, reasonReject, "undo of decision 3", "undo of decision 2"}
+	if !slices.Equal(reasons, wantReasons) {
+		t.Errorf("decisions %q, want %q", reasons, wantReasons)
+	}
+	press(t, m, "u", "u")
+	if st := press(t, m, "u"); !anyContains(st, "nothing to undo") {
+		t.Errorf("undo with nothing left: %q", st)
+	}
+}
+
+func TestGasInvalidEditKeepsTheText(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+	g.focus(1, "cas_number")
+	press(t, m, "e", "ctrl+u", "7803-62-6", "enter") // wrong check digit
+	if g.mode != gasEdit || g.input.Value() != "7803-62-6" || !strings.Contains(g.inputErr, "CAS No.") {
+		t.Fatalf("the editor stays open with the text and the error: mode %d, %q, %q", g.mode, g.input.Value(), g.inputErr)
+	}
+	if !strings.Contains(frame(m), "! CAS No.") {
+		t.Errorf("the error is not on screen:\n%s", frame(m))
+	}
+	if c := stored(t, be, 1, "cas_number"); c.Value != "7803-62-5" || c.Status != hmis.StatusOriginal {
+		t.Errorf("nothing is stored: %+v", c)
+	}
+	press(t, m, "esc")
+	if g.mode != gasGrid || g.Capturing() {
+		t.Errorf("esc closes the editor")
+	}
+
+	// A failed save keeps the text too: the row is gone from the store behind the desk's back.
+	if _, err := be.store.DB.Exec(`DELETE FROM gas_rows WHERE table_name = 'fab-k2' AND id = 4`); err != nil {
+		t.Fatal(err)
+	}
+	g.focus(4, "formula")
+	press(t, m, "e", "ctrl+u", "H2 gas", "enter")
+	if g.mode != gasEdit || g.input.Value() != "H2 gas" || !strings.Contains(g.inputErr, "couldn't save") {
+		t.Errorf("after a failed save: mode %d, %q, %q", g.mode, g.input.Value(), g.inputErr)
+	}
+	if ds, _ := be.store.Decisions(context.Background(), "fab-k2", 0, ""); len(ds) != 0 {
+		t.Errorf("decisions logged: %+v", ds)
+	}
+}
+
+func TestGasFlaggedNavigation(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+	want := []string{"Silane/autoignition_c", "Arsine/un_number", "Arsine/boiling_point_c", "Nitrogen/odour", "Phosphine/hazard_class"}
+	for i := range len(want) + 1 {
+		st := press(t, m, "n")
+		if got := at(g); got != want[i%len(want)] {
+			t.Fatalf("n #%d: %s, want %s", i+1, got, want[i%len(want)])
+		}
+		if wrapped := anyContains(st, "wrapped"); wrapped != (i == len(want)) {
+			t.Errorf("n #%d: status %q", i+1, st)
+		}
+	}
+	for i := len(want) - 1; i >= 0; i-- { // N goes back, wrapping from the first to the last
+		press(t, m, "N")
+		if got := at(g); got != want[i] {
+			t.Fatalf("N: %s, want %s", got, want[i])
+		}
+	}
+
+	// The filter shows the rows to review; approving their cells one by one empties it.
+	press(t, m, "f")
+	if got := shownNames(g); !slices.Equal(got, []string{"Silane", "Arsine", "Nitrogen", "Phosphine"}) {
+		t.Errorf("flagged rows: %v", got)
+	}
+	if !strings.Contains(frame(m), "4 of 5 rows") {
+		t.Errorf("the title says the filter is on:\n%s", frame(m))
+	}
+	for i := 0; ; i++ {
+		if i > len(want) {
+			t.Fatal("n keeps finding cells to review")
+		}
+		if st := press(t, m, "n"); anyContains(st, "no cells need review") {
+			break
+		}
+		press(t, m, "a")
+	}
+	if len(g.shown) != 0 || !strings.Contains(frame(m), "No row has cells to review.") {
+		t.Errorf("every flagged cell approved, the filter shows %v", shownNames(g))
+	}
+	if n := be.mustCount(t, hmis.StatusReview); n != 0 {
+		t.Errorf("%d review cells left in the store", n)
+	}
+}
+
+// mustCount counts the stored cells of a status.
+func (b *gasBackend) mustCount(t *testing.T, s hmis.Status) int {
+	t.Helper()
+	tab, err := b.store.LoadTable(context.Background(), "fab-k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab.Counts()[s]
+}
+
+func TestGasApproveRowTakesOnlyHighConfidence(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+	g.focus(3, "formula") // Nitrogen
+	st := press(t, m, "A")
+	if !anyContains(st, "approved 2 high-confidence cell(s) of Nitrogen") {
+		t.Errorf("status %q", st)
+	}
+	before := gasFixture().Row(3).Cells
+	tab, _ := be.store.LoadTable(context.Background(), "fab-k2")
+	for field, c := range tab.Row(3).Cells {
+		wantStatus := before[field].Status
+		if field == "boiling_point_c" || field == "critical_temperature_c" { // filled at 0.9 and 0.8
+			wantStatus = hmis.StatusApproved
+		}
+		if c.Status != wantStatus || c.Value != before[field].Value {
+			t.Errorf("%s: %s %q, want %s %q", field, c.Status, c.Value, wantStatus, before[field].Value)
+		}
+	}
+	// Left: the filled value at 0.65 and the review cell.
+	if st := press(t, m, "A"); !anyContains(st, "no filled cells of high confidence") {
+		t.Errorf("a second A: %q", st)
+	}
+}
+
+func TestGasQueryFiltersAndTheExpressionIsEditable(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Name: "expression", SchemaHas: "expression",
+		Replies: []string{`{"expression": "pyrophoric == true", "explanation": "the pyrophoric gases"}`}})
+	be := newGasBackend(t, srv, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+
+	press(t, m, "/", "gases that ignite in air")
+	if !g.Capturing() || g.input.Value() != "gases that ignite in air" {
+		t.Fatalf("the prompt has the question: %q", g.input.Value())
+	}
+	_, cmd := m.Update(keys("enter")[0])
+	if !strings.Contains(frame(m), "asking the model…") {
+		t.Errorf("while the model works the bar says so:\n%s", frame(m))
+	}
+	st := settle(t, m, drain(cmd)...)
+	if got := shownNames(g); !slices.Equal(got, []string{"Silane"}) {
+		t.Errorf("rows %v", got)
+	}
+	if !strings.Contains(frame(m), "query: pyrophoric == true") || !anyContains(st, "1 of 5 rows match") {
+		t.Errorf("the expression is shown: %q\n%s", st, frame(m))
+	}
+
+	// e on the query bar edits the expression; enter runs it without the model.
+	press(t, m, "e")
+	if g.mode != gasExpr || g.input.Value() != "pyrophoric == true" {
+		t.Fatalf("expression editor: mode %d, %q", g.mode, g.input.Value())
+	}
+	press(t, m, "ctrl+u", `formula in ["H2", "N2"]`, "enter")
+	if got := shownNames(g); !slices.Equal(got, []string{"Nitrogen", "Hydrogen"}) || g.mode != gasGrid {
+		t.Errorf("edited expression: rows %v, mode %d", got, g.mode)
+	}
+	if !strings.Contains(frame(m), `query: formula in ["H2", "N2"]`) {
+		t.Errorf("the edited expression is shown:\n%s", frame(m))
+	}
+
+	// An expression that doesn't compile: the error inline, the text kept, the filter unchanged.
+	press(t, m, "enter", "ctrl+u", "SELECT name FROM gases", "enter")
+	if g.mode != gasExpr || g.input.Value() != "SELECT name FROM gases" || g.inputErr == "" {
+		t.Errorf("bad expression: mode %d, %q, error %q", g.mode, g.input.Value(), g.inputErr)
+	}
+	press(t, m, "esc")
+	if got := shownNames(g); !slices.Equal(got, []string{"Nitrogen", "Hydrogen"}) {
+		t.Errorf("esc in the editor keeps the query: %v", got)
+	}
+	press(t, m, "esc")
+	if g.query != nil || len(g.shown) != 5 {
+		t.Errorf("esc clears the query: %v", shownNames(g))
+	}
+	if n := srv.Count("/api/chat"); n != 1 {
+		t.Errorf("%d model calls; only the question asks the model", n)
+	}
+}
+
+func TestGasQueryFallbackIsLabelled(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Name: "never valid", SchemaHas: "expression",
+		Replies: []string{`{"expression": "flammability_class > 3", "explanation": "made up"}`}})
+	be := newGasBackend(t, srv, gasFixture())
+	m := gasDesk(t, be, 120, 40)
+	press(t, m, "/", "silane", "enter")
+	q := m.gas.query
+	if q == nil || !q.res.Fallback {
+		t.Fatalf("want the fallback, got %+v", q)
+	}
+	if !slices.Contains(shownNames(m.gas), "Silane") {
+		t.Errorf("the word match finds Silane: %v", shownNames(m.gas))
+	}
+	f := frame(m)
+	if !strings.Contains(f, "fallback filter: "+q.res.Expression) || !strings.Contains(f, "fallback: rows whose text mentions") {
+		t.Errorf("the fallback is labelled:\n%s", f)
+	}
+	if n := srv.Count("/api/chat"); n > 6 || q.res.Calls > 6 {
+		t.Errorf("%d model calls (%d reported), at most 6", n, q.res.Calls)
+	}
+}
+
+func TestGasQueryCancel(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Name: "slow", SchemaHas: "expression", Replies: []string{`{"expression": "true", "explanation": "all"}`}})
+	srv.SetLatency(time.Minute)
+	be := newGasBackend(t, srv, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	press(t, m, "/", "toxic gases")
+	_, cmd := m.Update(keys("enter")[0])
+	done := make(chan []any, 1)
+	go func() {
+		var out []any
+		for _, msg := range drain(cmd) {
+			out = append(out, msg)
+		}
+		done <- out
+	}()
+	if st := press(t, m, "esc"); !anyContains(st, "query cancelled") || m.gas.running() {
+		t.Errorf("esc cancels: %q", st)
+	}
+	select {
+	case msgs := <-done:
+		for _, msg := range msgs {
+			settle(t, m, msg)
+		}
+		if m.gas.query != nil || len(m.gas.shown) != 5 {
+			t.Errorf("the cancelled question's result is dropped: %+v", m.gas.query)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the question still runs: the cancel didn't reach the model call")
+	}
+}
+
+func TestGasTablesAndEmptyState(t *testing.T) {
+	second := gasFixture()
+	second.Name, second.Rows = "fab-k3", second.Rows[:2]
+	be := newGasBackend(t, nil, gasFixture(), second)
+	m := New(be)
+	m.OpenGas("fab-k3")
+	st := settle(t, m, drain(m.gas.load(m.gas.want, nil))...)
+	if m.tab != gasTabIndex || m.gas.table.Name != "fab-k3" || len(st) != 0 {
+		t.Fatalf("OpenGas: tab %d, table %s, status %q", m.tab, m.gas.table.Name, st)
+	}
+	press(t, m, "t")
+	if m.gas.table.Name != "fab-k2" || len(m.gas.shown) != 5 {
+		t.Errorf("t switches to the next table: %s", m.gas.table.Name)
+	}
+
+	m = New(be)
+	m.OpenGas("fab-k9")
+	if st := settle(t, m, drain(m.gas.load(m.gas.want, nil))...); !anyContains(st, `no gas table "fab-k9"`) || m.gas.table.Name != "fab-k2" {
+		t.Errorf("a missing table: %q, showing %s", st, m.gas.table.Name)
+	}
+
+	empty := New(newGasBackend(t, nil))
+	empty.OpenGas("")
+	settle(t, empty, drain(empty.gas.load("", nil))...)
+	if f := frame(empty); !strings.Contains(f, "No gas table: import one with `warren gas import FILE`") {
+		t.Errorf("empty state:\n%s", f)
+	}
+	if st := press(t, empty, "a", "n", "x"); len(st) != 0 {
+		t.Errorf("review keys on an empty desk: %q", st)
+	}
+}
