@@ -9,6 +9,7 @@ package gasfill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -65,6 +66,19 @@ type RowResult struct {
 	Changes  []CellChange  `json:"changes"`
 	Skipped  []SkippedTier `json:"skipped_tiers,omitempty"`
 	Err      string        `json:"error,omitempty"`
+
+	err error
+}
+
+// fail records the error that stopped the row.
+func (r *RowResult) fail(err error) {
+	r.err, r.Err = err, err.Error()
+}
+
+// stopsTheFill reports an error no other row can get past: the model host is down or the
+// model is missing.
+func stopsTheFill(err error) bool {
+	return errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrModelMissing)
 }
 
 // CellChange is one cell the fill changed.
@@ -83,7 +97,9 @@ type SkippedTier struct {
 
 // Fill works the given rows (all rows when rows is empty) and returns one result per row in
 // table order. save is called with each row's changes as soon as the row is done, so an
-// interrupted fill keeps every finished row; it may drop changes it did not keep.
+// interrupted fill keeps every finished row; it may drop changes it did not keep. A failed save,
+// an unreachable model host or a missing model stops the fill and is returned; rows not
+// started have a zero result.
 func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(*RowResult) error) ([]RowResult, error) {
 	want := map[int]bool{}
 	for _, r := range rows {
@@ -97,9 +113,20 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 	}
 	results := make([]RowResult, len(work))
 	sem := make(chan struct{}, max(f.Options.Concurrency, 1))
+	outer := ctx
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var saveErr error
+	var stopErr error
+	halt := func(err error) {
+		mu.Lock()
+		if stopErr == nil {
+			stopErr = err
+		}
+		mu.Unlock()
+		stop()
+	}
 	for i, row := range work {
 		if ctx.Err() != nil {
 			break
@@ -110,21 +137,22 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 			defer wg.Done()
 			defer func() { <-sem }()
 			res := f.fillRow(ctx, row)
+			if res.err != nil && stopsTheFill(res.err) {
+				halt(res.err)
+			}
 			if save != nil && ctx.Err() == nil {
 				if err := save(&res); err != nil {
-					mu.Lock()
-					saveErr = err
-					mu.Unlock()
+					halt(fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, err))
 				}
 			}
 			results[i] = res
 		}()
 	}
 	wg.Wait()
-	if saveErr != nil {
-		return results, saveErr
+	if stopErr != nil {
+		return results, stopErr
 	}
-	return results, ctx.Err()
+	return results, outer.Err()
 }
 
 // counter meters one row's model calls.
@@ -149,7 +177,7 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 
 	id, err := f.ground(ctx, row)
 	if err != nil {
-		res.Err = err.Error()
+		res.fail(err)
 		return res
 	}
 	res.Grounded, res.Identity = id.ok, id.why
@@ -163,7 +191,7 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 		}
 		chunks, err := f.material(ctx, id, []string{tier}, seen)
 		if err != nil {
-			res.Err = err.Error()
+			res.fail(err)
 			return res
 		}
 		if len(chunks) == 0 {
@@ -171,7 +199,7 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 			continue
 		}
 		if err := f.extract(ctx, row, id, chunks, "tier:"+tier, f.Options.MinConfidence, false, &res); err != nil {
-			res.Err = err.Error()
+			res.fail(err)
 			return res
 		}
 	}
@@ -179,7 +207,7 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 	for pass := 1; pass <= f.Options.GeneralPasses && len(emptyFields(row)) > 0; pass++ {
 		chunks, err := f.material(ctx, id, nil, seen)
 		if err != nil {
-			res.Err = err.Error()
+			res.fail(err)
 			return res
 		}
 		if len(chunks) == 0 {
@@ -187,7 +215,7 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 			break
 		}
 		if err := f.extract(ctx, row, id, chunks, fmt.Sprintf("general:%d", pass), f.Options.ReviewBar, true, &res); err != nil {
-			res.Err = err.Error()
+			res.fail(err)
 			return res
 		}
 	}

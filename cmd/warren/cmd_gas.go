@@ -178,6 +178,7 @@ type fillSummary struct {
 	CallsMedian float64             `json:"calls_per_row_median"`
 	CallsMax    int                 `json:"calls_per_row_max"`
 	NotGrounded []string            `json:"not_grounded,omitempty"`
+	Failed      int                 `json:"failed,omitempty"`
 	Results     []gasfill.RowResult `json:"results"`
 	Interrupted bool                `json:"interrupted,omitempty"`
 }
@@ -276,12 +277,15 @@ rows an interrupted fill had not finished.`,
 			})
 			bar.done()
 			sum := summarizeFill(table, results)
-			if err != nil && ctx.Err() != nil {
+			switch {
+			case err != nil && ctx.Err() != nil:
 				sum.Interrupted = true
-			} else if err != nil {
-				return err
-			} else if err := st.FinishFill(context.WithoutCancel(ctx), fillID); err != nil {
-				return err
+			case err != nil:
+				return fmt.Errorf("the fill stopped (finished rows are saved; `warren gas fill --resume` goes on): %w", err)
+			case sum.Failed == 0:
+				if err := st.FinishFill(context.WithoutCancel(ctx), fillID); err != nil {
+					return err
+				}
 			}
 			if a.jsonOut {
 				return a.printJSON(sum)
@@ -290,6 +294,14 @@ rows an interrupted fill had not finished.`,
 				table, sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
 			for _, n := range sum.NotGrounded {
 				fmt.Fprintf(a.stdout, "  not filled: %s\n", n)
+			}
+			for _, r := range sum.Results {
+				if r.Err != "" && r.Name != "" {
+					fmt.Fprintf(a.stdout, "  failed: row %d %s: %s\n", r.Row, r.Name, r.Err)
+				}
+			}
+			if sum.Failed > 0 && !sum.Interrupted {
+				return fmt.Errorf("%d rows failed (listed above); the others are saved, and `warren gas fill --resume` retries the failed ones", sum.Failed)
 			}
 			if sum.Interrupted {
 				return fmt.Errorf("interrupted: every finished row is saved; `warren gas fill --resume` goes on with the rest")
@@ -311,6 +323,9 @@ func saveFilledRow(ctx context.Context, st *hmis.Store, fill int64, table string
 	changes := make([]hmis.FillChange, len(r.Changes))
 	for i, c := range r.Changes {
 		changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+	}
+	if r.Err != "" {
+		fill = 0 // what the row found is kept, but it is not done: --resume tries it again
 	}
 	written, err := st.SaveFillRow(ctx, fill, table, r.Row, changes)
 	if err != nil {
@@ -360,8 +375,12 @@ func summarizeFill(table string, results []gasfill.RowResult) fillSummary {
 				sum.Review++
 			}
 		}
+		if r.Err != "" {
+			sum.Failed++
+			continue
+		}
 		if !r.Grounded {
-			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", r.Name, r.Identity+r.Err))
+			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", r.Name, r.Identity))
 		}
 	}
 	sort.Ints(calls)

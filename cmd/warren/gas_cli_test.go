@@ -160,3 +160,32 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 		t.Errorf("the second fill changed the edited cell: %+v", c)
 	}
 }
+
+// A missing chat model stops the fill at once with the command that fixes it, and nothing is
+// marked done, so --resume does every row.
+func TestGasFillStopsOnAMissingModel(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	srv := llmtest.New(t)
+	scriptOdour(srv)
+	srv.RemoveModel(llmtest.ChatModel)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	if r := warren(t, env, "gas", "import", filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv")); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	r := warren(t, env, "gas", "fill", "--rows", "1-8")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "ollama pull") || !strings.Contains(r.stderr, "--resume") {
+		t.Fatalf("want exit 1 naming `ollama pull` and --resume: %+v", r)
+	}
+	if n := srv.Count("/api/chat"); n > 4 {
+		t.Errorf("the fill went on after the model was found missing: %d chat requests", n)
+	}
+	st := &hmis.Store{DB: ws.DB}
+	last, ok, err := st.LastFill(context.Background(), "hmis-sample")
+	if err != nil || !ok || last.Finished || len(last.Done) != 0 {
+		t.Errorf("no row may be marked done: %+v %v %v", last, ok, err)
+	}
+	ds, _ := st.Decisions(context.Background(), "hmis-sample", 0, "")
+	if len(ds) != 0 {
+		t.Errorf("a failed fill changed %d cells", len(ds))
+	}
+}
