@@ -102,11 +102,14 @@ type gasTab struct {
 	input    textinput.Model
 	inputErr string
 	editRef  hmis.CellRef
-	saving   bool // the editor's value is being stored
+	editIn   string // the table of editRef: a switch of tables must not redirect the edit
+	saving   bool   // the editor's value is being stored
 
 	askSeq    int
 	askCancel context.CancelFunc // a question or expression is running
 	asking    string             // the question that runs
+
+	order *decisionOrder // decisions and undos are stored in the order of their keys
 }
 
 func newGasTab(be Backend, st *styles.Styles) *gasTab {
@@ -115,7 +118,7 @@ func newGasTab(be Backend, st *styles.Styles) *gasTab {
 	ist := in.Styles()
 	ist.Cursor.Blink = false // a steady cursor: no redraw every half second over SSH
 	in.SetStyles(ist)
-	return &gasTab{be: be, st: st, input: in, fields: hmis.Fields(), colOff: 1}
+	return &gasTab{be: be, st: st, input: in, fields: hmis.Fields(), colOff: 1, order: newDecisionOrder()}
 }
 
 func (g *gasTab) SetSize(w, h int) {
@@ -197,9 +200,13 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 		cmds = append(cmds, setStatus(fmt.Sprintf("no gas table %q: showing %q (t switches)", msg.want, msg.table.Name), true))
 	}
 	if f := msg.focus; f != nil {
-		g.focus(f.Row, f.Field)
+		shown := g.focus(f.Row, f.Field)
 		if msg.undone {
-			cmds = append(cmds, setStatus("undone: "+g.describe(f.Row, f.Field), false))
+			text := "undone: " + g.describe(f.Row, f.Field)
+			if !shown {
+				text += " (its row is hidden by the filter)"
+			}
+			cmds = append(cmds, setStatus(text, false))
 		}
 	}
 	return tea.Batch(cmds...)
@@ -211,7 +218,7 @@ func (g *gasTab) measure() {
 	for i, f := range g.fields {
 		w := textWidth(shortLabel(f))
 		for _, r := range g.table.Rows {
-			w = max(w, textWidth(r.Cells[f.Name].Value)+1) // +1: the status mark
+			w = max(w, textWidth(oneLine(r.Cells[f.Name].Value))+1) // +1: the status mark
 		}
 		if i == 0 {
 			g.widths[i] = min(max(w, 10), 22)
@@ -263,18 +270,25 @@ func hasReview(r *hmis.Row) bool {
 	return false
 }
 
-// focus puts the cursor on a cell, when its row is shown.
-func (g *gasTab) focus(rowID int, field string) {
+// focus puts the cursor on a cell, when its row is shown, and reports whether it is. A hidden
+// row leaves the cursor where it was: on the field of another row, the detail pane and the next
+// key would be about a cell the analyst did not mean.
+func (g *gasTab) focus(rowID int, field string) bool {
+	found := false
 	for j, i := range g.shown {
 		if g.table.Rows[i].ID == rowID {
-			g.cur = j
+			g.cur, found = j, true
 		}
+	}
+	if !found {
+		return false
 	}
 	for i, f := range g.fields {
 		if f.Name == field {
 			g.col = i
 		}
 	}
+	return true
 }
 
 // current returns the row and field under the cursor.
@@ -440,6 +454,10 @@ func (g *gasTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			g.closeInput()
 			return g.ask(text, "")
 		case gasExpr:
+			if g.query == nil { // the table changed under the editor, and its query with it
+				g.inputErr = "the query was cleared when the table changed: esc closes the editor"
+				return nil
+			}
 			if text == "" {
 				g.inputErr = "type an expression (esc keeps the current query)"
 				return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -62,10 +63,51 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 	return setStatus(msg.status, false)
 }
 
+// decisionOrder makes the commands that store decisions and undo them run one at a time in
+// the order of the keys that asked for them. Bubble Tea runs commands concurrently: without it
+// an undo pressed right after an approval could run first and undo an older decision, and
+// approve then reject of one cell could end approved.
+type decisionOrder struct {
+	mu         sync.Mutex
+	cond       *sync.Cond
+	next, turn int
+}
+
+func newDecisionOrder() *decisionOrder {
+	o := &decisionOrder{}
+	o.cond = sync.NewCond(&o.mu)
+	return o
+}
+
+// ticket takes a place in the order; call it in Update, when the key is handled.
+func (o *decisionOrder) ticket() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.next++
+	return o.next - 1
+}
+
+// wait blocks until the ticket's turn and returns the function that ends it.
+func (o *decisionOrder) wait(ticket int) (done func()) {
+	o.mu.Lock()
+	for o.turn != ticket {
+		o.cond.Wait()
+	}
+	o.mu.Unlock()
+	return func() {
+		o.mu.Lock()
+		o.turn++
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	}
+}
+
 // save stores cells one by one (each is its own decision) in a command.
 func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.Cmd {
-	be, table := g.be, g.table.Name
+	be, table, order := g.be, g.table.Name, g.order
+	ticket := order.ticket()
 	return func() tea.Msg {
+		defer order.wait(ticket)()
 		var saved []gasChange
 		for _, ch := range changes {
 			if err := be.SetGasCell(context.Background(), table, ch.row, ch.field, ch.cell, reason); err != nil {
@@ -134,6 +176,10 @@ func (g *gasTab) reject() tea.Cmd {
 		return nil
 	}
 	c := r.Cells[f.Name]
+	if f.Name == "chemical_name" {
+		// Emptied, the row would lose what a fill searches by and what the desk shows it as.
+		return setStatus("the chemical name is the row's key: e corrects it", false)
+	}
 	if c.Value == "" {
 		return setStatus("the cell is empty: nothing to reject", false)
 	}
@@ -150,7 +196,7 @@ func (g *gasTab) edit() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	g.mode, g.inputErr, g.editRef = gasEdit, "", hmis.CellRef{Row: r.ID, Field: f.Name}
+	g.mode, g.inputErr, g.editRef, g.editIn = gasEdit, "", hmis.CellRef{Row: r.ID, Field: f.Name}, g.table.Name
 	g.input.Placeholder = "the value"
 	if f.Unit != "" {
 		g.input.Placeholder = "the value in " + f.Unit + " (or with its unit, e.g. 161 K)"
@@ -166,6 +212,10 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		return nil
 	}
 	f, _ := hmis.FieldByName(g.editRef.Field)
+	if g.table == nil || g.table.Name != g.editIn {
+		g.inputErr = fmt.Sprintf("the desk switched tables: this edit was for %q, esc closes the editor", g.editIn)
+		return nil
+	}
 	r := g.table.Row(g.editRef.Row)
 	if r == nil {
 		g.inputErr = "the row is gone (the table was reloaded): esc closes the editor"
@@ -197,8 +247,10 @@ func (g *gasTab) saveEdit() tea.Cmd {
 }
 
 func (g *gasTab) undo() tea.Cmd {
-	be, table := g.be, g.table.Name
+	be, table, order := g.be, g.table.Name, g.order
+	ticket := order.ticket()
 	return func() tea.Msg {
+		defer order.wait(ticket)()
 		ctx := context.Background()
 		row, field, err := be.UndoGas(ctx, table)
 		if errors.Is(err, hmis.ErrNothingToUndo) {

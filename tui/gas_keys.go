@@ -24,7 +24,9 @@ func (g *gasTab) Keys() keyMap {
 		if approvable(c) != "" {
 			approve = disabled("a", "approve (not a filled value)")
 		}
-		if c.Value == "" {
+		if f.Name == "chemical_name" {
+			reject = disabled("x", "reject (the row's name)")
+		} else if c.Value == "" {
 			reject = disabled("x", "reject (empty)")
 		}
 	} else {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"warren/agent/llm/llmtest"
@@ -375,5 +376,143 @@ func TestGasTablesAndEmptyState(t *testing.T) {
 	}
 	if st := press(t, empty, "a", "n", "x"); len(st) != 0 {
 		t.Errorf("review keys on an empty desk: %q", st)
+	}
+}
+
+// An editor opened just before a switch of tables lands keeps to its own table: the edit is
+// not stored in the row of the same number of the table now shown, and an expression editor
+// whose query went with the old table doesn't crash on enter.
+func TestGasEditorsSurviveASwitchOfTables(t *testing.T) {
+	second := gasFixture()
+	second.Name, second.Rows = "fab-k3", second.Rows[2:3] // row 1 of fab-k3 is Nitrogen
+	second.Rows[0].ID = 1
+	be := newGasBackend(t, nil, gasFixture(), second)
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+
+	// t, then e before the other table has loaded.
+	g.focus(1, "formula")
+	_, load := m.Update(keys("t")[0])
+	press(t, m, "e")
+	settle(t, m, drain(load)...)
+	if g.table.Name != "fab-k3" || g.mode != gasEdit {
+		t.Fatalf("table %s, mode %d", g.table.Name, g.mode)
+	}
+	press(t, m, "ctrl+u", "SiH4 (edited)", "enter")
+	k3, err := be.store.LoadTable(context.Background(), "fab-k3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := k3.Row(1).Cells["formula"]; c.Value != "N2" || c.Status != hmis.StatusOriginal {
+		t.Errorf("the edit of Silane's formula in fab-k2 landed on Nitrogen in fab-k3: %+v", c)
+	}
+	if g.mode != gasEdit || !strings.Contains(g.inputErr, `"fab-k2"`) {
+		t.Errorf("the editor stays open and says why: mode %d, %q", g.mode, g.inputErr)
+	}
+	press(t, m, "esc")
+
+	// A query on fab-k3, then t, enter (edit the expression) before fab-k2 has loaded.
+	press(t, m, "/", "nitrogen", "enter", "down")
+	if g.query == nil {
+		t.Fatal("no query")
+	}
+	_, load = m.Update(keys("t")[0])
+	press(t, m, "enter")
+	settle(t, m, drain(load)...)
+	if g.table.Name != "fab-k2" || g.mode != gasExpr || g.query != nil {
+		t.Fatalf("table %s, mode %d, query %+v", g.table.Name, g.mode, g.query)
+	}
+	press(t, m, "enter")
+	if g.mode != gasExpr || g.inputErr == "" {
+		t.Errorf("enter with the query gone: mode %d, %q", g.mode, g.inputErr)
+	}
+	press(t, m, "esc")
+	if g.mode != gasGrid {
+		t.Errorf("esc closes the editor: mode %d", g.mode)
+	}
+}
+
+// Keys pressed faster than their commands run are stored in the order pressed: Bubble Tea runs
+// commands concurrently, and an undo whose command runs before the approval pressed just
+// before it would undo an older decision and leave the approval in place.
+func TestGasUndoRightAfterADecisionUndoesThatDecision(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	g := m.gas
+	g.focus(1, "un_number")
+	press(t, m, "x") // an earlier decision: Silane's UN number rejected
+
+	g.focus(2, "boiling_point_c")
+	_, approve := m.Update(keys("a")[0])
+	_, undo := m.Update(keys("u")[0])
+	undone := make(chan []tea.Msg, 1)
+	go func() { undone <- drain(undo) }()
+	time.Sleep(50 * time.Millisecond) // the undo's command gets going first
+	msgs := drain(approve)
+	select {
+	case more := <-undone:
+		settle(t, m, append(msgs, more...)...)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the undo never ran")
+	}
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusReview {
+		t.Errorf("u right after a undoes the approval: Arsine's boiling point is %s", c.Status)
+	}
+	if c := stored(t, be, 1, "un_number"); c.Status != hmis.StatusRejected {
+		t.Errorf("the older rejection was undone instead: %+v", c)
+	}
+	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != hmis.StatusReview {
+		t.Errorf("the grid shows %s", c.Status)
+	}
+}
+
+// x on the chemical name is refused: the row would lose its key, what a fill searches by.
+func TestGasRejectKeepsTheChemicalName(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 80, 24)
+	m.gas.focus(1, "chemical_name")
+	if st := press(t, m, "x"); !anyContains(st, "the row's key") {
+		t.Errorf("x on the name: %q", st)
+	}
+	if c := stored(t, be, 1, "chemical_name"); c.Value != "Silane" || c.Status != hmis.StatusOriginal {
+		t.Errorf("the chemical name in the store: %+v", c)
+	}
+}
+
+// An undo of a cell whose row the filter hides says so and leaves the cursor alone, instead of
+// moving it to that field of another row.
+func TestGasUndoOfAHiddenRowLeavesTheCursor(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := gasDesk(t, be, 120, 40)
+	g := m.gas
+	g.focus(2, "boiling_point_c")
+	press(t, m, "a") // Arsine's boiling point approved
+	settle(t, m, gasQueryMsg{seq: g.askSeq, table: "fab-k2", question: "silane", res: GasQueryResult{Expression: `formula == "SiH4"`, Rows: []int{1}}})
+	press(t, m, "down") // from the query bar to the table
+	g.col = 2           // Silane's formula
+	st := press(t, m, "u")
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusReview {
+		t.Fatalf("the approval is not undone: %+v", c)
+	}
+	if at(g) != "Silane/formula" || !anyContains(st, "hidden by the filter") {
+		t.Errorf("after the undo: cursor %s, status %q", at(g), st)
+	}
+}
+
+// Sheet text kept as written may hold the line breaks of a spreadsheet cell; the grid keeps
+// each gas on one line, so no value shows under the wrong row.
+func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
+	tab := gasFixture()
+	tab.Rows[0].Cells["cas_number"] = hmis.Cell{Value: "7803-62-5\n(see note)", Status: hmis.StatusReview, Method: hmis.MethodSheet,
+		Note: "invalid in the sheet"}
+	for _, w := range []int{80, 120} {
+		m := gasDesk(t, newGasBackend(t, nil, tab), w, 24)
+		m.gas.focus(1, "cas_number")
+		f := frame(m)
+		lines := strings.Split(f, "\n")
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Silane") && strings.Contains(l, "SiH4") })
+		if i < 0 || !strings.Contains(lines[i+1], "Arsine") || len(lines) != 24 {
+			t.Errorf("%d columns: Silane's row is broken:\n%s", w, f)
+		}
 	}
 }

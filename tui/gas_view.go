@@ -183,7 +183,7 @@ func (g *gasTab) barLines() []string {
 	case gasEdit:
 		f, _ := hmis.FieldByName(g.editRef.Field)
 		name := ""
-		if r := g.table.Row(g.editRef.Row); r != nil {
+		if r := g.table.Row(g.editRef.Row); r != nil && g.table.Name == g.editIn {
 			name = r.Name()
 		}
 		state := ""
@@ -333,8 +333,12 @@ func (g *gasTab) cell(r *hmis.Row, i, w int, curRow bool) string {
 	if curRow && i == g.col {
 		style = style.Reverse(true)
 	}
-	return style.Render(pad(mark+c.Value, w))
+	return style.Render(pad(mark+oneLine(c.Value), w))
 }
+
+// oneLine puts a value on one line: sheet text that didn't validate is kept as written, line
+// breaks of the spreadsheet cell included, and a break would split the grid's row in two.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // detailInfo describes the cell under the cursor: what it holds and where it came from.
 type detailInfo struct {
@@ -349,7 +353,7 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 		return detailInfo{}, false
 	}
 	c := r.Cells[f.Name]
-	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", r.Name(), r.ID), doc: f.Doc, value: valueUnit(c),
+	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", r.Name(), r.ID), doc: f.Doc, value: oneLine(valueUnit(c)),
 		status: statusWord(c.Status), method: c.Method, source: c.SourceDoc, section: c.SourceSection, excerpt: c.Excerpt, note: c.Note}
 	if c.Value == "" {
 		d.value = "—"

@@ -3,6 +3,7 @@ package gasfill
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -111,6 +112,18 @@ func (f *Filler) extract(ctx context.Context, row *hmis.Row, id identity, chunks
 		}
 		row.Cells[fd.Name] = after
 		delete(wanted, fd.Name)
+		if i := slices.IndexFunc(res.Changes, func(c CellChange) bool { return c.Field == fd.Name }); i >= 0 {
+			// A later tier replaced what an earlier one filled: one change from the cell as it
+			// was, so the cell is counted and logged once and saved against what is stored.
+			ch := &res.Changes[i]
+			ch.After = after
+			if _, ok, why := hmis.Merge(ch.Before, proposal, bar, f.Options.OverwriteMargin); ok {
+				ch.Reason = why
+			} else {
+				ch.Reason = reason
+			}
+			continue
+		}
 		res.Filled++
 		res.Changes = append(res.Changes, CellChange{Field: fd.Name, Before: before, After: after, Reason: reason})
 	}

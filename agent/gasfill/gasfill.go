@@ -97,7 +97,8 @@ type SkippedTier struct {
 
 // Fill works the given rows (all rows when rows is empty) and returns one result per row in
 // table order. save is called with each row's changes as soon as the row is done, so an
-// interrupted fill keeps every finished row; it may drop changes it did not keep. A failed save,
+// interrupted fill keeps every finished row; it may drop changes it did not keep. A row not
+// saved because the fill was interrupted or stopped reports no changes. A failed save,
 // an unreachable model host or a missing model stops the fill and is returned; rows not
 // started have a zero result.
 func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(*RowResult) error) ([]RowResult, error) {
@@ -144,6 +145,9 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 				if err := save(&res); err != nil {
 					halt(fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, err))
 				}
+			} else if save != nil {
+				// Interrupted or stopped: the row is not saved, so none of its changes count.
+				res.Changes, res.Filled = nil, 0
 			}
 			results[i] = res
 		}()
@@ -240,11 +244,18 @@ func emptyFields(row *hmis.Row) []hmis.Field {
 }
 
 // RejectedValues collects, from a table's decision log, the values the analyst rejected in each
-// cell, so that a later fill does not propose them again.
+// cell, so that a later fill does not propose them again. A rejection that was undone does not
+// count.
 func RejectedValues(decisions []hmis.Decision) map[hmis.CellRef]map[string]bool {
 	out := map[hmis.CellRef]map[string]bool{}
+	undone := map[int64]bool{}
 	for _, d := range decisions {
-		if d.After.Status != hmis.StatusRejected || d.Before.Value == "" {
+		if d.Undoes != 0 {
+			undone[d.Undoes] = true
+		}
+	}
+	for _, d := range decisions {
+		if undone[d.ID] || d.After.Status != hmis.StatusRejected || d.Before.Value == "" {
 			continue
 		}
 		ref := hmis.CellRef{Row: d.Row, Field: d.Field}
@@ -283,7 +294,13 @@ func validCAS(cas string) bool {
 // passages that name the substance; it is grounded through that number only when exactly one
 // is found.
 func (f *Filler) ground(ctx context.Context, row *hmis.Row) (identity, error) {
-	id := identity{name: row.Name(), cas: row.Cells["cas_number"].Value, docs: map[string]bool{}}
+	id := identity{name: strings.TrimSpace(row.Name()), cas: row.Cells["cas_number"].Value, docs: map[string]bool{}}
+	if id.name == "" {
+		// An empty name would match every passage: any document giving the CAS number would
+		// ground the row, and every passage of it, about whatever gas, would be offered.
+		id.why = "the row has no chemical name"
+		return id, nil
+	}
 	id.names = append(id.names, id.name)
 	for _, s := range strings.Split(row.Cells["synonyms"].Value, ";") {
 		if s = strings.TrimSpace(s); len(s) >= 3 {

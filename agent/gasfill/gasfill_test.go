@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"warren/agent/llm"
 	"warren/agent/llm/llmtest"
@@ -502,5 +504,119 @@ func TestIdentityIsGroundedBeforeAnyCall(t *testing.T) {
 	}
 	if got := table.Rows[3].Cells["boiling_point_c"].Value; got != "-62.5" {
 		t.Errorf("arsine's boiling point = %q, want -62.5 from its supplier sheet", got)
+	}
+}
+
+// A row without a chemical name is left alone: an empty name would match every passage, so any
+// document that gives the row's CAS number, about whatever gases, would be read for it.
+func TestRowWithoutANameIsNotFilled(t *testing.T) {
+	h := newHarness(t)
+	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
+	table := &hmis.Table{Name: "nameless", Columns: []string{"Chemical Name", "CAS No."}, Rows: []*hmis.Row{
+		{ID: 1, Cells: map[string]hmis.Cell{"cas_number": {Value: "7784-42-1", Status: hmis.StatusOriginal}}},
+		{ID: 2, Cells: map[string]hmis.Cell{"chemical_name": {Value: " ", Status: hmis.StatusOriginal}, "formula": {Value: "PH3", Status: hmis.StatusOriginal}}},
+	}}
+	results, err := h.filler.Fill(context.Background(), table, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		if r.Grounded || r.Calls != 0 || len(r.Changes) != 0 || r.Err != "" || !strings.Contains(r.Identity, "no chemical name") {
+			t.Errorf("row %d: grounded %v (%s), %d calls, %d changes, error %q", r.Row, r.Grounded, r.Identity, r.Calls, len(r.Changes), r.Err)
+		}
+		if n := len(table.Rows[i].Cells); n != i+1 {
+			t.Errorf("row %d: %d cells after the fill: %+v", r.Row, n, table.Rows[i].Cells)
+		}
+	}
+}
+
+// A cell that a later tier fills again, more confidently, is one change of the row: counted
+// once, saved against the cell as stored and logged as one decision.
+func TestACellFilledTwiceInOneFillIsOneChange(t *testing.T) {
+	h := newHarness(t)
+	var calls atomic.Int32
+	h.srv.Handle(&llmtest.Rule{Name: "sections", SchemaHas: "sections", Reply: func(c llmtest.Call) string {
+		return reply(t, map[string]any{"sections": numbersListed(c.LastUser())})
+	}})
+	h.srv.Handle(&llmtest.Rule{Name: "twice", SchemaHas: "values", Reply: func(c llmtest.Call) string {
+		confidence := 0.4 // the first tier: for review
+		if calls.Add(1) > 1 {
+			confidence = 0.95 // a later pass: a more confident value replaces it
+		}
+		return reply(t, map[string]any{"values": []map[string]any{
+			{"field": "melting_point_c", "value": "-116", "unit": "°C", "confidence": confidence, "source": 1}}})
+	}})
+	ctx := context.Background()
+	arsine := h.table.RowByName("Arsine")
+	if arsine == nil || !arsine.Cells["melting_point_c"].IsEmpty() {
+		t.Fatalf("the test needs arsine's melting point empty in the sample: %+v", arsine)
+	}
+	results := h.fill(t, arsine.ID)
+	if n := calls.Load(); n < 2 {
+		t.Fatalf("%d extraction calls; the test needs two", n)
+	}
+	r := results[0]
+	if r.Filled != 1 || len(r.Changes) != 1 {
+		t.Fatalf("one cell filled, reported as %d filled in %d changes: %+v", r.Filled, len(r.Changes), r.Changes)
+	}
+	if c := r.Changes[0]; !c.Before.IsZero() || c.After.Confidence != 0.95 || !strings.Contains(c.Reason, "filled the empty cell") {
+		t.Errorf("the change: before %+v, after %+v, reason %q", c.Before, c.After, c.Reason)
+	}
+	ds, err := h.tables.Decisions(ctx, "sample", arsine.ID, "melting_point_c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ds[0].After.Confidence != 0.95 {
+		t.Errorf("decisions logged for the cell: %+v", ds)
+	}
+}
+
+// A row cut short by an interruption is not saved, and its result says it changed nothing:
+// what a caller reports as filled must be what is stored.
+func TestAnInterruptedRowReportsNothingFilled(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	h.srv.Handle(&llmtest.Rule{Name: "sections", SchemaHas: "sections", Reply: func(c llmtest.Call) string {
+		return reply(t, map[string]any{"sections": numbersListed(c.LastUser())})
+	}})
+	h.srv.Handle(&llmtest.Rule{Name: "then ctrl-c", SchemaHas: "values", Reply: func(c llmtest.Call) string {
+		if calls.Add(1) > 1 {
+			cancel() // Ctrl-C while the row's second extraction runs
+			time.Sleep(100 * time.Millisecond)
+		}
+		return reply(t, map[string]any{"values": []map[string]any{
+			{"field": "melting_point_c", "value": "-116", "unit": "°C", "confidence": 0.4, "source": 1}}})
+	}})
+	arsine := h.table.RowByName("Arsine")
+	h.filler.Options.Concurrency = 1
+	saved := 0
+	results, err := h.filler.Fill(ctx, h.table, []int{arsine.ID}, func(*RowResult) error { saved++; return nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Fill returned %v, want the interruption", err)
+	}
+	if calls.Load() < 2 {
+		t.Fatalf("%d extraction calls; the test needs the second one interrupted", calls.Load())
+	}
+	if r := results[0]; saved != 0 || r.Filled != 0 || len(r.Changes) != 0 {
+		t.Errorf("an unsaved row (%d saves) reports %d filled, changes %+v", saved, r.Filled, r.Changes)
+	}
+}
+
+func TestRejectedValuesLeaveOutUndoneRejections(t *testing.T) {
+	was := hmis.Cell{Value: "-62.5", Status: hmis.StatusFilled}
+	rejected := hmis.Cell{Status: hmis.StatusRejected}
+	decisions := []hmis.Decision{
+		{ID: 1, Row: 2, Field: "boiling_point_c", Before: was, After: rejected},
+		{ID: 2, Row: 2, Field: "boiling_point_c", Before: rejected, After: was, Undoes: 1},
+		{ID: 3, Row: 3, Field: "boiling_point_c", Before: was, After: rejected},
+	}
+	got := RejectedValues(decisions)
+	if got[hmis.CellRef{Row: 2, Field: "boiling_point_c"}]["-62.5"] {
+		t.Error("an undone rejection still blocks its value")
+	}
+	if !got[hmis.CellRef{Row: 3, Field: "boiling_point_c"}]["-62.5"] {
+		t.Error("a standing rejection does not block its value")
 	}
 }

@@ -83,15 +83,21 @@ func (a *app) gasImportCommand() *cobra.Command {
 			}
 			t.Name = name
 			st := &hmis.Store{DB: e.ws.DB}
-			if existing, _ := st.Tables(cmd.Context()); !replace {
-				for _, n := range existing {
-					if n == name {
-						return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", name)
-					}
-				}
+			existing, err := st.Tables(cmd.Context())
+			if err != nil {
+				return err
+			}
+			replacing := slices.Contains(existing, name)
+			if replacing && !replace {
+				return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", name)
 			}
 			if err := st.SaveTable(cmd.Context(), t); err != nil {
 				return err
+			}
+			if replacing {
+				if err := st.ClearHistory(cmd.Context(), name); err != nil {
+					return err
+				}
 			}
 			empty, flagged := len(t.EmptyCells()), t.Counts()[hmis.StatusReview]
 			sum := map[string]any{"table": name, "rows": len(t.Rows), "columns": len(t.Columns), "empty_cells": empty, "flagged_in_sheet": flagged}
@@ -107,7 +113,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "table name (default: the file name)")
-	cmd.Flags().BoolVar(&replace, "replace", false, "replace a table of the same name")
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace a table of the same name (its decision log and fill runs start afresh)")
 	return cmd
 }
 
@@ -144,6 +150,9 @@ func (a *app) gasListCommand() *cobra.Command {
 	}
 }
 
+// maxRows bounds one --rows range: far above any gas table, far below an allocation to fear.
+const maxRows = 100_000
+
 // parseRows reads "1-20,25" into row IDs.
 func parseRows(s string) ([]int, error) {
 	var out []int
@@ -161,6 +170,9 @@ func parseRows(s string) ([]int, error) {
 		}
 		if err1 != nil || err2 != nil || a < 1 || b < a {
 			return nil, fmt.Errorf("--rows %q: use row numbers and ranges such as 1-20,25", s)
+		}
+		if b-a >= maxRows {
+			return nil, fmt.Errorf("--rows %q: a range of more than %d rows; leave out --rows to fill every row", s, maxRows)
 		}
 		for i := a; i <= b; i++ {
 			out = append(out, i)
@@ -220,13 +232,23 @@ rows an interrupted fill had not finished.`,
 				if ids, err = parseRows(rows); err != nil {
 					return usageError{err}
 				}
+				for _, id := range ids {
+					if t.Row(id) == nil { // else the fill would work no row and say it filled nothing
+						return usageError{fmt.Errorf("--rows %q: gas table %q has no row %d (it has %d rows)", rows, table, id, len(t.Rows))}
+					}
+				}
 			}
 			opts := gasfill.DefaultOptions()
 			opts.Concurrency = max(e.ws.Config.Ollama.MaxConcurrency, 1)
 			opts.MinConfidence = e.ws.Config.Thresholds.FillConfidence
 			opts.OverwriteMargin = e.ws.Config.Thresholds.OverwriteMargin
 			if tiers != "" {
-				opts.Tiers = strings.Split(tiers, ",")
+				opts.Tiers = nil
+				for _, tier := range strings.Split(tiers, ",") {
+					if tier = strings.TrimSpace(tier); tier != "" { // "suppliers, standards" names two collections
+						opts.Tiers = append(opts.Tiers, tier)
+					}
+				}
 			}
 			var fillID int64
 			if resume {
@@ -380,7 +402,11 @@ func summarizeFill(table string, results []gasfill.RowResult) fillSummary {
 			continue
 		}
 		if !r.Grounded {
-			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", r.Name, r.Identity))
+			name := r.Name
+			if strings.TrimSpace(name) == "" {
+				name = fmt.Sprintf("row %d", r.Row)
+			}
+			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", name, r.Identity))
 		}
 	}
 	sort.Ints(calls)
@@ -442,7 +468,14 @@ func queryRows(t *hmis.Table, schema tablequery.Schema) []map[string]any {
 					m[f.Name] = nil
 				}
 			case "bool":
-				m[f.Name] = v == "yes" || v == "true"
+				switch v {
+				case "yes", "true":
+					m[f.Name] = true
+				case "no", "false":
+					m[f.Name] = false
+				default: // "n/a", or sheet text that didn't validate: unknown, not "no"
+					m[f.Name] = nil
+				}
 			default:
 				m[f.Name] = v
 			}
@@ -506,13 +539,17 @@ a simple word match is used instead and the output says so.`,
 				if names == nil {
 					names = []string{}
 				}
-				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "calls": answer.Calls, "rows": names})
+				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "note": answer.Note, "calls": answer.Calls, "rows": names})
 			}
 			label := "expression"
 			if answer.Fallback {
-				label = "fallback word match (the model gave no valid expression)"
+				label = "fallback word match (no expression from the model)"
 			}
-			fmt.Fprintf(a.stdout, "%s: %s\n%d of %d rows match:\n", label, answer.Expression, len(names), len(t.Rows))
+			fmt.Fprintf(a.stdout, "%s: %s\n", label, answer.Expression)
+			if answer.Fallback && answer.Note != "" {
+				fmt.Fprintln(a.stdout, answer.Note) // why: the model's answers failed, or it could not be asked (and the fix)
+			}
+			fmt.Fprintf(a.stdout, "%d of %d rows match:\n", len(names), len(t.Rows))
 			for _, n := range names {
 				fmt.Fprintf(a.stdout, "  %s\n", n)
 			}

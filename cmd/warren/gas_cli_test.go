@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,5 +189,131 @@ func TestGasFillStopsOnAMissingModel(t *testing.T) {
 	ds, _ := st.Decisions(context.Background(), "hmis-sample", 0, "")
 	if len(ds) != 0 {
 		t.Errorf("a failed fill changed %d cells", len(ds))
+	}
+}
+
+// --rows that name no row of the table are a usage error, not a fill of nothing reported as
+// done; a query that falls back because the model is missing says so, with the fix.
+func TestGasFillRowsMustExistAndQueryFallbackSaysWhy(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	srv := llmtest.New(t)
+	scriptOdour(srv)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	if r := warren(t, env, "gas", "import", filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv")); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	r := warren(t, env, "gas", "fill", "--rows", "40-45")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "no row 42 (it has 41 rows)") {
+		t.Errorf("fill of rows the table lacks: %+v", r)
+	}
+	if _, ok, _ := (&hmis.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); ok {
+		t.Errorf("a refused fill was recorded")
+	}
+	// Tiers are collection names: the space after a comma is not part of one.
+	if r := warren(t, env, "gas", "fill", "--rows", "1", "--tiers", "standards, suppliers"); r.code != 0 {
+		t.Fatalf("fill --tiers: %+v", r)
+	}
+	if last, _, _ := (&hmis.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); !slices.Equal(last.Tiers, []string{"standards", "suppliers"}) {
+		t.Errorf("--tiers \"standards, suppliers\" searched %q", last.Tiers)
+	}
+
+	srv.RemoveModel(llmtest.ChatModel)
+	r = warren(t, env, "gas", "query", "silane")
+	if r.code != 0 || !strings.Contains(r.stdout, "fallback word match") || !strings.Contains(r.stdout, "ollama pull") {
+		t.Errorf("a fallback for a missing model must say so and how to fix it: %+v", r)
+	}
+	r = warren(t, env, "gas", "query", "silane", "--json")
+	var q struct {
+		Fallback bool
+		Note     string
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &q) != nil || !q.Fallback || !strings.Contains(q.Note, "ollama pull") {
+		t.Errorf("--json: %+v", r)
+	}
+}
+
+// A row without a chemical name is not filled, and the summary names it by its number.
+func TestGasFillLeavesANamelessRowAlone(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	srv := llmtest.New(t)
+	scriptOdour(srv)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	csv := filepath.Join(t.TempDir(), "gases.csv")
+	if err := os.WriteFile(csv, []byte("Chemical Name,CAS No.,Odour\nArsine,7784-42-1,\n,7784-42-1,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := warren(t, env, "gas", "import", csv); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	r := warren(t, env, "gas", "fill")
+	if r.code != 0 || !strings.Contains(r.stdout, "not filled: row 2 (the row has no chemical name)") {
+		t.Errorf("fill: %+v", r)
+	}
+	table, err := (&hmis.Store{DB: ws.DB}).LoadTable(context.Background(), "gases")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := table.Row(1).Cells["odour"]; c.Value != "sharp" {
+		t.Errorf("arsine's odour: %+v", c)
+	}
+	if c := table.Row(2).Cells["odour"]; !c.IsZero() {
+		t.Errorf("the nameless row was filled: %+v", c)
+	}
+}
+
+// A yes/no field whose value is unknown (n/a, or sheet text that didn't validate) is missing
+// for a query, not "no": asking for the gases that are not pyrophoric must not list it.
+func TestGasQueryReadsAnUnknownYesNoAsMissing(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir}
+	csv := filepath.Join(t.TempDir(), "gases.csv")
+	if err := os.WriteFile(csv, []byte("Chemical Name,Pyrophoric\nSilane,yes\nNitrogen,no\nMix A,unknown\nMix B,n/a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := warren(t, env, "gas", "import", csv); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	for expression, want := range map[string][]string{
+		"pyrophoric == false": {"Nitrogen"},
+		"empty(pyrophoric)":   {"Mix A", "Mix B"},
+	} {
+		r := warren(t, env, "gas", "query", "--expr", expression, "--json")
+		var q struct{ Rows []string }
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &q) != nil || !slices.Equal(q.Rows, want) {
+			t.Errorf("%s: %+v, want rows %q", expression, r, want)
+		}
+	}
+}
+
+func TestGasImportReplaceStartsAFreshHistory(t *testing.T) {
+	ws, _, _ := testkb.Sample(t)
+	env := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=127.0.0.1:1"}
+	sample := filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv")
+	if r := warren(t, env, "gas", "import", sample); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	st := &hmis.Store{DB: ws.DB}
+	ctx := context.Background()
+	if err := st.SetCell(ctx, "hmis-sample", 1, "formula", hmis.Cell{Status: hmis.StatusRejected, Note: "no"}, "rejected"); err != nil {
+		t.Fatal(err)
+	}
+	if r := warren(t, env, "gas", "import", sample, "--replace"); r.code != 0 {
+		t.Fatalf("import --replace: %+v", r)
+	}
+	if ds, err := st.Decisions(ctx, "hmis-sample", 0, ""); err != nil || len(ds) != 0 {
+		t.Errorf("the replaced table kept %d decisions (%v)", len(ds), err)
+	}
+	tab, err := st.LoadTable(ctx, "hmis-sample")
+	if err != nil || tab.Row(1).Cells["formula"].Value != "SiH4" {
+		t.Errorf("the replacement is not the imported sheet: %v", err)
+	}
+}
+
+func TestParseRowsRefusesHugeRanges(t *testing.T) {
+	if _, err := parseRows("1-1000000000"); err == nil || !strings.Contains(err.Error(), "leave out --rows") {
+		t.Errorf("a billion-row range: %v", err)
+	}
+	if got, err := parseRows("2-4, 9"); err != nil || len(got) != 4 || got[0] != 2 || got[3] != 9 {
+		t.Errorf("parseRows(2-4, 9) = %v, %v", got, err)
 	}
 }

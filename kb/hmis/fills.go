@@ -141,3 +141,27 @@ func (s *Store) LastFill(ctx context.Context, table string) (f Fill, ok bool, er
 	}
 	return f, true, done.Err()
 }
+
+// ClearHistory removes a table's decision log and fill runs, in one transaction: a table
+// imported again under the same name starts a new history, so that a rejection or an undo never
+// applies to whatever gas now has that row number.
+func (s *Store) ClearHistory(ctx context.Context, table string) error {
+	tx, err := s.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't clear the history of gas table %q: %w", table, err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM gas_fill_rows WHERE fill IN (SELECT id FROM gas_fills WHERE table_name = ?)`,
+		`DELETE FROM gas_fills WHERE table_name = ?`,
+		`DELETE FROM gas_decisions WHERE table_name = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, table); err != nil {
+			return fmt.Errorf("couldn't clear the history of gas table %q: %w", table, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("couldn't clear the history of gas table %q: %w", table, err)
+	}
+	return nil
+}
