@@ -52,6 +52,21 @@ func gasTable(ctx context.Context, st *hmis.Store, name string) (string, error) 
 	return "", usageError{fmt.Errorf("the workspace has %d gas tables (%s): choose one with --table", len(names), strings.Join(names, ", "))}
 }
 
+// loadGasTable opens the gas store of the workspace and loads the table --table names (the
+// only one when it names none), setting *name to it.
+func loadGasTable(ctx context.Context, e *env, name *string) (*hmis.Store, *hmis.Table, error) {
+	st := &hmis.Store{DB: e.ws.DB}
+	var err error
+	if *name, err = gasTable(ctx, st, *name); err != nil {
+		return nil, nil, err
+	}
+	t, err := st.LoadTable(ctx, *name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, t, nil
+}
+
 func (a *app) gasImportCommand() *cobra.Command {
 	var name string
 	var replace bool
@@ -219,11 +234,7 @@ rows an interrupted fill had not finished.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			st := &hmis.Store{DB: e.ws.DB}
-			if table, err = gasTable(ctx, st, table); err != nil {
-				return err
-			}
-			t, err := st.LoadTable(ctx, table)
+			st, t, err := loadGasTable(ctx, e, &table)
 			if err != nil {
 				return err
 			}
@@ -508,11 +519,7 @@ a simple word match is used instead and the output says so.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			st := &hmis.Store{DB: e.ws.DB}
-			if table, err = gasTable(ctx, st, table); err != nil {
-				return err
-			}
-			t, err := st.LoadTable(ctx, table)
+			_, t, err := loadGasTable(ctx, e, &table)
 			if err != nil {
 				return err
 			}
@@ -577,11 +584,7 @@ func (a *app) gasExportCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			st := &hmis.Store{DB: e.ws.DB}
-			if table, err = gasTable(cmd.Context(), st, table); err != nil {
-				return err
-			}
-			t, err := st.LoadTable(cmd.Context(), table)
+			_, t, err := loadGasTable(cmd.Context(), e, &table)
 			if err != nil {
 				return err
 			}
