@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
@@ -298,11 +299,7 @@ func mustJSON(v any) json.RawMessage {
 
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd()) // /dev/null is a character device, not a terminal
 }
 
 // finishResearch writes the report and prints the summary.
