@@ -19,6 +19,7 @@ run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 	@$(BIN) --workspace $(WORKSPACE) init
 	@$(BIN) --workspace $(WORKSPACE) ingest --registry sample/registry.json
 	@$(BIN) --workspace $(WORKSPACE) gas list | grep -qx hmis-sample || $(BIN) --workspace $(WORKSPACE) gas import sample/gas/hmis-sample.csv
+	@$(BIN) --workspace $(WORKSPACE) tox show EUGENOL >/dev/null 2>&1 || $(BIN) --workspace $(WORKSPACE) tox import sample/tox/profiles.json >/dev/null
 	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(search works without a model; the checks above say what the model features need)"
 	@$(BIN) --workspace $(WORKSPACE)
 
@@ -35,6 +36,7 @@ bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kb/hmis/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./agent/gasfill/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./agent/toxedit/
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \

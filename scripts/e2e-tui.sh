@@ -27,6 +27,7 @@ server_pid=$!
 "$work/warren" init "$work/ws" >/dev/null
 "$work/warren" -w "$work/ws" ingest --registry sample/registry.json --embedder builtin >/dev/null
 "$work/warren" -w "$work/ws" gas import sample/gas/hmis-sample.csv >/dev/null
+"$work/warren" -w "$work/ws" tox import sample/tox/profiles.json >/dev/null
 
 tmux new-session -d -s "$session" -x 110 -y 32 "OLLAMA_HOST=127.0.0.1:$port '$work/warren' -w '$work/ws'; sleep 30"
 passed=0
@@ -70,6 +71,8 @@ expect "Gas table hmis-sample"
 keys / "flammable gases without a CAS number" Enter
 expect "fallback filter"
 keys Escape
+keys 4
+expect "EUGENOL"
 keys 5
 expect "Events and model calls"
 keys q

@@ -61,8 +61,8 @@ type Model struct {
 	research  *researchTab
 	knowledge *knowledgeTab
 	gas       *gasTab
+	tox       *toxTab
 	log       *logTab
-	desks     []*deskTab
 
 	interrupted bool // a first ctrl+c was pressed
 
@@ -83,9 +83,8 @@ func New(be Backend) *Model {
 	m.research = newResearchTab(be, st, m.log)
 	m.knowledge = newKnowledgeTab(be, st)
 	m.gas = newGasTab(be, st)
-	m.desks = []*deskTab{newDeskTab(st, "Toxicology",
-		"The toxicology desk comes with its own issue: versioned profiles, edits proposed as JSON Patch diffs and approved before they are saved.")}
-	m.panels = []panel{m.research, m.knowledge, m.gas, m.desks[0], m.log}
+	m.tox = newToxTab(be, st)
+	m.panels = []panel{m.research, m.knowledge, m.gas, m.tox, m.log}
 	m.layout()
 	return m
 }
@@ -100,9 +99,20 @@ func (m *Model) OpenGas(table string) {
 	m.gas.open(table)
 }
 
-// Init asks for the background colour, starts the model-status checks and loads the gas table.
+// toxTabIndex is the Toxicology tab's place among the tabs.
+const toxTabIndex = 3
+
+// OpenTox makes the workbench open on the Toxicology tab with the named profile selected
+// ("" for the first). Call it before the program starts.
+func (m *Model) OpenTox(inci string) {
+	m.tab = toxTabIndex
+	m.tox.want = inci
+}
+
+// Init asks for the background colour, starts the model-status checks and loads the gas table
+// and the toxicology profiles.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil))
+	return tea.Batch(tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load())
 }
 
 func (m *Model) checkDoctor() tea.Cmd {
@@ -130,10 +140,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
-		m.knowledge.st, m.log.st, m.gas.st = m.st, m.st, m.st
-		for _, d := range m.desks {
-			d.st = m.st
-		}
+		m.knowledge.st, m.log.st, m.gas.st, m.tox.st = m.st, m.st, m.st, m.st
 		return m, m.research.restyle(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
@@ -169,6 +176,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.research.Update(msg)
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		// A paste goes where the keys go: the active tab's text field.
+		return m, m.panels[m.tab].Update(msg)
 	}
 	// Everything else (results of commands) goes to every panel; each takes its own.
 	var cmds []tea.Cmd
@@ -198,6 +208,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			if m.gas.running() {
 				m.gas.cancelQuery()
+				cancelled = true
+			}
+			if m.tox.running() {
+				m.tox.cancelPropose()
 				cancelled = true
 			}
 			if cancelled {

@@ -10,10 +10,12 @@ import (
 	"warren/agent"
 	"warren/agent/llm"
 	"warren/agent/research"
+	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/kb/toxdb"
 	"warren/retrieval"
 )
 
@@ -50,6 +52,22 @@ type Backend interface {
 	// GasQuery filters the table: a question is turned into an expression by the model (with
 	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
 	GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error)
+
+	// ToxProfiles lists the toxicology profiles at their latest versions, by INCI name.
+	ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error)
+	// ToxProfile loads one version of a profile; version 0 is the latest.
+	ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error)
+	// ToxHistory lists a profile's versions, newest first.
+	ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error)
+	// ToxPropose turns an instruction, a JSON payload or a JSON Patch into a proposal against
+	// the profile's latest version; nothing is saved.
+	ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error)
+	// ToxApprove saves a proposal as the next version with summary and returns its number; a
+	// proposal whose base is no longer the latest version is refused with an error that wraps
+	// toxdb.ErrStale.
+	ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error)
+	// ToxRollback saves a new version equal to version to and returns its number.
+	ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error)
 }
 
 // GasQueryResult is the outcome of a gas-table query.

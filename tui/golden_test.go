@@ -15,10 +15,12 @@ import (
 	"warren/agent"
 	"warren/agent/llm"
 	"warren/agent/research"
+	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/kb/toxdb"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 )
@@ -76,6 +78,25 @@ func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, strin
 }
 func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
 	return GasQueryResult{}, hmis.ErrNoTable
+}
+
+// The fixture's workspace has no toxicology profile: the Toxicology tab shows its empty state.
+// The desk's own snapshots and flows run on toxBackend (tox_backend_test.go), over SQLite.
+func (fixture) ToxProfiles(context.Context) ([]toxdb.ProfileInfo, error) { return nil, nil }
+func (fixture) ToxProfile(context.Context, string, int) (toxdb.ProfileVersion, error) {
+	return toxdb.ProfileVersion{}, toxdb.ErrNoProfile
+}
+func (fixture) ToxHistory(context.Context, string) ([]toxdb.VersionInfo, error) {
+	return nil, toxdb.ErrNoProfile
+}
+func (fixture) ToxPropose(context.Context, string, string) (*toxedit.Proposal, error) {
+	return nil, toxdb.ErrNoProfile
+}
+func (fixture) ToxApprove(context.Context, *toxedit.Proposal, string) (int, error) {
+	return 0, toxdb.ErrNoProfile
+}
+func (fixture) ToxRollback(context.Context, string, int, string) (int, error) {
+	return 0, toxdb.ErrNoProfile
 }
 
 func fixtureState() *research.State {
@@ -156,7 +177,10 @@ func TestGoldenPanels(t *testing.T) {
 			m.tab = 2
 			m.Update(drain(m.gas.load("", nil))[0])
 		},
-		"toxicology": func(m *Model) { m.tab = 3 },
+		"toxicology": func(m *Model) {
+			m.tab = toxTabIndex
+			m.Update(drain(m.tox.load())[0])
+		},
 		"log": func(m *Model) {
 			m.tab = 4
 			at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)

@@ -90,22 +90,3 @@ func (l *logTab) Keys() keyMap {
 	b := []keyBinding{bind("↑/k", "scroll up", "up", "k"), bind("↓/j", "scroll down", "down", "j"), bind("G", "newest", "end", "G")}
 	return keyMap{short: b, full: [][]keyBinding{b}}
 }
-
-// deskTab holds the place of a desk that comes with a later issue.
-type deskTab struct {
-	st            *styles.Styles
-	name, text    string
-	width, height int
-}
-
-func newDeskTab(st *styles.Styles, name, text string) *deskTab {
-	return &deskTab{st: st, name: name, text: text}
-}
-
-func (d *deskTab) Update(tea.Msg) tea.Cmd { return nil }
-func (d *deskTab) View() string {
-	return d.st.Title.Render(d.name+" desk") + "\n\n" + wrap(d.text, min(d.width, 100))
-}
-func (d *deskTab) SetSize(w, h int) { d.width, d.height = w, h }
-func (d *deskTab) Capturing() bool  { return false }
-func (d *deskTab) Keys() keyMap     { return keyMap{} }

@@ -13,11 +13,13 @@ import (
 	"warren/agent/llm"
 	"warren/agent/research"
 	"warren/agent/tablequery"
+	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
 	"warren/internal/atomicfile"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/kb/toxdb"
 	"warren/retrieval"
 	"warren/tui"
 )
@@ -167,6 +169,41 @@ func (b *backend) GasQuery(ctx context.Context, table, question, expression stri
 		res.Rows = append(res.Rows, t.Rows[i].ID)
 	}
 	return res, nil
+}
+
+func (b *backend) toxStore() *toxdb.Store { return &toxdb.Store{DB: b.e.ws.DB} }
+
+// toxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
+// model calls are in the ledger.
+func (b *backend) toxEditor() *toxedit.Editor {
+	return &toxedit.Editor{Gateway: b.e.gateway, Profiles: b.toxStore(), Runs: b.store()}
+}
+
+func (b *backend) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {
+	return b.toxStore().List(ctx)
+}
+
+func (b *backend) ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error) {
+	if version == 0 {
+		return b.toxStore().Latest(ctx, inci)
+	}
+	return b.toxStore().Version(ctx, inci, version)
+}
+
+func (b *backend) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+	return b.toxStore().History(ctx, inci)
+}
+
+func (b *backend) ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
+	return b.toxEditor().Propose(ctx, inci, input)
+}
+
+func (b *backend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+	return b.toxEditor().Approve(ctx, p, summary)
+}
+
+func (b *backend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
+	return b.toxStore().Rollback(ctx, inci, to, summary)
 }
 
 // workbench opens the TUI on the workspace.

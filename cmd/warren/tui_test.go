@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"warren/agent/llm/llmtest"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
+	"warren/kb/toxdb"
 	"warren/tui"
 )
 
@@ -183,4 +185,55 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	press(tm, tea.KeyEnter)
 	waitFor(t, tm, "query: pyrophoric == true")
 	waitFor(t, tm, "1 of 2 rows")
+}
+
+// TestWorkbenchToxDesk drives the diff desk over the real edit engine: an edit → the proposal
+// → approve → the history shows the new version → rollback with confirmation.
+func TestWorkbenchToxDesk(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless) // a structured edit makes no model call
+	tm, be := workbench(t, srv)
+	waitFor(t, tm, "Research question")
+	press(tm, tea.KeyEscape) // out of the question field
+	tm.Type("4")
+	waitFor(t, tm, "No toxicology profile")
+
+	st := &toxdb.Store{DB: be.e.ws.DB}
+	ctx := context.Background()
+	if _, err := st.ImportJSON(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
+		t.Fatal(err)
+	}
+	tm.Type("r")
+	waitFor(t, tm, "Profiles (22)")
+	tm.Type("/eugenol")
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "EUGENOL · v1 · import")
+
+	tm.Type("i")
+	waitFor(t, tm, "Edit EUGENOL · from version 1")
+	tm.Send(tea.PasteMsg{Content: `[{"op":"replace","path":"/noael/0/value","value":200}]`})
+	press(tm, 's', tea.ModCtrl)
+	waitFor(t, tm, "Proposal · EUGENOL · from version 1")
+	waitFor(t, tm, "edit type FORM_EDIT_STRUCTURED")
+	waitFor(t, tm, "replace /noael/0/value: 100 → 200")
+	tm.Type("a")
+	waitFor(t, tm, "EUGENOL saved as version 2")
+	latest, err := st.Latest(ctx, "EUGENOL")
+	if err != nil || latest.Version != 2 {
+		t.Fatalf("saved: v%d %v", latest.Version, err)
+	}
+
+	tm.Type("h")
+	waitFor(t, tm, "History · EUGENOL · 2 version(s)")
+	waitFor(t, tm, "FORM_EDIT_STRUCTURED")
+	tm.Type("jR")
+	waitFor(t, tm, "Roll back to version 1?")
+	tm.Type("y")
+	waitFor(t, tm, "EUGENOL rolled back to version 1: saved as version 3")
+	waitFor(t, tm, "History · EUGENOL · 3 version(s)")
+	v1, _ := st.Version(ctx, "EUGENOL", 1)
+	latest, _ = st.Latest(ctx, "EUGENOL")
+	if latest.Version != 3 || string(latest.Data) != string(v1.Data) {
+		t.Errorf("the rollback is version 3 equal to version 1: v%d", latest.Version)
+	}
 }

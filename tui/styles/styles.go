@@ -20,6 +20,9 @@ type Styles struct {
 
 	// Gas-table cells by status, and the cell under the cursor.
 	CellOriginal, CellFilled, CellReview, CellApproved, CellEdited, CellRejected, CellCursor lipgloss.Style
+
+	// Diff lines: removed, added, and the hunk headers.
+	DiffRemoved, DiffAdded, DiffHunk lipgloss.Style
 }
 
 // New builds the styles for a dark or light background.
@@ -58,5 +61,8 @@ func New(dark bool) *Styles {
 	s.CellEdited = lipgloss.NewStyle().Foreground(s.Edit)
 	s.CellRejected = lipgloss.NewStyle().Foreground(s.Bad).Faint(true)
 	s.CellCursor = lipgloss.NewStyle().Reverse(true)
+	s.DiffRemoved = lipgloss.NewStyle().Foreground(s.Bad)
+	s.DiffAdded = lipgloss.NewStyle().Foreground(s.Good)
+	s.DiffHunk = lipgloss.NewStyle().Foreground(s.Accent)
 	return s
 }

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"warren/agent"
+	"warren/agent/toxedit"
+	"warren/kb/toxdb"
+)
+
+// toxEditor opens the workspace and the edit service over it; close the env when done.
+func (a *app) toxEditor() (*env, *toxedit.Editor, error) {
+	e, err := a.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return e, &toxedit.Editor{Gateway: e.gateway, Profiles: &toxdb.Store{DB: e.ws.DB}, Runs: &agent.Store{DB: e.ws.DB}}, nil
+}
+
+// toxEditResult is what `warren tox edit --json` prints.
+type toxEditResult struct {
+	Proposal *toxedit.Proposal `json:"proposal"`
+	Status   string            `json:"status"` // saved, waiting, rejected, no change
+	Version  int               `json:"version,omitempty"`
+}
+
+func (a *app) toxEditCommand() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "edit INCI \"instruction or JSON\"",
+		Short: "Propose an edit of a toxicology profile as a JSON Patch diff, and approve it",
+		Long: `edit turns an instruction, a JSON payload or a pasted correction form into a proposed JSON
+Patch against the profile's latest version and shows its diff, the edit type (FORM_EDIT_STRUCTURED,
+FORM_EDIT_RAW, NLI_EDIT or NO_EDIT), how the patch was made and how many model calls it took.
+
+JSON payloads and simple instructions ("Set NOAEL to 200 mg/kg bw/day", "set DAP to 10 %",
+"remove statement 2", "add reference: …") need no model; other instructions and forms are read by
+the chat model. With --yes the proposal is saved at once as a new version; on a terminal you are
+asked y/N; elsewhere the proposal is printed and kept (exit status 4): approve it later in the
+workbench's Toxicology tab or with ` + "`warren tox approve RUN`" + `. If the profile changed
+meanwhile, the approval is refused and nothing is lost: propose the edit again.
+
+Payload: {"noael": [{…}]} adds entries; {"noael": {"update": {"0": {"value": 200}}}},
+{"dap": {"replace": {"0": {…}}, "remove": [1], "add": [{…}]}}, {"cas": "…"} and a JSON Patch
+array also work (docs/tox-profile.md).`,
+		Example: `  warren tox edit COUMARIN "Set NOAEL to 200 mg/kg bw/day" --yes
+  warren tox edit RETINOL "set DAP to 10 %"
+  warren tox edit RETINOL '{"noael":{"update":{"0":{"species":"mouse"}}}}' --yes --json
+  warren tox edit RETINOL "$(cat correction-form.txt)"`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := interruptible(cmd)
+			defer cancel()
+			e, ed, err := a.toxEditor()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			p, err := ed.Propose(ctx, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			res := toxEditResult{Proposal: p}
+			if p.Empty() {
+				res.Status = "no change"
+				return a.printToxEdit(res)
+			}
+			if !yes && !a.jsonOut && isTerminal(a.stdin) {
+				a.printProposal(p)
+				fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, p.INCI)
+				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+					if err := ed.Reject(ctx, p, "declined at the prompt"); err != nil {
+						return err
+					}
+					fmt.Fprintln(a.stdout, "Not saved.")
+					return nil
+				}
+				yes = true
+				p.Diff = "" // shown already
+			}
+			if !yes {
+				res.Status = "waiting"
+				if err := a.printToxEdit(res); err != nil {
+					return err
+				}
+				return exitError{code: exitWaiting}
+			}
+			v, err := ed.Approve(ctx, p, "")
+			if err != nil {
+				return err
+			}
+			res.Status, res.Version = "saved", v
+			return a.printToxEdit(res)
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the proposal without asking")
+	return cmd
+}
+
+func (a *app) printProposal(p *toxedit.Proposal) {
+	fmt.Fprintf(a.stdout, "%s · %s · method %s · %d %s · base version %d\n", p.INCI, p.EditType, p.Method,
+		p.ModelCalls, plural(p.ModelCalls, "model call", "model calls"), p.BaseVersion)
+	if p.Note != "" {
+		fmt.Fprintf(a.stdout, "Note: %s\n", p.Note)
+	}
+	if p.Summary != "" {
+		fmt.Fprintf(a.stdout, "Summary: %s\n", p.Summary)
+	}
+	if p.Diff != "" {
+		fmt.Fprint(a.stdout, p.Diff)
+	}
+}
+
+func (a *app) printToxEdit(res toxEditResult) error {
+	if a.jsonOut {
+		return a.printJSON(res)
+	}
+	p := res.Proposal
+	a.printProposal(p)
+	switch res.Status {
+	case "saved":
+		fmt.Fprintf(a.stdout, "Saved %s version %d.\n", p.INCI, res.Version)
+	case "waiting":
+		fmt.Fprintf(a.stdout, "Proposal %s waits for approval: `warren tox approve %s`, or the Toxicology tab of the workbench.\n", p.ID, p.ID)
+	}
+	return nil
+}
+
+// toxApproveCommand approves (or rejects) a proposal made earlier, e.g. by `tox edit` without
+// --yes in a script.
+func (a *app) toxApproveCommand() *cobra.Command {
+	var reject, summary string
+	cmd := &cobra.Command{
+		Use:   "approve RUN",
+		Short: "Approve or reject a waiting toxicology edit proposal",
+		Long: `approve saves a proposal that ` + "`warren tox edit`" + ` or ` + "`warren tox batch`" + ` left waiting, as a
+new version made from the proposal's base version. If the profile changed since, nothing is
+saved: propose the edit again. --reject records the rejection and its reason instead.`,
+		Example: "  warren tox approve tox-20250101-120000-ab12cd\n  warren tox approve tox-20250101-120000-ab12cd --reject \"wrong study\"",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := interruptible(cmd)
+			defer cancel()
+			e, ed, err := a.toxEditor()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			p, waiting, err := ed.Load(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if !waiting {
+				return fmt.Errorf("edit %s is not waiting for approval", args[0])
+			}
+			if cmd.Flags().Changed("reject") {
+				if err := ed.Reject(ctx, p, reject); err != nil {
+					return err
+				}
+				return a.printToxEdit(toxEditResult{Proposal: p, Status: "rejected"})
+			}
+			v, err := ed.Approve(ctx, p, summary)
+			if err != nil {
+				return err
+			}
+			return a.printToxEdit(toxEditResult{Proposal: p, Status: "saved", Version: v})
+		},
+	}
+	cmd.Flags().StringVar(&reject, "reject", "", "reject the proposal, giving the reason")
+	cmd.Flags().StringVar(&summary, "summary", "", "the version's summary (default: the proposal's)")
+	return cmd
+}
+
+func (a *app) toxBatchCommand() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "batch FILE.jsonl",
+		Short: "Propose many toxicology edits from a JSONL file",
+		Long: `batch reads one edit a line, {"inci": "…", "instruction": "…"} or {"inci": "…", "payload": {…}},
+and proposes each under one batch id. Each line stands alone: a malformed line or a failing
+ingredient is reported with its line number and never affects the others. Blank lines and lines
+starting with # are skipped.
+
+With --yes the edits that need no model (JSON payloads and simply parsed instructions) are saved
+at once; the others stay proposals to approve one by one in the workbench's Toxicology tab (or
+with ` + "`warren tox approve RUN`" + `). Progress goes to stderr, a results table to stdout. The exit status is
+3 when some lines failed.`,
+		Example: `  warren tox batch corrections.jsonl
+  warren tox batch corrections.jsonl --yes
+  warren tox batch corrections.jsonl --yes --json > results.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := interruptible(cmd)
+			defer cancel()
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("couldn't read the batch: %w", err)
+			}
+			defer f.Close()
+			e, ed, err := a.toxEditor()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			bar := newProgressLine(a.stderr)
+			res, err := ed.BatchWith(ctx, f, toxedit.BatchOptions{Yes: yes, Progress: func(done, total int) {
+				bar.draw(fmt.Sprintf("%d/%d lines", done, total))
+			}})
+			bar.done()
+			if err != nil && res == nil {
+				return err
+			}
+			if a.jsonOut {
+				if perr := a.printJSON(res); perr != nil {
+					return perr
+				}
+			} else {
+				a.printBatch(res)
+			}
+			if err != nil {
+				return err
+			}
+			if res.Failed > 0 {
+				return exitError{code: exitPartial}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the edits that need no model at once")
+	return cmd
+}
+
+func (a *app) printBatch(res *toxedit.BatchResult) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LINE\tINCI\tEDIT TYPE\tSTATUS\tVERSION\tRUN / ERROR")
+	for _, l := range res.Lines {
+		detail := l.Error
+		if l.Status == toxedit.StatusProposed && l.Proposal != nil {
+			detail = l.Proposal.ID
+		} else if l.Status == toxedit.StatusApplied {
+			detail = l.Proposal.Summary
+		}
+		version := "-"
+		if l.Version > 0 {
+			version = fmt.Sprint(l.Version)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, orDash(l.INCI), orDash(string(l.EditType)), l.Status, version, detail)
+	}
+	tw.Flush()
+	fmt.Fprintf(a.stdout, "Batch %s: %d applied, %d proposed, %d without change, %d failed.\n",
+		res.ID, res.Applied, res.Proposed, res.NoChange, res.Failed)
+	if res.Proposed > 0 {
+		fmt.Fprintln(a.stdout, "Approve the proposals in the workbench's Toxicology tab, or with `warren tox approve RUN`.")
+	}
+}

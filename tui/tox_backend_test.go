@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent/toxedit"
+	"warren/doctor"
+	"warren/internal/testkb"
+	"warren/kb"
+	"warren/kb/toxdb"
+	"warren/kb/toxdb/jsonpatch"
+)
+
+// toxBackend is the fixture with a real toxicology store behind it: the sample profiles
+// imported into a workspace database (SQLite, migrated as warren opens it). Its edits take the
+// zero-model path only: the input must be a JSON Patch, which is applied to the latest version
+// and saved against its base, so stale refusals are the store's own.
+type toxBackend struct {
+	fixture
+	store *toxdb.Store
+}
+
+func newToxBackend(t *testing.T) *toxBackend {
+	t.Helper()
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	be := &toxBackend{store: &toxdb.Store{DB: db}}
+	if _, err := be.store.ImportJSON(context.Background(), filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
+		t.Fatal(err)
+	}
+	return be
+}
+
+// stable puts a fixed time on a version (version n at fixedTime plus n hours), so the
+// snapshots don't depend on when the test ran.
+func stable(v toxdb.VersionInfo) toxdb.VersionInfo {
+	v.CreatedAt = fixedTime.Add(time.Duration(v.Version) * time.Hour)
+	return v
+}
+
+func (b *toxBackend) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {
+	ps, err := b.store.List(ctx)
+	for i := range ps {
+		ps[i].UpdatedAt = fixedTime.Add(time.Duration(ps[i].Version) * time.Hour)
+	}
+	return ps, err
+}
+
+func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error) {
+	var pv toxdb.ProfileVersion
+	var err error
+	if version == 0 {
+		pv, err = b.store.Latest(ctx, inci)
+	} else {
+		pv, err = b.store.Version(ctx, inci, version)
+	}
+	pv.VersionInfo = stable(pv.VersionInfo)
+	return pv, err
+}
+
+func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+	vs, err := b.store.History(ctx, inci)
+	for i := range vs {
+		vs[i] = stable(vs[i])
+	}
+	return vs, err
+}
+
+// ToxPropose takes the structured path of the edit engine: parse the patch, apply it to the
+// latest version, validate the result, and show the diff.
+func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
+	latest, err := b.store.Latest(ctx, inci)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := jsonpatch.ParsePatch([]byte(input))
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the operations: %w", err)
+	}
+	after, err := jsonpatch.Apply(latest.Data, patch)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't apply the operations: %w", err)
+	}
+	canon, err := toxdb.Canonical(after)
+	if err != nil {
+		return nil, fmt.Errorf("the edited profile is not valid: %w", err)
+	}
+	diff, err := jsonpatch.Render(latest.Data, canon, 0)
+	if err != nil {
+		return nil, err
+	}
+	var what []string
+	for _, op := range patch {
+		if op.Op != jsonpatch.OpTest {
+			what = append(what, op.Op+" "+op.Path)
+		}
+	}
+	return &toxedit.Proposal{ID: "edit-1", INCI: latest.INCI, BaseVersion: latest.Version, Input: input,
+		EditType: toxedit.FormStructured, Method: "structured", Patch: patch, Before: latest.Data, After: canon,
+		Diff: diff, Summary: "structured edit: " + strings.Join(what, ", ")}, nil
+}
+
+func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+	ops, err := json.Marshal(p.Patch)
+	if err != nil {
+		return 0, err
+	}
+	return b.store.Save(ctx, p.INCI, p.BaseVersion, p.After, ops, summary, string(p.EditType), p.BatchID)
+}
+
+func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
+	return b.store.Rollback(ctx, inci, to, summary)
+}
+
+// toxDesk opens the workbench at a size on the Toxicology tab with the profiles loaded and
+// EUGENOL selected.
+func toxDesk(t *testing.T, be Backend, w, h int) *Model {
+	t.Helper()
+	m := New(be)
+	m.tox.loc = time.UTC
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(doctorMsg{report: doctor.Report{OK: true}})
+	m.OpenTox("EUGENOL")
+	settle(t, m, drain(m.tox.load())...)
+	if m.tox.profile == nil || m.tox.profile.INCI != "EUGENOL" {
+		t.Fatal("EUGENOL isn't loaded")
+	}
+	return m
+}

@@ -1,0 +1,175 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/kb/toxdb"
+)
+
+// The decisions of the Toxicology tab: on a proposal (approve, reject, edit, comment), in the
+// history (select, diff, roll back) and on a rollback's confirmation.
+
+func (x *toxTab) proposalKey(k string) tea.Cmd {
+	p := x.proposal
+	switch k {
+	case "up", "k":
+		x.scroll = max(x.scroll-1, 0)
+	case "down", "j":
+		x.scroll++
+	case "pgup":
+		x.scroll = max(x.scroll-x.height/2, 0)
+	case "pgdown":
+		x.scroll += x.height / 2
+	case "a":
+		if p.Empty() {
+			return setStatus("nothing to approve: the proposal changes nothing (r discards it)", false)
+		}
+		return x.approve()
+	case "r", "esc":
+		inci := p.INCI
+		x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
+		return setStatus("proposal for "+inci+" rejected: nothing was saved", false)
+	case "e":
+		x.input, x.inputErr = toxOps, ""
+		x.text.Placeholder = "JSON Patch operations (ctrl+s checks and proposes them)"
+		x.text.SetValue(patchText(p))
+		x.text.MoveToBegin()
+		return x.text.Focus()
+	case "c":
+		x.input = toxComment
+		x.line.Placeholder = "the version's summary"
+		x.line.SetValue(x.comment)
+		x.line.CursorEnd()
+		return x.line.Focus()
+	}
+	return nil
+}
+
+func (x *toxTab) approve() tea.Cmd {
+	p, be := x.proposal, x.be
+	summary := x.comment
+	if summary == "" {
+		summary = p.Summary
+	}
+	x.saving = true
+	return func() tea.Msg {
+		v, err := be.ToxApprove(context.Background(), p, summary)
+		return toxSavedMsg{inci: p.INCI, version: v, err: err}
+	}
+}
+
+func (x *toxTab) saved(msg toxSavedMsg) tea.Cmd {
+	x.saving = false
+	if msg.err != nil {
+		if errors.Is(msg.err, toxdb.ErrStale) {
+			// The proposal stays on screen: its operations can be edited (e) and proposed again.
+			return setStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true)
+		}
+		return setStatus("not saved: "+msg.err.Error(), true)
+	}
+	var status string
+	if msg.rollback > 0 {
+		status = fmt.Sprintf("%s rolled back to version %d: saved as version %d", msg.inci, msg.rollback, msg.version)
+		x.view, x.confirm = toxHistory, 0
+		return tea.Batch(setStatus(status, false), x.load(), x.loadHistory(msg.inci))
+	}
+	status = fmt.Sprintf("%s saved as version %d", msg.inci, msg.version)
+	x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
+	return tea.Batch(setStatus(status, false), x.load())
+}
+
+func (x *toxTab) historyKey(k string) tea.Cmd {
+	switch k {
+	case "up", "k":
+		x.hcur = max(x.hcur-1, 0)
+	case "down", "j":
+		x.hcur = min(x.hcur+1, max(len(x.history)-1, 0))
+	case "space", " ":
+		if len(x.history) == 0 {
+			return nil
+		}
+		v := x.history[x.hcur].Version
+		for i, m := range x.marked {
+			if m == v {
+				x.marked = append(x.marked[:i], x.marked[i+1:]...)
+				return nil
+			}
+		}
+		x.marked = append(x.marked, v)
+		if len(x.marked) > 2 {
+			x.marked = x.marked[1:]
+		}
+	case "d":
+		if len(x.marked) != 2 {
+			return setStatus("select two versions with space, then d shows their diff", false)
+		}
+		a, b := min(x.marked[0], x.marked[1]), max(x.marked[0], x.marked[1])
+		return x.diffVersions(fmt.Sprintf("version %d → version %d", a, b), a, b, 0)
+	case "R":
+		if len(x.history) == 0 {
+			return nil
+		}
+		to, latest := x.history[x.hcur].Version, x.history[0].Version
+		if to == latest {
+			return setStatus(fmt.Sprintf("version %d is the latest: nothing to roll back", to), false)
+		}
+		return x.diffVersions(fmt.Sprintf("roll back: version %d (latest) → a new version equal to version %d", latest, to), latest, to, to)
+	case "esc", "h":
+		x.view, x.marked = toxBrowse, nil
+	}
+	return nil
+}
+
+// diffVersions loads two versions of the selected profile and shows their diff; confirm > 0
+// asks for a rollback to that version.
+func (x *toxTab) diffVersions(title string, a, b, confirm int) tea.Cmd {
+	inci, be := x.selected(), x.be
+	return func() tea.Msg {
+		ctx := context.Background()
+		va, err := be.ToxProfile(ctx, inci, a)
+		if err != nil {
+			return toxDiffMsg{err: err}
+		}
+		vb, err := be.ToxProfile(ctx, inci, b)
+		if err != nil {
+			return toxDiffMsg{err: err}
+		}
+		return toxDiffMsg{title: inci + ": " + title, before: va.Data, after: vb.Data, confirm: confirm}
+	}
+}
+
+func (x *toxTab) versionsKey(k string) tea.Cmd {
+	switch k {
+	case "up", "k":
+		x.scroll = max(x.scroll-1, 0)
+	case "down", "j":
+		x.scroll++
+	case "esc", "q":
+		x.view, x.scroll = toxHistory, 0
+	}
+	return nil
+}
+
+func (x *toxTab) confirmKey(k string) tea.Cmd {
+	switch k {
+	case "up", "k":
+		x.scroll = max(x.scroll-1, 0)
+	case "down", "j":
+		x.scroll++
+	case "y", "Y":
+		inci, to, be := x.selected(), x.confirm, x.be
+		x.saving = true
+		return func() tea.Msg {
+			v, err := be.ToxRollback(context.Background(), inci, to, "")
+			return toxSavedMsg{inci: inci, version: v, rollback: to, err: err}
+		}
+	case "n", "N", "esc":
+		x.view, x.confirm, x.scroll = toxHistory, 0, 0
+		return setStatus("rollback cancelled: nothing was saved", false)
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"warren/agent/toxedit"
+	"warren/kb/toxdb"
+)
+
+func hasStatus(status []string, part string) bool {
+	for _, s := range status {
+		if strings.Contains(s, part) {
+			return true
+		}
+	}
+	return false
+}
+
+func noael0(t *testing.T, data []byte) float64 {
+	t.Helper()
+	p, err := toxdb.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.NOAEL[0].Value
+}
+
+func TestToxApproveSavesAVersionWithTheComment(t *testing.T) {
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 100, 30)
+	proposeText(t, m, toxPatch)
+	if m.tox.view != toxProposal || m.tox.proposal == nil {
+		t.Fatalf("no proposal shown:\n%s", screen(m))
+	}
+	press(t, m, "c", "raised after the re-evaluation", "enter")
+	status := press(t, m, "a")
+	if !hasStatus(status, "EUGENOL saved as version 2") {
+		t.Errorf("status %q", status)
+	}
+	latest, err := be.store.Latest(context.Background(), "EUGENOL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Version != 2 || noael0(t, latest.Data) != 200 || latest.Summary != "raised after the re-evaluation" || latest.EditType != "FORM_EDIT_STRUCTURED" {
+		t.Errorf("saved %d %q %q value %v", latest.Version, latest.Summary, latest.EditType, noael0(t, latest.Data))
+	}
+	if m.tox.proposal != nil || m.tox.view != toxBrowse || m.tox.profile.Version != 2 {
+		t.Errorf("after the approval the desk shows the new version: view %d profile v%d", m.tox.view, m.tox.profile.Version)
+	}
+}
+
+func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 100, 30)
+	proposeText(t, m, toxPatch)
+	mine := m.tox.proposal
+
+	// Someone else saves a version of the same profile from the same base.
+	ctx := context.Background()
+	other, err := be.ToxPropose(ctx, "EUGENOL", `[{"op":"replace","path":"/noael/1/value","value":120}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := be.ToxApprove(ctx, other, "the other analyst"); err != nil {
+		t.Fatal(err)
+	}
+
+	status := press(t, m, "a")
+	if !hasStatus(status, "not saved: ") || !hasStatus(status, "changed since version 1 (now at version 2)") {
+		t.Errorf("status %q", status)
+	}
+	if m.tox.proposal != mine || m.tox.view != toxProposal {
+		t.Errorf("the refused proposal stays on screen")
+	}
+	if !strings.Contains(string(screen(m)), "replace /noael/0/value: 100 → 200") {
+		t.Errorf("the proposal's operations are still shown:\n%s", screen(m))
+	}
+	latest, _ := be.store.Latest(ctx, "EUGENOL")
+	if latest.Version != 2 || latest.Summary != "the other analyst" {
+		t.Errorf("the other version is the latest: v%d %q", latest.Version, latest.Summary)
+	}
+
+	// Nothing is lost: e re-proposes the same operations against the new latest version.
+	press(t, m, "e")
+	settle(t, m, ctrlS())
+	if m.tox.proposal == nil || m.tox.proposal.BaseVersion != 2 {
+		t.Fatalf("re-proposed from version 2: %+v", m.tox.proposal)
+	}
+	if status := press(t, m, "a"); !hasStatus(status, "saved as version 3") {
+		t.Errorf("status %q", status)
+	}
+}
+
+func TestToxRejectSavesNothing(t *testing.T) {
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 100, 30)
+	proposeText(t, m, toxPatch)
+	status := press(t, m, "r")
+	if !hasStatus(status, "proposal for EUGENOL rejected: nothing was saved") {
+		t.Errorf("status %q", status)
+	}
+	if m.tox.proposal != nil || m.tox.view != toxBrowse {
+		t.Error("the proposal is discarded")
+	}
+	if latest, _ := be.store.Latest(context.Background(), "EUGENOL"); latest.Version != 1 {
+		t.Errorf("version %d saved", latest.Version)
+	}
+}
+
+func TestToxRollbackAsksAndCreatesANewVersion(t *testing.T) {
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 100, 30)
+	proposeText(t, m, toxPatch)
+	press(t, m, "a", "h")
+	if len(m.tox.history) != 2 {
+		t.Fatalf("history %+v", m.tox.history)
+	}
+	if status := press(t, m, "R"); !hasStatus(status, "version 2 is the latest") {
+		t.Errorf("rolling back to the latest is refused: %q", status)
+	}
+	press(t, m, "j", "R")
+	if m.tox.view != toxConfirm || !strings.Contains(string(screen(m)), "Roll back to version 1? This saves version 3") {
+		t.Fatalf("no confirmation:\n%s", screen(m))
+	}
+	if status := press(t, m, "n"); !hasStatus(status, "rollback cancelled") {
+		t.Errorf("status %q", status)
+	}
+	press(t, m, "R")
+	status := press(t, m, "y")
+	if !hasStatus(status, "EUGENOL rolled back to version 1: saved as version 3") {
+		t.Errorf("status %q", status)
+	}
+	ctx := context.Background()
+	v1, _ := be.store.Version(ctx, "EUGENOL", 1)
+	latest, _ := be.store.Latest(ctx, "EUGENOL")
+	if latest.Version != 3 || string(latest.Data) != string(v1.Data) || latest.EditType != toxdb.EditRollback {
+		t.Errorf("latest v%d %s", latest.Version, latest.EditType)
+	}
+	if m.tox.view != toxHistory || len(m.tox.history) != 3 || m.tox.history[0].Version != 3 {
+		t.Errorf("the history shows the new version: %+v", m.tox.history)
+	}
+}
+
+func TestToxHistoryDiffOfTwoVersions(t *testing.T) {
+	m := toxDesk(t, newToxBackend(t), 100, 30)
+	proposeText(t, m, toxPatch)
+	press(t, m, "a", "h")
+	if status := press(t, m, "d"); !hasStatus(status, "select two versions") {
+		t.Errorf("status %q", status)
+	}
+	press(t, m, " ", "j", " ", "d")
+	out := string(screen(m))
+	if m.tox.view != toxVersions || !strings.Contains(out, "EUGENOL: version 1 → version 2") || !strings.Contains(out, `+      "value": 200`) {
+		t.Errorf("diff of v1 and v2:\n%s", out)
+	}
+	press(t, m, "esc")
+	if m.tox.view != toxHistory {
+		t.Error("esc goes back to the history")
+	}
+}
+
+func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
+	m := toxDesk(t, newToxBackend(t), 100, 30)
+	proposeText(t, m, toxPatch)
+	press(t, m, "c", "my note", "enter", "e")
+	if m.tox.input != toxOps || !strings.Contains(m.tox.text.Value(), `"path": "/noael/0/value"`) {
+		t.Fatalf("the editor holds the operations: %q", m.tox.text.Value())
+	}
+	// A broken edit is refused in the editor, and its text kept.
+	m.tox.text.SetValue(`[{"op":"replace","path":"/noael/0/value","value":"high"}]`)
+	settle(t, m, ctrlS())
+	if m.tox.input != toxOps || m.tox.inputErr == "" || !strings.Contains(m.tox.text.Value(), `"high"`) {
+		t.Fatalf("the invalid edit stays in the editor: input %d err %q", m.tox.input, m.tox.inputErr)
+	}
+	m.tox.text.SetValue(`[{"op":"replace","path":"/noael/0/value","value":300}]`)
+	status := settle(t, m, ctrlS())
+	if !hasStatus(status, "proposed again") || m.tox.input != toxNoInput {
+		t.Fatalf("status %q", status)
+	}
+	p := m.tox.proposal
+	if p.EditType != toxedit.FormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.comment != "my note" {
+		t.Errorf("proposal %+v comment %q", p, m.tox.comment)
+	}
+}
+
+func TestToxInstructionErrorKeepsTheText(t *testing.T) {
+	m := toxDesk(t, newToxBackend(t), 100, 30)
+	press(t, m, "i", "Set NOAEL to 200", "enter") // one line in words: enter sends it
+	if m.tox.input != toxInstruction || m.tox.text.Value() != "Set NOAEL to 200" || m.tox.inputErr == "" {
+		t.Errorf("the editor stays open with the text and the error: %d %q %q", m.tox.input, m.tox.text.Value(), m.tox.inputErr)
+	}
+	press(t, m, "esc")
+	if m.tox.Capturing() {
+		t.Error("esc closes the editor")
+	}
+}
+
+// blockingBackend proposes nothing until its context is cancelled.
+type blockingBackend struct{ *toxBackend }
+
+func (blockingBackend) ToxPropose(ctx context.Context, _, _ string) (*toxedit.Proposal, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestToxEscCancelsTheProposal(t *testing.T) {
+	m := toxDesk(t, blockingBackend{newToxBackend(t)}, 100, 30)
+	press(t, m, "i")
+	settle(t, m, pasteMsg(toxPatch))
+	_, cmd := m.Update(ctrlS())
+	if !m.tox.running() || !strings.Contains(string(screen(m)), "proposing… (esc cancels)") {
+		t.Fatalf("no proposing state:\n%s", screen(m))
+	}
+	status := press(t, m, "esc")
+	if !hasStatus(status, "proposal cancelled") || m.tox.running() {
+		t.Errorf("status %q", status)
+	}
+	done := make(chan []tea.Msg)
+	go func() { done <- drain(cmd) }()
+	select {
+	case msgs := <-done:
+		settle(t, m, msgs...)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the proposal's context was not cancelled")
+	}
+	if m.tox.proposal != nil || m.tox.text.Value() != toxPatch {
+		t.Error("a cancelled proposal shows nothing, and the text is kept")
+	}
+}
+
+// TestToxFlow drives the program as a terminal does: an edit → the proposal → approve → the
+// history shows the new version → rollback.
+func TestToxFlow(t *testing.T) {
+	be := newToxBackend(t)
+	m := New(be)
+	m.OpenTox("EUGENOL")
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
+	t.Cleanup(func() { tm.Quit() })
+	waitFrame := func(text string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(ansi.Strip(m.LastFrame()), text) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("the screen never showed %q; last frame:\n%s", text, ansi.Strip(m.LastFrame()))
+	}
+	waitFrame("EUGENOL · v1 · import")
+	tm.Type("i")
+	waitFrame("Edit EUGENOL · from version 1")
+	tm.Send(tea.PasteMsg{Content: toxPatch})
+	tm.Send(tea.KeyPressMsg{Code: 's', Mod: tea.ModCtrl})
+	waitFrame("Proposal · EUGENOL · from version 1")
+	waitFrame("replace /noael/0/value: 100 → 200")
+	tm.Type("a")
+	waitFrame("EUGENOL saved as version 2")
+	tm.Type("h")
+	waitFrame("History · EUGENOL · 2 version(s)")
+	waitFrame("FORM_EDIT_STRUCTURED")
+	tm.Type("jR")
+	waitFrame("Roll back to version 1?")
+	tm.Type("y")
+	waitFrame("EUGENOL rolled back to version 1: saved as version 3")
+	waitFrame("History · EUGENOL · 3 version(s)")
+
+	latest, err := be.store.Latest(context.Background(), "EUGENOL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest.Version != 3 || latest.EditType != toxdb.EditRollback || noael0(t, latest.Data) != 100 {
+		t.Errorf("latest v%d %s value %v", latest.Version, latest.EditType, noael0(t, latest.Data))
+	}
+}

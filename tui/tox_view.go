@@ -1,0 +1,485 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"warren/agent/toxedit"
+	"warren/kb/toxdb/jsonpatch"
+)
+
+// The Toxicology tab's layout: diffs go side by side from toxSideBySide columns on.
+const (
+	toxSideBySide = 120
+	toxTimeFormat = "2006-01-02 15:04"
+)
+
+func (x *toxTab) View() string {
+	title := x.st.Title.Render("Toxicology desk")
+	if !x.loaded {
+		return title + "\n\n" + x.st.Subtle.Render("Loading the profiles…")
+	}
+	if len(x.profiles) == 0 {
+		return title + "\n\n" + wrap("No toxicology profile: import some with `warren tox import FILE` (make run imports the sample).", min(x.width, 100)) +
+			"\n\n" + x.st.Subtle.Render("r reloads after an import")
+	}
+	switch {
+	case x.input == toxInstruction || x.input == toxOps:
+		return x.editorView()
+	case x.view == toxProposal:
+		return x.proposalView()
+	case x.view == toxHistory:
+		return x.historyView()
+	case x.view == toxVersions || x.view == toxConfirm:
+		return x.versionsView()
+	}
+	return x.browseView()
+}
+
+// listWidth is the width of the ingredient list.
+func (x *toxTab) listWidth() int {
+	if x.width >= toxSideBySide {
+		return 34
+	}
+	return 26
+}
+
+func (x *toxTab) browseView() string {
+	lw := x.listWidth()
+	pw := max(x.width-lw-3, 10)
+	left := x.listLines(lw, x.height)
+	right := x.profileLines(pw)
+	body := x.height - 1
+	x.scroll = min(x.scroll, max(len(right)-body, 0))
+	right = right[x.scroll:]
+	head := x.profileHead(pw)
+	lines := make([]string, x.height)
+	for i := range lines {
+		var l, r string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i == 0 {
+			r = head
+		} else if i-1 < len(right) {
+			r = right[i-1]
+		}
+		lines[i] = pad(l, lw) + x.st.Subtle.Render(" │ ") + truncate(r, pw)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (x *toxTab) listLines(w, h int) []string {
+	head := fmt.Sprintf("Profiles (%d)", len(x.profiles))
+	if x.filter != "" {
+		head = fmt.Sprintf("Profiles %d/%d", len(x.shown), len(x.profiles))
+	}
+	lines := []string{x.st.Title.Render(head)}
+	switch {
+	case x.input == toxFilter:
+		lines = append(lines, x.st.Key.Render("/ ")+x.line.View())
+	case x.filter != "":
+		lines = append(lines, x.st.Subtle.Render("/ "+x.filter+" (esc clears)"))
+	}
+	rows := max(h-len(lines), 1)
+	if x.cur < x.listOff {
+		x.listOff = x.cur
+	}
+	if x.cur >= x.listOff+rows {
+		x.listOff = x.cur - rows + 1
+	}
+	if len(x.shown) == 0 {
+		lines = append(lines, x.st.Subtle.Render("no profile matches"))
+	}
+	for j := x.listOff; j < len(x.shown) && j < x.listOff+rows; j++ {
+		p := x.profiles[x.shown[j]]
+		ver := fmt.Sprintf("v%d", p.Version)
+		name := pad(p.INCI, max(w-2-len(ver)-1, 4))
+		row := name + " " + x.st.Subtle.Render(ver)
+		if j == x.cur {
+			mark := "▸ "
+			if x.onProf {
+				mark = "› "
+			}
+			row = x.st.Selected.Render(mark+name) + " " + x.st.Subtle.Render(ver)
+		} else {
+			row = "  " + row
+		}
+		lines = append(lines, row)
+	}
+	return lines
+}
+
+func (x *toxTab) profileHead(w int) string {
+	if x.profile == nil {
+		return ""
+	}
+	pv := x.profile
+	head := x.st.Title.Render(pv.INCI) + fmt.Sprintf(" · v%d · %s · %s", pv.Version, pv.EditType, pv.CreatedAt.In(x.loc).Format(toxTimeFormat))
+	return truncate(head, w)
+}
+
+// profileLines is the profile under the cursor, below its head line.
+func (x *toxTab) profileLines(w int) []string {
+	if x.profileErr != "" {
+		return []string{x.st.StatusError.Render(x.profileErr)}
+	}
+	if x.profile == nil {
+		return nil
+	}
+	p, err := x.profile.Profile()
+	if err != nil {
+		return []string{x.st.StatusError.Render("couldn't read the profile: " + err.Error())}
+	}
+	var out []string
+	sub := x.st.Subtle
+	cas := p.CAS
+	if cas == "" {
+		cas = "none"
+	}
+	out = append(out, sub.Render("CAS "+cas+" · "+x.profile.Summary))
+	section := func(name string, n int) {
+		out = append(out, "", x.st.Header.Render(fmt.Sprintf("%s (%d)", name, n)))
+	}
+	section("NOAEL", len(p.NOAEL))
+	if len(p.NOAEL) > 0 {
+		rows := [][]string{{"#", "type", "value", "unit", "species", "route", "days", "ref"}}
+		for i, n := range p.NOAEL {
+			days := ""
+			if n.DurationDays != nil {
+				days = strconv.Itoa(*n.DurationDays)
+			}
+			rows = append(rows, []string{strconv.Itoa(i + 1), n.Type, fmtFloat(n.Value), n.Unit, n.Species, n.Route, days, n.Reference})
+		}
+		table := columns(rows)
+		out = append(out, sub.Render(table[0]))
+		for i, n := range p.NOAEL {
+			out = append(out, table[i+1])
+			if n.Study != "" || n.Source != "" {
+				out = append(out, sub.Render("    "+strings.Join(nonEmpty(n.Study, n.Source), " · ")))
+			}
+		}
+	}
+	section("DAP", len(p.DAP))
+	for _, d := range p.DAP {
+		out = append(out, "  "+strings.Join(nonEmpty(fmtFloat(d.Value)+" %", d.Source, refText(d.Reference)), " · "))
+	}
+	section("Annex entries", len(p.AnnexEntries))
+	for _, a := range p.AnnexEntries {
+		entry := "Annex " + a.Annex
+		if a.Entry != "" {
+			entry += "/" + a.Entry
+		}
+		limit := ""
+		if a.MaxConcentration != "" {
+			limit = "max " + a.MaxConcentration
+		}
+		out = append(out, "  "+strings.Join(nonEmpty(entry, a.ProductType, limit), " · "))
+		if a.Conditions != "" {
+			out = append(out, sub.Render("    "+a.Conditions))
+		}
+	}
+	section("References", len(p.References))
+	for _, r := range p.References {
+		out = append(out, wrapIndent(r.ID+"  "+r.Citation, w, "  ", "      ")...)
+	}
+	section("Statements", len(p.Statements))
+	for _, s := range p.Statements {
+		by := strings.Join(nonEmpty(s.Author, s.Date), ", ")
+		text := s.Text
+		if by != "" {
+			text += " — " + by
+		}
+		out = append(out, wrapIndent(text, w, "  ", "  ")...)
+	}
+	return out
+}
+
+func refText(id string) string {
+	if id == "" {
+		return ""
+	}
+	return "ref " + id
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func nonEmpty(parts ...string) []string {
+	return slices.DeleteFunc(parts, func(s string) bool { return strings.TrimSpace(s) == "" })
+}
+
+// columns aligns rows of cells into lines, two spaces apart, indented by two.
+func columns(rows [][]string) []string {
+	var widths []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], textWidth(c))
+		}
+	}
+	out := make([]string, len(rows))
+	for j, r := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == len(r)-1 {
+				b.WriteString(c)
+			} else {
+				b.WriteString(pad(c, widths[i]))
+			}
+		}
+		out[j] = strings.TrimRight(b.String(), " ")
+	}
+	return out
+}
+
+// wrapIndent wraps plain text to width: the first line after first, the rest after rest.
+func wrapIndent(s string, width int, first, rest string) []string {
+	lines := strings.Split(wrap(s, max(width-len(rest), 10)), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+		if i == 0 {
+			lines[i] = first + lines[i]
+		} else {
+			lines[i] = rest + lines[i]
+		}
+	}
+	return lines
+}
+
+func (x *toxTab) editorView() string {
+	var head string
+	if x.input == toxOps && x.proposal != nil {
+		head = x.st.Title.Render("Edit the operations") + " · " + x.proposal.INCI +
+			x.st.Subtle.Render(" · ctrl+s checks them and proposes again as a structured edit")
+	} else {
+		v := 0
+		if x.profile != nil {
+			v = x.profile.Version
+		}
+		head = x.st.Title.Render("Edit "+x.selected()) + fmt.Sprintf(" · from version %d", v) +
+			x.st.Subtle.Render(" · an instruction in words, a JSON payload or a JSON Patch")
+	}
+	lines := []string{head, "", x.text.View(), ""}
+	switch {
+	case x.running():
+		lines = append(lines, x.st.Unresolved.Render("proposing… (esc cancels)"))
+	case x.inputErr != "":
+		lines = append(lines, wrapIndent(x.st.StatusError.Render("! ")+x.inputErr, x.width, "", "  ")...)
+	default:
+		lines = append(lines, x.st.Subtle.Render("ctrl+s proposes (enter too, for a one-line instruction) · esc cancels"))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (x *toxTab) proposalView() string {
+	p := x.proposal
+	sub := x.st.Subtle
+	head := []string{
+		x.st.Title.Render("Proposal · "+p.INCI) + fmt.Sprintf(" · from version %d", p.BaseVersion),
+		truncate(sub.Render("input: ")+oneLine(p.Input), x.width),
+		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), p.EditType, sub.Render("method"), orNone(p.Method),
+			sub.Render("model calls"), p.ModelCalls),
+	}
+	switch {
+	case x.input == toxComment:
+		head = append(head, x.st.Key.Render("comment: ")+x.line.View())
+	case x.comment != "":
+		head = append(head, truncate(sub.Render("comment (the summary): ")+x.comment, x.width))
+	default:
+		head = append(head, truncate(sub.Render("summary: ")+p.Summary, x.width))
+	}
+	if p.Note != "" {
+		head = append(head, truncate(x.st.Unresolved.Render("note: ")+p.Note, x.width))
+	}
+	body := []string{"", x.st.Header.Render(fmt.Sprintf("Operations (%d)", len(p.Patch)))}
+	for _, op := range p.Patch {
+		body = append(body, "  "+jsonpatch.Describe(p.Before, op))
+	}
+	if len(p.Patch) == 0 {
+		body = append(body, sub.Render("  none: nothing to save"))
+	}
+	body = append(body, "", x.st.Header.Render("Diff"))
+	body = append(body, x.diffLines(p.Before, p.After, x.width)...)
+	return x.scrolled(head, body)
+}
+
+// scrolled keeps head on top and scrolls body under it.
+func (x *toxTab) scrolled(head, body []string) string {
+	room := max(x.height-len(head), 1)
+	x.scroll = min(x.scroll, max(len(body)-room, 0))
+	body = body[x.scroll:]
+	if len(body) > room {
+		body = body[:room]
+		body[room-1] = x.st.Subtle.Render("… ↓ for more")
+	}
+	return strings.Join(append(head, body...), "\n")
+}
+
+// diffLines renders the diff of two profiles, coloured: unified below toxSideBySide columns,
+// side by side from there on.
+func (x *toxTab) diffLines(before, after []byte, w int) []string {
+	if w >= toxSideBySide {
+		hunks, err := jsonpatch.Hunks(before, after, jsonpatch.DefaultContext)
+		if err != nil {
+			return []string{x.st.StatusError.Render("couldn't diff: " + err.Error())}
+		}
+		if len(hunks) == 0 {
+			return []string{x.st.Subtle.Render("  no difference")}
+		}
+		return x.sideBySide(hunks, w)
+	}
+	text, err := jsonpatch.Render(before, after, w)
+	if err != nil {
+		return []string{x.st.StatusError.Render("couldn't diff: " + err.Error())}
+	}
+	if text == "" {
+		return []string{x.st.Subtle.Render("  no difference")}
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, x.st.DiffHunk.Render(l))
+		case strings.HasPrefix(l, "-"):
+			out = append(out, x.st.DiffRemoved.Render(l))
+		case strings.HasPrefix(l, "+"):
+			out = append(out, x.st.DiffAdded.Render(l))
+		default:
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sideBySide puts the removed lines on the left and the added ones on the right, row by row.
+func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
+	cw := (w - 3) / 2
+	cell := func(l *jsonpatch.Line, right bool) string {
+		if l == nil {
+			if right {
+				return ""
+			}
+			return strings.Repeat(" ", cw)
+		}
+		s := pad(fmt.Sprintf("%4d %c%s", max(l.Old, l.New), l.Kind, l.Text), cw)
+		if right {
+			s = strings.TrimRight(s, " ")
+		}
+		switch l.Kind {
+		case jsonpatch.Removed:
+			return x.st.DiffRemoved.Render(s)
+		case jsonpatch.Added:
+			return x.st.DiffAdded.Render(s)
+		}
+		return s
+	}
+	var out []string
+	row := func(a, b *jsonpatch.Line) {
+		out = append(out, cell(a, false)+x.st.Subtle.Render(" │ ")+cell(b, true))
+	}
+	for _, h := range hunks {
+		out = append(out, x.st.DiffHunk.Render(h.Header()))
+		ls := h.Lines
+		for i := 0; i < len(ls); {
+			if ls[i].Kind == jsonpatch.Context {
+				l := ls[i]
+				left, right := l, l
+				left.New, right.Old = 0, 0
+				row(&left, &right)
+				i++
+				continue
+			}
+			var rem, add []jsonpatch.Line
+			for i < len(ls) && ls[i].Kind == jsonpatch.Removed {
+				rem = append(rem, ls[i])
+				i++
+			}
+			for i < len(ls) && ls[i].Kind == jsonpatch.Added {
+				add = append(add, ls[i])
+				i++
+			}
+			for j := range max(len(rem), len(add)) {
+				var a, b *jsonpatch.Line
+				if j < len(rem) {
+					a = &rem[j]
+				}
+				if j < len(add) {
+					b = &add[j]
+				}
+				row(a, b)
+			}
+		}
+	}
+	return out
+}
+
+func (x *toxTab) historyView() string {
+	inci := x.selected()
+	head := []string{x.st.Title.Render("History · "+inci) + x.st.Subtle.Render(fmt.Sprintf(" · %d version(s), newest first", len(x.history)))}
+	if x.history == nil {
+		return strings.Join(append(head, "", x.st.Subtle.Render("Loading the history…")), "\n")
+	}
+	rows := [][]string{{"", "ver", "when", "edit type", "summary"}}
+	for _, v := range x.history {
+		mark := " "
+		if slices.Contains(x.marked, v.Version) {
+			mark = "●"
+		}
+		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), v.EditType, oneLine(v.Summary)})
+	}
+	table := columns(rows)
+	lines := append(head, "", x.st.Subtle.Render(table[0]))
+	for i, l := range table[1:] {
+		if i == x.hcur {
+			l = x.st.Selected.Render("▸" + l[1:])
+		}
+		lines = append(lines, truncate(l, x.width))
+	}
+	var sel []string
+	for _, v := range x.marked {
+		sel = append(sel, fmt.Sprintf("v%d", v))
+	}
+	hint := "space selects two versions, d shows their diff · R rolls back to the version under the cursor"
+	if len(sel) > 0 {
+		hint = "selected: " + strings.Join(sel, ", ") + " · " + hint
+	}
+	lines = append(lines, "", x.st.Subtle.Render(truncate(hint, x.width)))
+	return strings.Join(lines, "\n")
+}
+
+func (x *toxTab) versionsView() string {
+	head := []string{x.st.Title.Render(x.diffText)}
+	if x.view == toxConfirm {
+		latest := 0
+		if len(x.history) > 0 {
+			latest = x.history[0].Version
+		}
+		head = append(head, wrapIndent(fmt.Sprintf("Roll back to version %d? This saves version %d equal to version %d; no version is removed.",
+			x.confirm, latest+1, x.confirm), x.width, "", "")...)
+		head = append(head, x.st.Key.Render("y")+" rolls back · "+x.st.Key.Render("n")+" cancels")
+	}
+	body := append([]string{""}, x.diffLines(x.diffA, x.diffB, x.width)...)
+	return x.scrolled(head, body)
+}
+
+// patchText is a proposal's operations as indented JSON, for the operations editor.
+func patchText(p *toxedit.Proposal) string {
+	ops := p.Patch
+	if ops == nil {
+		ops = jsonpatch.Patch{}
+	}
+	data, err := json.MarshalIndent(ops, "", "  ")
+	if err != nil {
+		return "[]"
+	}
+	return string(data)
+}
