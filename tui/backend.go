@@ -66,6 +66,8 @@ type Backend interface {
 	// proposal whose base is no longer the latest version is refused with an error that wraps
 	// toxdb.ErrStale.
 	ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error)
+	// ToxReject closes a proposal's edit run as rejected; nothing is saved.
+	ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error
 	// ToxRollback saves a new version equal to version to and returns its number.
 	ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error)
 }

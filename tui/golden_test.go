@@ -95,6 +95,7 @@ func (fixture) ToxPropose(context.Context, string, string) (*toxedit.Proposal, e
 func (fixture) ToxApprove(context.Context, *toxedit.Proposal, string) (int, error) {
 	return 0, toxdb.ErrNoProfile
 }
+func (fixture) ToxReject(context.Context, *toxedit.Proposal, string) error { return nil }
 func (fixture) ToxRollback(context.Context, string, int, string) (int, error) {
 	return 0, toxdb.ErrNoProfile
 }

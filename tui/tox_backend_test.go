@@ -25,7 +25,8 @@ import (
 // and saved against its base, so stale refusals are the store's own.
 type toxBackend struct {
 	fixture
-	store *toxdb.Store
+	store    *toxdb.Store
+	rejected []string // proposals closed as rejected
 }
 
 func newToxBackend(t *testing.T) *toxBackend {
@@ -117,6 +118,11 @@ func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summar
 		return 0, err
 	}
 	return b.store.Save(ctx, p.INCI, p.BaseVersion, p.After, ops, summary, string(p.EditType), p.BatchID)
+}
+
+func (b *toxBackend) ToxReject(_ context.Context, p *toxedit.Proposal, _ string) error {
+	b.rejected = append(b.rejected, p.INCI)
+	return nil
 }
 
 func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {

@@ -30,9 +30,15 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 		}
 		return x.approve()
 	case "r", "esc":
-		inci := p.INCI
+		be := x.be
 		x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
-		return setStatus("proposal for "+inci+" rejected: nothing was saved", false)
+		return func() tea.Msg {
+			// The edit run is closed as rejected, so it does not wait for approval forever.
+			if err := be.ToxReject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
+				return statusMsg{text: "proposal for " + p.INCI + " discarded, nothing was saved; its run could not be closed: " + err.Error(), err: true}
+			}
+			return statusMsg{text: "proposal for " + p.INCI + " rejected: nothing was saved"}
+		}
 	case "e":
 		x.input, x.inputErr = toxOps, ""
 		x.text.Placeholder = "JSON Patch operations (ctrl+s checks and proposes them)"

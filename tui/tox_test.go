@@ -109,6 +109,9 @@ func TestToxRejectSavesNothing(t *testing.T) {
 	if m.tox.proposal != nil || m.tox.view != toxBrowse {
 		t.Error("the proposal is discarded")
 	}
+	if len(be.rejected) != 1 || be.rejected[0] != "EUGENOL" {
+		t.Errorf("the proposal's run was not closed as rejected: %v", be.rejected)
+	}
 	if latest, _ := be.store.Latest(context.Background(), "EUGENOL"); latest.Version != 1 {
 		t.Errorf("version %d saved", latest.Version)
 	}

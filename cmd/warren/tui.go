@@ -202,6 +202,10 @@ func (b *backend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary s
 	return b.toxEditor().Approve(ctx, p, summary)
 }
 
+func (b *backend) ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error {
+	return b.toxEditor().Reject(ctx, p, reason)
+}
+
 func (b *backend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
 	return b.toxStore().Rollback(ctx, inci, to, summary)
 }
