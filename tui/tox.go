@@ -396,6 +396,10 @@ func (x *toxTab) openInstruction() tea.Cmd {
 	if x.profile == nil {
 		return setStatus("no profile selected", false)
 	}
+	if toxdb.Key(x.profile.INCI) != toxdb.Key(x.selected()) {
+		// The profile under the cursor is still loading: an edit must go to the profile shown.
+		return setStatus("loading "+x.selected()+"…", false)
+	}
 	x.input, x.inputErr = toxInstruction, ""
 	x.text.Placeholder = `e.g. Set NOAEL 1 to 200 mg/kg bw/day — or a JSON Patch: [{"op":"replace","path":"/noael/0/value","value":200}]`
 	x.text.Reset()
@@ -436,6 +440,12 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			x.input = toxNoInput
 			x.line.Blur()
 			if k == "esc" {
+				// The filter typed so far stays: show the profile now under the cursor, so the
+				// profile shown is the one an edit goes to.
+				if x.profile == nil || toxdb.Key(x.profile.INCI) != toxdb.Key(x.selected()) {
+					x.scroll = 0
+					return x.loadProfile()
+				}
 				return nil
 			}
 			x.filter = strings.TrimSpace(x.line.Value())

@@ -283,3 +283,48 @@ func TestToxFlow(t *testing.T) {
 		t.Errorf("latest v%d %s value %v", latest.Version, latest.EditType, noael0(t, latest.Data))
 	}
 }
+
+// A filter closed with esc keeps the filtered list; the profile shown and the one an edit goes
+// to must then be the same: the one under the cursor.
+func TestToxFilterEscShowsTheSelectedProfile(t *testing.T) {
+	m := toxDesk(t, newToxBackend(t), 100, 30)
+	press(t, m, "/", "sal", "esc")
+	sel := m.tox.selected()
+	if sel == "" || sel == "EUGENOL" {
+		t.Fatalf("the filter selects another profile: %q", sel)
+	}
+	if m.tox.profile == nil || m.tox.profile.INCI != sel {
+		inci := "none"
+		if m.tox.profile != nil {
+			inci = m.tox.profile.INCI
+		}
+		t.Fatalf("the cursor is on %s but the profile shown is %s", sel, inci)
+	}
+	proposeText(t, m, `[{"op":"add","path":"/statements/-","value":{"text":"x"}}]`)
+	if m.tox.proposal == nil || m.tox.proposal.INCI != sel {
+		t.Fatalf("the edit went to the wrong profile")
+	}
+}
+
+// Every view of the desk draws at 40x12 without a crash.
+func TestToxNarrowTerminal(t *testing.T) {
+	for _, sz := range [][2]int{{40, 12}, {20, 5}, {1, 1}} {
+		m := toxDesk(t, newToxBackend(t), sz[0], sz[1])
+		screen(m)
+		press(t, m, "enter", "j", "j")
+		screen(m)
+		press(t, m, "left")
+		proposeText(t, m, toxPatch)
+		screen(m)
+		press(t, m, "e")
+		screen(m)
+		press(t, m, "esc", "c", "x", "enter")
+		screen(m)
+		press(t, m, "a", "h", " ", "j", " ", "d")
+		screen(m)
+		press(t, m, "esc", "R")
+		screen(m)
+		press(t, m, "esc", "esc", "/", "zzzz", "enter", "i", "h")
+		screen(m)
+	}
+}

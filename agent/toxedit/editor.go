@@ -382,9 +382,14 @@ func (e *Editor) applyAnswer(s *State, in agent.Interrupt, raw json.RawMessage) 
 		if !hasGuard(a.Patch, s.Proposal.INCI) {
 			a.Patch = append(jsonpatch.Patch{guard(s.Proposal.INCI)}, a.Patch...)
 		}
-		if err := e.finish(s.Proposal, a.Patch); err != nil {
+		q := *s.Proposal
+		if err := e.finish(&q, a.Patch); err != nil {
 			return fmt.Errorf("the edited operations don't apply: %w", err)
 		}
+		if q.Empty() {
+			return fmt.Errorf("nothing to approve: the edited operations change nothing")
+		}
+		*s.Proposal = q
 		s.Proposal.Method = MethodEdited
 	}
 	s.Decision, s.Summary = "approved", a.Summary
@@ -411,6 +416,9 @@ func (e *Editor) Approve(ctx context.Context, p *Proposal, summary string) (int,
 		q := *p
 		if err := e.finish(&q, p.Patch); err != nil {
 			return 0, err
+		}
+		if q.Empty() {
+			return 0, fmt.Errorf("nothing to approve: the operations change nothing")
 		}
 		return e.saveProposal(ctx, &q, summary)
 	}

@@ -61,8 +61,8 @@ func normalUnit(u string) (string, bool) {
 // the instruction is not of the grammar or is ambiguous for this profile (the model takes it);
 // an error means the instruction is clear but can't apply (statement 5 of 2).
 func parseInstruction(prof *toxdb.Profile, instruction string) (ops jsonpatch.Patch, ok bool, err error) {
-	s := strings.TrimSpace(instruction)
-	s = strings.TrimSpace(strings.TrimSuffix(s, "."))
+	full := strings.TrimSpace(instruction)
+	s := strings.TrimSpace(strings.TrimSuffix(full, "."))
 	if strings.Contains(s, "\n") {
 		return nil, false, nil
 	}
@@ -93,8 +93,14 @@ func parseInstruction(prof *toxdb.Profile, instruction string) (ops jsonpatch.Pa
 		}
 		return jsonpatch.Patch{guard(prof.INCI), {Op: jsonpatch.OpRemove, Path: fmt.Sprintf("/%s/%d", section, i-1)}}, true, nil
 	}
-	if m := addRe.FindStringSubmatch(s); m != nil {
-		text := strings.Trim(strings.TrimSpace(m[2]), `"'“”`)
+	if m := addRe.FindStringSubmatch(full); m != nil {
+		// The text is kept as typed, its full stop too ("Smith et al."); only quotes around
+		// it, and a full stop after them, go.
+		text := strings.TrimSpace(m[2])
+		if t := strings.TrimSuffix(text, "."); strings.HasSuffix(t, `"`) || strings.HasSuffix(t, "'") || strings.HasSuffix(t, "”") {
+			text = t
+		}
+		text = strings.Trim(text, `"'“”`)
 		if text == "" {
 			return nil, false, nil
 		}
@@ -125,7 +131,7 @@ func parseSet(prof *toxdb.Profile, field, num, value string) (jsonpatch.Patch, b
 	if vm == nil {
 		return nil, false, nil
 	}
-	number, rest := vm[1], strings.TrimSpace(vm[2])
+	number, rest := jsonNumber(vm[1]), strings.TrimSpace(vm[2])
 	section := sectionOf[field]
 	n := sectionLen(prof, section)
 	idx := 0
@@ -166,3 +172,17 @@ func parseSet(prof *toxdb.Profile, field, num, value string) (jsonpatch.Patch, b
 }
 
 func rawJSON(s string) []byte { return []byte(s) }
+
+// jsonNumber writes a number as typed ("050", "007.5") as a JSON number ("50", "7.5"): JSON
+// allows no leading zeros.
+func jsonNumber(s string) string {
+	i, frac, _ := strings.Cut(s, ".")
+	i = strings.TrimLeft(i, "0")
+	if i == "" {
+		i = "0"
+	}
+	if frac != "" {
+		return i + "." + frac
+	}
+	return i
+}

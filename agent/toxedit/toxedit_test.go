@@ -378,3 +378,54 @@ func TestBatchIsolatesLines(t *testing.T) {
 		t.Error("model calls in a zero-model batch")
 	}
 }
+
+// Parsed instructions read numbers and texts as typed: a leading zero is still a number, and a
+// citation or statement keeps its final full stop.
+func TestParsedInstructionsKeepWhatWasTyped(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	for _, c := range []struct{ inci, in, want string }{
+		{"VANILLIN", "set NOAEL 1 to 050", `"value":50,"unit"`},
+		{"VANILLIN", "set NOAEL 2 to 007.5 mg/kg bw/day", `"value":7.5,"unit"`},
+		{"VANILLIN", "set DAP to 05 %", `"dap":[{"value":5}]`},
+		{"VANILLIN", "add reference: Smith et al.", `"citation":"Smith et al."`},
+		{"VANILLIN", "add statement: No concern at 0.1 %.", `"text":"No concern at 0.1 %."`},
+		{"VANILLIN", `add statement: "Safe as used".`, `"text":"Safe as used"}`},
+	} {
+		p, err := h.ed.Propose(ctx, c.inci, c.in)
+		if err != nil {
+			t.Errorf("%q: %v", c.in, err)
+			continue
+		}
+		if p.Method != MethodParsed || !strings.Contains(string(p.After), c.want) {
+			t.Errorf("%q: method %s, after %s; want %s", c.in, p.Method, p.After, c.want)
+		}
+	}
+}
+
+// Operations edited down to ones that change nothing are not saved as a version equal to the
+// last one; with a run store and without, and the proposal can still be approved as proposed.
+func TestApproveEditedOperationsThatChangeNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, withRuns := range []bool{true, false} {
+		h := newHarness(t)
+		if !withRuns {
+			h.ed.Runs = nil
+		}
+		p, err := h.ed.Propose(ctx, "COUMARIN", "Set NOAEL to 200 mg/kg bw/day")
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := *p
+		edited.Patch = append(edited.Patch[:1:1], edited.Patch[0]) // the guard, twice: no change
+		if v, err := h.ed.Approve(ctx, &edited, ""); err == nil {
+			t.Errorf("runs %v: edited operations that change nothing saved version %d", withRuns, v)
+		}
+		if v, _ := h.ed.Profiles.Latest(ctx, "COUMARIN"); v.Version != 1 {
+			t.Errorf("runs %v: latest is version %d, want 1", withRuns, v.Version)
+		}
+		if v, err := h.ed.Approve(ctx, p, ""); err != nil || v != 2 {
+			t.Errorf("runs %v: the proposal as proposed: %d, %v", withRuns, v, err)
+		}
+	}
+}
