@@ -545,6 +545,16 @@ func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
 	if !fromEdit {
 		x.comment = ""
 	}
+	var closeOld tea.Cmd
+	if old, be := x.proposal, x.be; fromEdit && old != nil && old != msg.p {
+		// The edited operations replace the proposal: its run is closed, not left waiting.
+		closeOld = func() tea.Msg {
+			if err := be.ToxReject(context.Background(), old, "replaced by edited operations"); err != nil {
+				return statusMsg{text: "the earlier proposal's run could not be closed: " + err.Error(), err: true}
+			}
+			return nil
+		}
+	}
 	x.proposal, x.view, x.scroll = msg.p, toxProposal, 0
 	if msg.p.Empty() {
 		note := "the input changes nothing"
@@ -554,7 +564,7 @@ func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
 		return setStatus("nothing to approve: "+note, false)
 	}
 	if fromEdit {
-		return setStatus("the edited operations were checked and proposed again", false)
+		return tea.Batch(closeOld, setStatus("the edited operations were checked and proposed again", false))
 	}
 	return nil
 }

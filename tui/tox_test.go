@@ -170,7 +170,8 @@ func TestToxHistoryDiffOfTwoVersions(t *testing.T) {
 }
 
 func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
-	m := toxDesk(t, newToxBackend(t), 100, 30)
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 100, 30)
 	proposeText(t, m, toxPatch)
 	press(t, m, "c", "my note", "enter", "e")
 	if m.tox.input != toxOps || !strings.Contains(m.tox.text.Value(), `"path": "/noael/0/value"`) {
@@ -190,6 +191,9 @@ func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
 	p := m.tox.proposal
 	if p.EditType != toxedit.FormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.comment != "my note" {
 		t.Errorf("proposal %+v comment %q", p, m.tox.comment)
+	}
+	if len(be.rejected) != 1 {
+		t.Errorf("the replaced proposal's run was closed %d times, want once", len(be.rejected))
 	}
 }
 
