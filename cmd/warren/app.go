@@ -173,6 +173,14 @@ func (a *app) setupLogging() error {
 	return nil
 }
 
+// emptyIfNil makes a nil list print as [] rather than null in --json output.
+func emptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetIndent("", "  ")

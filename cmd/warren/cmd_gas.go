@@ -149,9 +149,7 @@ func (a *app) gasListCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				if names == nil {
-					names = []string{}
-				}
+				names = emptyIfNil(names)
 				return a.printJSON(names)
 			}
 			if len(names) == 0 {
@@ -543,9 +541,7 @@ a simple word match is used instead and the output says so.`,
 				names = append(names, t.Rows[i].Name())
 			}
 			if a.jsonOut {
-				if names == nil {
-					names = []string{}
-				}
+				names = emptyIfNil(names)
 				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "note": answer.Note, "calls": answer.Calls, "rows": names})
 			}
 			label := "expression"

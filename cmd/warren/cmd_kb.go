@@ -51,12 +51,8 @@ func (a *app) kbCommand() *cobra.Command {
 				cols = only
 			}
 			if a.jsonOut {
-				if cols == nil {
-					cols = []kb.CollectionInfo{}
-				}
-				if docs == nil {
-					docs = []kb.DocInfo{}
-				}
+				cols = emptyIfNil(cols)
+				docs = emptyIfNil(docs)
 				return a.printJSON(map[string]any{"collections": cols, "documents": docs})
 			}
 			if len(cols) == 0 {

@@ -39,9 +39,7 @@ func (a *app) refsCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				if found == nil {
-					found = []refs.Reference{}
-				}
+				found = emptyIfNil(found)
 				return a.printJSON(found)
 			}
 			if len(found) == 0 {

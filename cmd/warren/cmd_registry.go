@@ -33,9 +33,7 @@ the names references use. warren ingest --registry copies one into the workspace
 				return err
 			}
 			if a.jsonOut {
-				if problems == nil {
-					problems = []registry.Problem{}
-				}
+				problems = emptyIfNil(problems)
 				if err := a.printJSON(problems); err != nil {
 					return err
 				}

@@ -62,9 +62,7 @@ collections were built with the built-in embedder.`,
 				return err
 			}
 			if a.jsonOut {
-				if results == nil {
-					results = []retrieval.Result{}
-				}
+				results = emptyIfNil(results)
 				return a.printJSON(results)
 			}
 			if len(results) == 0 {

@@ -33,9 +33,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				if runs == nil {
-					runs = []agent.RunInfo{}
-				}
+				runs = emptyIfNil(runs)
 				return a.printJSON(runs)
 			}
 			if len(runs) == 0 {

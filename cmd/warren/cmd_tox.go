@@ -168,9 +168,7 @@ makes no new versions.`,
 				counts[r.Status]++
 			}
 			if a.jsonOut {
-				if results == nil {
-					results = []toxdb.ImportResult{}
-				}
+				results = emptyIfNil(results)
 				return a.printJSON(map[string]any{"file": path, "profiles": len(results), "new": counts[toxdb.ImportNew],
 					"updated": counts[toxdb.ImportUpdated], "unchanged": counts[toxdb.ImportUnchanged], "results": results})
 			}
@@ -238,9 +236,7 @@ func (a *app) toxListCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				if list == nil {
-					list = []toxdb.ProfileInfo{}
-				}
+				list = emptyIfNil(list)
 				return a.printJSON(list)
 			}
 			if len(list) == 0 {
