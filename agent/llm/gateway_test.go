@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -536,4 +537,39 @@ func deadAddress(t testing.TB) string {
 func jsonText(v any) string {
 	data, _ := json.Marshal(v)
 	return string(data)
+}
+
+// A score under a clamp bound that the model overshoots is brought to the bound without a
+// repair round; the same overshoot of an unclamped number still needs one, and is never sent.
+func TestClampedScoresNeedNoRepair(t *testing.T) {
+	type scored struct {
+		Coverage float64 `json:"coverage" schema:"min=0,max=1,clamp"`
+		Quality  []int   `json:"quality" schema:"min=0,max=100,clamp"`
+		Strict   float64 `json:"strict" schema:"min=0,max=1"`
+	}
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Replies: []string{`{"coverage":-94.69,"quality":[250,40,-3],"strict":0.5}`}})
+	g := newGateway(t, srv.URL)
+	var v scored
+	if err := g.Structured(context.Background(), llm.Request{Prompt: "score"}, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Coverage != 0 || !slices.Equal(v.Quality, []int{100, 40, 0}) || v.Strict != 0.5 {
+		t.Errorf("clamped to %+v, want coverage 0, quality [100 40 0], strict 0.5", v)
+	}
+	if n := srv.Count("/api/chat"); n != 1 {
+		t.Errorf("%d requests, want 1 (no repair)", n)
+	}
+	if format := string(srv.Requests()[0].Format); strings.Contains(format, "clamp") {
+		t.Errorf("the clamp mark is ours, not the server's: %s", format)
+	}
+
+	strict := llmtest.New(t)
+	strict.Handle(&llmtest.Rule{Replies: []string{`{"coverage":0.2,"quality":[1],"strict":1.5}`, `{"coverage":0.2,"quality":[1],"strict":1}`}})
+	if err := newGateway(t, strict.URL).Structured(context.Background(), llm.Request{Prompt: "score again"}, &v); err != nil {
+		t.Fatal(err)
+	}
+	if n := strict.Count("/api/chat"); n != 2 || v.Strict != 1 {
+		t.Errorf("an unclamped overshoot is repaired: %d requests, strict %v", n, v.Strict)
+	}
 }

@@ -27,6 +27,11 @@ type Schema struct {
 	MaxItems    *int
 	MinLength   *int
 	MaxLength   *int
+	// Clamp brings a number outside [Minimum, Maximum] to the nearest bound instead of asking
+	// for a repair. It is for the model's own scores (coverage, relevance, quality), never for
+	// facts: Ollama's grammar does not hold fractional numbers to their bounds, so a small model
+	// misses them often, and a score beyond its scale still says which end it meant.
+	Clamp bool
 }
 
 // Property is one named field of an object schema.
@@ -162,7 +167,8 @@ var schemaCache sync.Map // reflect.Type → *Schema
 
 // SchemaOf derives the schema of a Go value's type. Fields are required unless their json tag
 // has omitempty. Struct tags refine a field: `desc:"…"` describes it and
-// `schema:"enum=a|b,min=0,max=1,minItems=1,maxItems=15,minLength=1,maxLength=200"` bounds it.
+// `schema:"enum=a|b,min=0,max=1,minItems=1,maxItems=15,minLength=1,maxLength=200"` bounds it;
+// `clamp` beside min/max brings an out-of-range number to its bound (Schema.Clamp).
 func SchemaOf(v any) (*Schema, error) {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -291,13 +297,17 @@ func applyBounds(s *Schema, tag string) error {
 	}
 	for _, part := range strings.Split(tag, ",") {
 		name, value, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return fmt.Errorf("schema tag %q: want name=value", part)
+		if !ok && name != "clamp" {
+			return fmt.Errorf("schema tag %q: want name=value or clamp", part)
 		}
 		target := s
 		if s.Type == "array" && s.Items != nil && name != "minItems" && name != "maxItems" {
 			s.Items = cloneSchema(s.Items)
 			target = s.Items
+		}
+		if name == "clamp" && !ok {
+			target.Clamp = true
+			continue
 		}
 		switch name {
 		case "enum":

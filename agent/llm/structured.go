@@ -108,6 +108,14 @@ func checkAnswer(content string, schema *Schema) ([]byte, []string) {
 	if dec.More() {
 		return nil, []string{"$: more than one JSON value; send exactly one"}
 	}
+	if clamped, changed := schema.clampNumbers(v); changed {
+		v = clamped
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, []string{fmt.Sprintf("$: %v", err)}
+		}
+		text = string(b)
+	}
 	if problems := schema.Validate(v); len(problems) > 0 {
 		return nil, problems
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -158,4 +159,53 @@ func short(v any) string {
 		return string(data[:60]) + "…"
 	}
 	return string(data)
+}
+
+// clampNumbers brings every number under a Clamp schema into its bounds, in place, and says
+// whether it changed anything.
+func (s *Schema) clampNumbers(v any) (any, bool) {
+	switch s.Type {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return v, false
+		}
+		changed := false
+		for _, p := range s.Properties {
+			if val, ok := obj[p.Name]; ok {
+				if nv, c := p.Schema.clampNumbers(val); c {
+					obj[p.Name], changed = nv, true
+				}
+			}
+		}
+		return obj, changed
+	case "array":
+		arr, ok := v.([]any)
+		if !ok || s.Items == nil {
+			return v, false
+		}
+		changed := false
+		for i, item := range arr {
+			if nv, c := s.Items.clampNumbers(item); c {
+				arr[i], changed = nv, true
+			}
+		}
+		return arr, changed
+	case "number", "integer":
+		num, ok := v.(json.Number)
+		if !s.Clamp || !ok {
+			return v, false
+		}
+		f, err := num.Float64()
+		if err != nil || math.IsNaN(f) {
+			return v, false
+		}
+		switch {
+		case s.Minimum != nil && f < *s.Minimum:
+			return json.Number(strconv.FormatFloat(*s.Minimum, 'g', -1, 64)), true
+		case s.Maximum != nil && f > *s.Maximum:
+			return json.Number(strconv.FormatFloat(*s.Maximum, 'g', -1, 64)), true
+		}
+	}
+	return v, false
 }

@@ -30,7 +30,7 @@ type gateOut struct {
 }
 
 type relevanceOut struct {
-	Relevance float64 `json:"relevance" desc:"how much the passage helps the task, 0 to 1" schema:"min=0,max=1"`
+	Relevance float64 `json:"relevance" desc:"how much the passage helps the task, 0 to 1" schema:"min=0,max=1,clamp"`
 }
 
 type reevaluateOut struct {

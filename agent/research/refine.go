@@ -99,7 +99,7 @@ func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error)
 }
 
 type analysisOut struct {
-	Coverage float64  `json:"coverage" desc:"how well the retrieved passages cover the question, 0 to 1" schema:"min=0,max=1"`
+	Coverage float64  `json:"coverage" desc:"how well the retrieved passages cover the question, 0 to 1" schema:"min=0,max=1,clamp"`
 	Gaps     []string `json:"gaps" desc:"what the passages do not answer yet" schema:"maxItems=5"`
 	Summary  string   `json:"summary"`
 }

@@ -131,11 +131,11 @@ func CheckCitations(report string, sources int) []string {
 }
 
 type qualityOut struct {
-	FactualAccuracy     int      `json:"factual_accuracy" schema:"min=0,max=100"`
-	SemanticValidity    int      `json:"semantic_validity" schema:"min=0,max=100"`
-	StructuralIntegrity int      `json:"structural_integrity" schema:"min=0,max=100"`
-	CitationCorrectness int      `json:"citation_correctness" schema:"min=0,max=100"`
-	QueryRelevance      int      `json:"query_relevance" schema:"min=0,max=100"`
+	FactualAccuracy     int      `json:"factual_accuracy" schema:"min=0,max=100,clamp"`
+	SemanticValidity    int      `json:"semantic_validity" schema:"min=0,max=100,clamp"`
+	StructuralIntegrity int      `json:"structural_integrity" schema:"min=0,max=100,clamp"`
+	CitationCorrectness int      `json:"citation_correctness" schema:"min=0,max=100,clamp"`
+	QueryRelevance      int      `json:"query_relevance" schema:"min=0,max=100,clamp"`
 	Issues              []string `json:"issues" schema:"maxItems=8"`
 }
 
