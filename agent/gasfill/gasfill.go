@@ -53,6 +53,9 @@ type Filler struct {
 	// Rejected holds the values the analyst rejected per cell (see RejectedValues); a fill
 	// never proposes them again.
 	Rejected map[hmis.CellRef]map[string]bool
+	// Ledger, when set, receives every exchange with the model (query embeddings included),
+	// so that a caller can keep the fill's ledger; it may be called from several rows at once.
+	Ledger func(llm.LedgerEntry)
 }
 
 // RowResult is what one row's fill did.
@@ -169,6 +172,9 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 	res = RowResult{Row: row.ID, Name: row.Name()}
 	c := &counter{}
 	run := llm.NewRun(fmt.Sprintf("gasfill-row-%d", row.ID), llm.Budget{}, func(e llm.LedgerEntry) {
+		if f.Ledger != nil {
+			f.Ledger(e)
+		}
 		if e.Kind == "embed" {
 			return // query embeddings of the search are not model calls of the fill
 		}

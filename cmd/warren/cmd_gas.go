@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent/gasfill"
+	"warren/agent/llm"
 	"warren/agent/tablequery"
 	"warren/kb/hmis"
 	"warren/retrieval"
@@ -206,6 +207,7 @@ type fillSummary struct {
 	Failed      int                 `json:"failed,omitempty"`
 	Results     []gasfill.RowResult `json:"results"`
 	Interrupted bool                `json:"interrupted,omitempty"`
+	LedgerRun   string              `json:"ledger_run"` // the fill's model calls in the workspace ledger
 }
 
 func (a *app) gasFillCommand() *cobra.Command {
@@ -289,6 +291,8 @@ rows an interrupted fill had not finished.`,
 			}
 			f := &gasfill.Filler{Gateway: e.gateway, Searcher: &retrieval.Searcher{Store: e.store, Gateway: e.gateway}, Store: e.store,
 				Options: opts, Rejected: gasfill.RejectedValues(decisions)}
+			ledgerRun := fmt.Sprintf("gasfill-%d", fillID)
+			f.Ledger = func(le llm.LedgerEntry) { keepLedger(ctx, e, ledgerRun, le) }
 			total := len(t.Rows)
 			if len(ids) > 0 {
 				total = len(ids)
@@ -308,6 +312,7 @@ rows an interrupted fill had not finished.`,
 			})
 			bar.done()
 			sum := summarizeFill(table, results)
+			sum.LedgerRun = ledgerRun
 			switch {
 			case err != nil && ctx.Err() != nil:
 				sum.Interrupted = true
@@ -523,8 +528,14 @@ a simple word match is used instead and the output says so.`,
 			}
 			schema := querySchema(t)
 			answer := &tablequery.Answer{Expression: expression}
+			ledgerRun := ""
 			if expression == "" {
-				if answer, err = tablequery.Ask(ctx, e.gateway, schema, args[0]); err != nil {
+				answer, err = tablequery.Ask(ctx, e.gateway, schema, args[0])
+				if answer != nil {
+					ledgerRun = queryLedgerRun()
+					keepLedger(ctx, e, ledgerRun, answer.Ledger...)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -542,7 +553,8 @@ a simple word match is used instead and the output says so.`,
 			}
 			if a.jsonOut {
 				names = emptyIfNil(names)
-				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "note": answer.Note, "calls": answer.Calls, "rows": names})
+				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "note": answer.Note,
+					"calls": answer.Calls, "ledger_run": ledgerRun, "rows": names})
 			}
 			label := "expression"
 			if answer.Fallback {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/agent"
 	"warren/agent/llm/llmtest"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
@@ -68,6 +69,22 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	if len(sum.Results) != 2 || sum.Results[0].Row != 2 || sum.Results[1].Row != 3 {
 		t.Errorf("--resume filled rows %+v, want 2 and 3", sum.Results)
 	}
+	// The fill's model calls are in the workspace ledger, each one the server answered.
+	chatBefore := srv.Count("/api/chat")
+	ledger, err := (&agent.Store{DB: ws.DB}).Ledger(ctx, sum.LedgerRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, le := range ledger {
+		if le.Kind != "embed" {
+			calls++
+		}
+	}
+	if sum.LedgerRun == "" || calls == 0 || calls != sum.Results[0].Calls+sum.Results[1].Calls || calls != chatBefore {
+		t.Errorf("ledger run %q has %d model calls; the rows report %d and %d, the server answered %d",
+			sum.LedgerRun, calls, sum.Results[0].Calls, sum.Results[1].Calls, chatBefore)
+	}
 	if r = warren(t, env, "gas", "fill", "--resume"); r.code == 0 || !strings.Contains(r.stderr, "no interrupted fill") {
 		t.Errorf("a second --resume has nothing to go on with: %+v", r)
 	}
@@ -115,9 +132,17 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 			t.Errorf("query matched %q, which is not a flammable gas without a CAS number", name)
 		}
 	}
-	r = warren(t, env, "gas", "query", "flammable gases without a CAS number")
-	if r.code != 0 || !strings.Contains(r.stdout, "expression: ghs02_flammable == true && empty(cas_number)") {
+	r = warren(t, env, "gas", "query", "flammable gases without a CAS number", "--json")
+	var asked struct {
+		Expression string
+		Calls      int
+		LedgerRun  string `json:"ledger_run"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &asked) != nil || asked.Expression != "ghs02_flammable == true && empty(cas_number)" {
 		t.Errorf("query: %+v", r)
+	}
+	if ledger, _ := (&agent.Store{DB: ws.DB}).Ledger(ctx, asked.LedgerRun); asked.Calls != 1 || len(ledger) != asked.Calls {
+		t.Errorf("the question's %d call(s) are in ledger run %q: %+v", asked.Calls, asked.LedgerRun, ledger)
 	}
 	if r = warren(t, env, "gas", "query", "--expr", "SELECT * FROM gases"); r.code == 0 {
 		t.Errorf("SQL must be refused: %+v", r)

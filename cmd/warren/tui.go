@@ -152,6 +152,9 @@ func (b *backend) GasQuery(ctx context.Context, table, question, expression stri
 	res := tui.GasQueryResult{Expression: expression}
 	if expression == "" {
 		ans, err := tablequery.Ask(ctx, b.e.gateway, schema, question)
+		if ans != nil {
+			keepLedger(ctx, b.e, queryLedgerRun(), ans.Ledger...)
+		}
 		if err != nil {
 			return res, err
 		}

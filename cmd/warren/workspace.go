@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/agent"
 	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
@@ -21,6 +25,7 @@ type env struct {
 	ws      *kb.Workspace
 	store   *kb.Store
 	gateway *llm.Gateway
+	log     *slog.Logger
 
 	embedChecked bool
 	embedErr     error // why the Ollama embed role is unavailable, once checked
@@ -40,7 +45,7 @@ func (a *app) open() (*env, error) {
 		ws.Close()
 		return nil, err
 	}
-	return &env{ws: ws, store: kb.NewStore(ws), gateway: g}, nil
+	return &env{ws: ws, store: kb.NewStore(ws), gateway: g, log: a.logger}, nil
 }
 
 func newGateway(cfg *config.Config, a *app) (*llm.Gateway, error) {
@@ -96,4 +101,24 @@ func (e *env) checkEmbedModel(ctx context.Context) error {
 		e.embedChecked = true
 	}
 	return e.embedErr
+}
+
+// keepLedger stores exchanges made outside a checkpointed run (a gas fill, a table query) in
+// the workspace ledger under one run name, so that every model call warren made is on record.
+// A failed write is logged, not returned: the work it describes is done and saved.
+func keepLedger(ctx context.Context, e *env, run string, entries ...llm.LedgerEntry) {
+	store := &agent.Store{DB: e.ws.DB}
+	for _, le := range entries {
+		le.Run = run
+		if err := store.RecordLedger(context.WithoutCancel(ctx), le); err != nil && e.log != nil {
+			e.log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
+		}
+	}
+}
+
+// queryLedgerRun names the ledger run of one plain-language table question.
+func queryLedgerRun() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return "query-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
