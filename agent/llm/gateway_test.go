@@ -231,6 +231,22 @@ func TestTruncatedAnswerRetriesWithLargerNumPredict(t *testing.T) {
 	}
 }
 
+// With no num_predict configured, a structured answer is still bounded, so a model lost inside
+// a JSON string ends as a truncated answer instead of writing until its context is full.
+func TestStructuredAnswerIsBoundedWithoutConfiguredNumPredict(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
+	srv.Inject(llmtest.Fault{Path: "/api/chat", Truncate: true})
+	var v verdict
+	if err := newGateway(t, srv.URL).Structured(context.Background(), llm.Request{Prompt: "decide"}, &v); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Options["num_predict"] != float64(4096) || reqs[1].Options["num_predict"] != float64(8192) {
+		t.Fatalf("want num_predict 4096, then 8192 after the truncation; got %d requests: %v / %v", len(reqs), reqs[0].Options, reqs[len(reqs)-1].Options)
+	}
+}
+
 func TestTruncatedTwiceIsInvalid(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})

@@ -41,6 +41,11 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 	}
 	messages := buildMessages(req)
 	predict := predictFor(t, req)
+	if predict <= 0 {
+		// A model that loses its way inside a JSON string writes until its context is full;
+		// a bound makes that a truncated answer in seconds rather than minutes.
+		predict = defaultAllowance
+	}
 	kind := "structured"
 	repairs, lengthRetried, rounds := 0, false, 0
 
