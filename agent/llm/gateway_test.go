@@ -589,3 +589,18 @@ func TestClampedScoresNeedNoRepair(t *testing.T) {
 		t.Errorf("an unclamped overshoot is repaired: %d requests, strict %v", n, v.Strict)
 	}
 }
+
+// Ollama answers 500 to a format its grammar builder cannot read; sending it again cannot help.
+func TestRefusedFormatIsNotRetried(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	one := 1
+	// Items with a bound but no type: a schema the grammar builder does not recognise.
+	schema := &llm.Schema{Type: "array", Items: &llm.Schema{MinLength: &one}}
+	var out []any
+	err := newGateway(t, srv.URL).Structured(context.Background(), llm.Request{Prompt: "x", Schema: schema}, &out)
+	var se *llm.ServerError
+	if !errors.As(err, &se) || se.Attempts != 1 || srv.Count("/api/chat") != 1 {
+		t.Fatalf("want a ServerError after one attempt, got %v (%d requests)", err, srv.Count("/api/chat"))
+	}
+}

@@ -36,6 +36,10 @@ func classify(err error) failure {
 		// path, another kind of server) is not a missing model.
 		case status.StatusCode == http.StatusNotFound && strings.Contains(msg, "model") && strings.Contains(msg, "not found"):
 			return failModelMissing
+		// Ollama answers 500 when it cannot use the request's format: the same request fails
+		// the same way however often it is sent.
+		case strings.Contains(msg, "invalid json schema") || strings.Contains(msg, "invalid format"):
+			return failPermanent
 		case status.StatusCode == http.StatusTooManyRequests, status.StatusCode >= 500:
 			return failStatus
 		default:

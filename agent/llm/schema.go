@@ -68,10 +68,14 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 	if s.Type != "" {
 		field("type", s.Type)
 	}
-	if s.Description != "" {
+	// Ollama's grammar builder refuses a schema that has keywords but no type, enum or
+	// properties ("Unrecognized schema"), so "any value" is written as {} without its description.
+	if s.Description != "" && (s.Type != "" || len(s.Enum) > 0 || len(s.Properties) > 0) {
 		field("description", s.Description)
 	}
-	if s.Type == "object" || len(s.Properties) > 0 {
+	// An object without properties is any object: an empty "properties" would let the grammar
+	// build only {}.
+	if len(s.Properties) > 0 {
 		if !first {
 			b.WriteByte(',')
 		}
@@ -168,7 +172,8 @@ var schemaCache sync.Map // reflect.Type → *Schema
 // SchemaOf derives the schema of a Go value's type. Fields are required unless their json tag
 // has omitempty. Struct tags refine a field: `desc:"…"` describes it and
 // `schema:"enum=a|b,min=0,max=1,minItems=1,maxItems=15,minLength=1,maxLength=200"` bounds it;
-// `clamp` beside min/max brings an out-of-range number to its bound (Schema.Clamp).
+// `clamp` beside min/max brings an out-of-range number to its bound (Schema.Clamp);
+// `type=object` types a field whose Go type says nothing of its JSON (json.RawMessage).
 func SchemaOf(v any) (*Schema, error) {
 	t := reflect.TypeOf(v)
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -310,6 +315,12 @@ func applyBounds(s *Schema, tag string) error {
 			continue
 		}
 		switch name {
+		case "type":
+			// For fields whose Go type says nothing of their JSON (json.RawMessage, any).
+			if target.Type != "" {
+				return fmt.Errorf("schema tag type=%s on a field that is already %s", value, target.Type)
+			}
+			target.Type = value
 		case "enum":
 			for _, e := range strings.Split(value, "|") {
 				if target.Type == "integer" || target.Type == "number" {

@@ -139,3 +139,27 @@ func TestThinkFilterMatchesStripThink(t *testing.T) {
 		}
 	}
 }
+
+// An untyped field is written as {} (Ollama's grammar builder refuses a description alone), and
+// type=object types a json.RawMessage.
+func TestSchemaOfUntypedFields(t *testing.T) {
+	var v struct {
+		Any     json.RawMessage `json:"any" desc:"anything at all"`
+		Profile json.RawMessage `json:"profile" desc:"the whole profile" schema:"type=object"`
+	}
+	s, err := SchemaOf(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(s)
+	want := `{"type":"object","properties":{"any":{},"profile":{"type":"object","description":"the whole profile"}},"required":["any","profile"]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	var bad struct {
+		N int `json:"n" schema:"type=string"`
+	}
+	if _, err := SchemaOf(bad); err == nil {
+		t.Error("type= on a typed field must be refused")
+	}
+}

@@ -58,7 +58,7 @@ The first operation must be {"op":"test","path":"/inci","value":%q}. Array indic
 }
 
 type modelRewrite struct {
-	Profile json.RawMessage `json:"profile" desc:"the whole profile after the instruction"`
+	Profile json.RawMessage `json:"profile" desc:"the whole profile after the instruction" schema:"type=object"`
 }
 
 // rewriteFor asks the model for the whole profile after the instruction.

@@ -201,6 +201,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		notFound(w, req.Model)
 		return
 	}
+	if msg := checkFormat(req.Format); msg != "" {
+		rec.Status = http.StatusInternalServerError
+		s.record(rec)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": msg})
+		return
+	}
 	call := Call{Model: req.Model, Messages: req.Messages, Format: req.Format, Options: req.Options}
 	reply, ok := s.reply(call)
 	if !ok {
@@ -295,4 +301,61 @@ func split(s string) []string {
 		out = []string{""}
 	}
 	return out
+}
+
+// checkFormat refuses a format the way Ollama does, with its message: anything but "json" or
+// a schema object, and a schema its grammar builder cannot read. That builder (llama.cpp's
+// json-schema-to-grammar) rejects a (sub)schema that has keywords but none it can build from.
+func checkFormat(format json.RawMessage) string {
+	text := strings.TrimSpace(string(format))
+	switch {
+	case text == "" || text == "null" || text == `""` || text == `"json"`:
+		return ""
+	case !strings.HasPrefix(text, "{"):
+		return fmt.Sprintf("invalid format: %q; expected \"json\" or a valid JSON Schema object", text)
+	}
+	var schema map[string]any
+	if json.Unmarshal(format, &schema) != nil || !grammarCanRead(schema) {
+		return "invalid JSON schema in format"
+	}
+	return ""
+}
+
+func grammarCanRead(schema map[string]any) bool {
+	if len(schema) == 0 {
+		return true // any value
+	}
+	recognised := false
+	for _, k := range []string{"type", "$ref", "oneOf", "anyOf", "allOf", "const", "enum", "properties", "items", "additionalProperties"} {
+		if _, ok := schema[k]; ok {
+			recognised = true
+		}
+	}
+	if !recognised {
+		return false
+	}
+	sub := func(v any) bool {
+		m, ok := v.(map[string]any)
+		return !ok || grammarCanRead(m)
+	}
+	if props, ok := schema["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if !sub(p) {
+				return false
+			}
+		}
+	}
+	if !sub(schema["items"]) {
+		return false
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+		if list, ok := schema[k].([]any); ok {
+			for _, v := range list {
+				if !sub(v) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }

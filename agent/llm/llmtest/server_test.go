@@ -3,6 +3,7 @@ package llmtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -137,5 +138,34 @@ func TestMeaninglessAnswersAreSchemaValid(t *testing.T) {
 	}
 	if !strings.Contains(Meaningless(Call{}), "[1]") {
 		t.Error("a text answer cites something")
+	}
+}
+
+// The server refuses the formats Ollama refuses, with Ollama's message, so that a schema
+// its grammar builder cannot read fails in our tests and not only on a real server.
+func TestFormatsOllamaRefuses(t *testing.T) {
+	s := New(t)
+	s.SetFallback(Meaningless)
+	cases := []struct {
+		format string
+		ok     bool
+	}{
+		{`"json"`, true},
+		{`{}`, true},
+		{`{"type":"object","properties":{"value":{}}}`, true},
+		{`{"type":"object","properties":{"profile":{"description":"the whole profile"}}}`, false},
+		{`{"type":"array","items":{"description":"an item"}}`, false},
+		{`{"description":"anything"}`, false},
+		{`"yaml"`, false},
+	}
+	for _, c := range cases {
+		resp, out := post(t, s.URL+"/api/chat", map[string]any{"model": ChatModel, "stream": false,
+			"format": json.RawMessage(c.format), "messages": []map[string]string{{"role": "user", "content": "x"}}})
+		if got := resp.StatusCode == 200; got != c.ok {
+			t.Errorf("format %s: status %d %v, want accepted=%v", c.format, resp.StatusCode, out, c.ok)
+		}
+		if !c.ok && !strings.Contains(fmt.Sprint(out["error"]), "invalid") {
+			t.Errorf("format %s: the refusal says why as Ollama does: %v", c.format, out)
+		}
 	}
 }
