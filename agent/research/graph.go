@@ -126,10 +126,13 @@ type Options struct {
 
 // Service starts and resumes research runs with metering, ledger and call journal.
 type Service struct {
-	Deps   *Deps
-	Store  *agent.Store
-	Sink   agent.Sink
-	Budget llm.Budget
+	Deps  *Deps
+	Store *agent.Store
+	Sink  agent.Sink
+	// Budget is a new run's call and token budget. A resumed run keeps the budget it was
+	// started with, unless OverrideBudget says this one was asked for this sitting (a raise).
+	Budget         llm.Budget
+	OverrideBudget bool
 	// RunTime bounds the wall time of one Start or Resume call; 0: none.
 	RunTime time.Duration
 }
@@ -152,7 +155,7 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 	if err != nil {
 		return nil, nil, err
 	}
-	meter := llm.NewRun(run, svc.Budget, func(e llm.LedgerEntry) {
+	meter := llm.NewRun(run, svc.runBudget(ctx, run), func(e llm.LedgerEntry) {
 		if err := svc.Store.RecordLedger(context.WithoutCancel(ctx), e); err != nil && svc.Sink != nil {
 			svc.Sink(agent.Event{Time: time.Now(), Run: run, Kind: agent.EventError, Summary: err.Error()})
 		}
@@ -178,6 +181,24 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 	return ctx, cancel, nil
 }
 
+// runBudget is the budget run works under: the one it was started with, once it has one.
+func (svc *Service) runBudget(ctx context.Context, run string) llm.Budget {
+	if svc.OverrideBudget {
+		return svc.Budget
+	}
+	cp, err := svc.Store.Latest(ctx, run)
+	if err != nil {
+		return svc.Budget // a new run
+	}
+	var s struct {
+		Budget *llm.Budget `json:"budget"`
+	}
+	if json.Unmarshal(cp.State, &s) != nil || s.Budget == nil {
+		return svc.Budget // a run saved before budgets were kept with it
+	}
+	return *s.Budget
+}
+
 // errRunTime is the cause of a context cancelled by the run's time budget.
 var errRunTime = errors.New("the run's time budget ran out")
 
@@ -201,7 +222,8 @@ func (svc *Service) Start(ctx context.Context, run, question string, opts Option
 		return agent.Outcome{}, nil, err
 	}
 	defer cancel()
-	s := &State{Question: question, HITL: opts.HITL, MaxIterations: opts.MaxIterations}
+	budget := svc.Budget
+	s := &State{Question: question, HITL: opts.HITL, MaxIterations: opts.MaxIterations, Budget: &budget}
 	out, err := svc.runner().Start(ctx, run, question, s)
 	return out, s, err
 }

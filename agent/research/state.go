@@ -4,6 +4,8 @@
 package research
 
 import (
+	"warren/agent/llm"
+
 	"warren/retrieval"
 )
 
@@ -52,6 +54,8 @@ type State struct {
 	ReportPath  string           `json:"report_path"`
 	ElapsedNS   int64            `json:"elapsed_ns"`  // working time so far, against budgets.run_time
 	PlanRounds  int              `json:"plan_rounds"` // plans proposed so far
+	// Budget is the call and token budget the run was started with; it holds across resumes.
+	Budget *llm.Budget `json:"budget,omitempty"`
 }
 
 // Evidence is a chunk retrieved during refinement.

@@ -79,6 +79,48 @@ func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
 	}
 }
 
+// A resumed run keeps the budget it was started with, though the process that resumes it has
+// another default (found against a real server: a run started with 80 calls made 187).
+func TestResumedRunKeepsItsBudget(t *testing.T) {
+	const budget = 40
+	h := newHarness(t)
+	h.svc.Budget.Calls = budget
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	ctx := context.Background()
+	out, _, err := h.svc.Start(ctx, "kept", "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{})
+	if err != nil || out.Interrupt == nil {
+		t.Fatalf("plan: %+v %v", out, err)
+	}
+	h.svc.Budget.Calls = 300 // a later process, with the configured default
+	out, s, err := h.svc.Resume(ctx, "kept", json.RawMessage(`{"action":"approve"}`))
+	if err != nil || out.Status != agent.StatusDone || !s.Exhausted {
+		t.Fatalf("the run's own budget of %d runs out: %+v %v, exhausted %v", budget, out, err, s.Exhausted)
+	}
+	if n := h.srv.Count("/api/chat"); n != budget {
+		t.Errorf("%d chat requests, want the run's budget of %d", n, budget)
+	}
+}
+
+// An explicit budget on resume replaces the run's own for that sitting.
+func TestResumeWithAnExplicitBudget(t *testing.T) {
+	h := newHarness(t)
+	h.svc.Budget.Calls = 40
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	ctx := context.Background()
+	if _, _, err := h.svc.Start(ctx, "raised", "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	h.svc.Budget.Calls, h.svc.OverrideBudget = 300, true
+	out, s, err := h.svc.Resume(ctx, "raised", json.RawMessage(`{"action":"approve"}`))
+	if err != nil || out.Status != agent.StatusDone || s.Exhausted || h.srv.Count("/api/chat") <= 40 {
+		t.Fatalf("the raised budget lets the run finish: %+v %v, exhausted %v, %d requests", out, err, s.Exhausted, h.srv.Count("/api/chat"))
+	}
+}
+
 // TestInvalidOutputInEveryNodeType makes one node's answers invalid. Once is repaired by the
 // gateway and the run completes; always ends the run with an error that names the node and
 // says what went wrong, and the run stays resumable.
