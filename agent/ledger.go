@@ -117,3 +117,12 @@ func (j *journal) Record(ctx context.Context, key string, e llm.JournalEntry) er
 	_, err = j.db.ExecContext(context.WithoutCancel(ctx), `INSERT OR REPLACE INTO call_journal (run, key, answer) VALUES (?, ?, ?)`, j.run, key, string(data))
 	return err
 }
+
+func (j *journal) Forget(ctx context.Context, keys ...string) error {
+	for _, key := range keys {
+		if _, err := j.db.ExecContext(ctx, `DELETE FROM call_journal WHERE run = ? AND key = ?`, j.run, key); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -44,7 +44,8 @@ type Answer struct {
 
 // answer is what one exchange brought back.
 type answer struct {
-	predict          int // the num_predict sent (0: none)
+	key              string // the request's journal key
+	predict          int    // the num_predict sent (0: none)
 	content          string
 	doneReason       string
 	promptTokens     int
@@ -79,7 +80,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
-			a = answer{predict: e.Predict, content: e.Content, doneReason: e.DoneReason,
+			a = answer{key: key, predict: e.Predict, content: e.Content, doneReason: e.DoneReason,
 				promptTokens: e.PromptTokens, completionTokens: e.CompletionTokens}
 			if x.judge != nil {
 				x.judge(&a) // the caller reads its verdict from the judge, as for a live answer
@@ -103,7 +104,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 			return answer{}, err
 		}
 	}
-	a.predict = x.numPredict
+	a.key, a.predict = key, x.numPredict
 	if res.allowance > 0 && (a.predict <= 0 || a.predict > res.allowance) {
 		a.predict = res.allowance
 	}
@@ -152,7 +153,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 		var content strings.Builder
 		filter := thinkFilter{}
 		done := false
-		a = answer{predict: a.predict}
+		a = answer{key: key, predict: a.predict}
 		err := t.host.streamChat(ctx, chatReq, func(r api.ChatResponse) {
 			content.WriteString(r.Message.Content)
 			if x.req.OnToken != nil {

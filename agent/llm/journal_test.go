@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -26,6 +27,39 @@ func (j *memJournal) Record(_ context.Context, key string, e llm.JournalEntry) e
 	defer j.mu.Unlock()
 	j.m[key] = e
 	return nil
+}
+
+func (j *memJournal) Forget(_ context.Context, keys ...string) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, k := range keys {
+		delete(j.m, k)
+	}
+	return nil
+}
+
+// A structured call that failed is not replayed: resumed, it asks the model again, and
+// a model that answers well this time lets the run go on.
+func TestFailedStructuredCallIsAskedAgainAfterResume(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Replies: []string{"prose, not JSON"}, Times: 3})
+	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
+	g := newGateway(t, srv.URL) // two repair rounds: three requests fail
+	j := &memJournal{m: map[string]llm.JournalEntry{}}
+	ctx := llm.WithJournal(context.Background(), j)
+	var v verdict
+	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &v); !errors.Is(err, llm.ErrInvalidOutput) {
+		t.Fatalf("want ErrInvalidOutput, got %v", err)
+	}
+	if len(j.m) != 0 {
+		t.Errorf("the failed call's %d answers are still in the journal", len(j.m))
+	}
+	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &v); err != nil || v.Decision != "follow" {
+		t.Fatalf("asked again, the call succeeds: %+v %v", v, err)
+	}
+	if n := srv.Count("/api/chat"); n != 4 {
+		t.Errorf("%d requests, want 3 failed and 1 new", n)
+	}
 }
 
 func TestJournalReplaysCompletedCallsIncludingRepairs(t *testing.T) {

@@ -48,6 +48,15 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 	}
 	kind := "structured"
 	repairs, lengthRetried, rounds := 0, false, 0
+	var keys []string // the exchanges of this call, forgotten by the journal if it fails
+	fail := func(e *InvalidOutputError) error {
+		if j := journalFrom(ctx); j != nil {
+			if err := j.Forget(context.WithoutCancel(ctx), keys...); err != nil {
+				g.log.Warn("couldn't drop a failed call's answers from the journal", "error", err)
+			}
+		}
+		return e
+	}
 
 	for {
 		rounds++
@@ -67,10 +76,11 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 		if err != nil {
 			return err
 		}
+		keys = append(keys, a.key)
 		if a.doneReason == "length" {
 			if lengthRetried {
-				return &InvalidOutputError{Model: t.model, Raw: a.content, Truncated: true, Rounds: rounds,
-					Problems: []string{fmt.Sprintf("stopped at the length limit twice (num_predict %d)", a.predict)}}
+				return fail(&InvalidOutputError{Model: t.model, Raw: a.content, Truncated: true, Rounds: rounds,
+					Problems: []string{fmt.Sprintf("stopped at the length limit twice (num_predict %d)", a.predict)}})
 			}
 			lengthRetried = true
 			predict = largerPredict(a.predict)
@@ -86,7 +96,7 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 			}
 		}
 		if repairs >= g.settings.RepairAttempts {
-			return &InvalidOutputError{Model: t.model, Raw: a.content, Problems: problems, Rounds: rounds}
+			return fail(&InvalidOutputError{Model: t.model, Raw: a.content, Problems: problems, Rounds: rounds})
 		}
 		repairs++
 		kind = "repair"
