@@ -7,7 +7,7 @@ WORKSPACE ?= .warren
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test e2e-tui bench lint fmt clean help
+.PHONY: build run test e2e e2e-tui bench lint fmt clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 test: lint ## vet, check formatting, and run every test
 	$(GO) test -count=1 ./...
 
+e2e: ## prove warren against a real Ollama server (built once from its Go module) and a tiny model
+	bash scripts/e2e.sh
+
 e2e-tui: ## drive the real workbench in tmux against the scripted model server
 	bash scripts/e2e-tui.sh
 
@@ -42,6 +45,7 @@ lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags e2e ./e2e/
 
 fmt: ## format the code
 	gofmt -w .

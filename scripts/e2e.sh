@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# make e2e: proves warren against a real Ollama server. Installs the C headers Ollama's build
+# needs, builds Ollama once from its Go module into a cache folder, writes the tiny model, and
+# runs the suite in e2e/, which starts `ollama serve` on a loopback port with its models in a
+# temporary folder and stops it whatever happens.
+#
+#   WARREN_E2E_CACHE   where the Ollama build is kept (default ~/.cache/warren-e2e)
+#   WARREN_E2E_REPORT  write the flows' figures there as JSON
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OLLAMA_VERSION=v0.17.4
+MALGO_VERSION=v0.11.24 # ships miniaudio.h, which the Ollama module zip leaves out with its vendor folder
+cache="${WARREN_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/warren-e2e}"
+ollama="$cache/ollama-$OLLAMA_VERSION/ollama"
+suite_start=$(date +%s)
+
+work=$(mktemp -d)
+mkdir "$work/pids"
+cleanup() {
+	# The suite stops its server itself; this catches a suite that was killed.
+	for f in "$work"/pids/*; do
+		[ -e "$f" ] && kill -9 -- "-$(basename "$f")" 2>/dev/null || true
+	done
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+missing=()
+[ -f /usr/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
+[ -f /usr/include/stb/stb_image.h ] || missing+=(libstb-dev)
+if [ ${#missing[@]} -gt 0 ] && [ ! -x "$ollama" ]; then
+	echo "e2e: installing ${missing[*]} (headers for the Ollama build)"
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	$sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$ollama" ]; then
+	echo "e2e: building Ollama $OLLAMA_VERSION from its Go module, CPU only (minutes when cold; the Go build cache makes later builds fast)"
+	build_start=$(date +%s)
+	malgo=$(cd "$work" && go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	if [ ! -f "$malgo/miniaudio.h" ]; then
+		echo "e2e: github.com/gen2brain/malgo@$MALGO_VERSION has no miniaudio.h at ${malgo:-?}" >&2
+		exit 1
+	fi
+	include="$cache/include"
+	mkdir -p "$include/miniaudio" "$(dirname "$ollama")" "$work/gobin"
+	cp "$malgo/miniaudio.h" "$include/miniaudio/miniaudio.h"
+	CGO_CPPFLAGS="-I$include" CGO_CXXFLAGS="-I$include" GOBIN="$work/gobin" GOFLAGS=-buildvcs=false \
+		go install -ldflags "-X github.com/ollama/ollama/version.Version=${OLLAMA_VERSION#v}" \
+		"github.com/ollama/ollama@$OLLAMA_VERSION"
+	mv "$work/gobin/ollama" "$ollama"
+	echo "e2e: Ollama built in $(($(date +%s) - build_start))s"
+fi
+"$ollama" --version 2>/dev/null | tail -1 || true
+
+go run ./e2e/tinymodel -o "$work/tiny.gguf"
+echo "e2e: tiny model $(wc -c <"$work/tiny.gguf") bytes"
+
+WARREN_E2E_OLLAMA="$ollama" WARREN_E2E_MODEL="$work/tiny.gguf" WARREN_E2E_PIDS="$work/pids" \
+	go test -tags e2e -count=1 -v -timeout 25m ./e2e/
+echo "e2e: passed in $(($(date +%s) - suite_start))s"
