@@ -78,7 +78,7 @@ func init() {
 			},
 			intKey(prefix+"num_ctx", "context window in tokens (0: model default)", 0, 1<<20,
 				func(c *Config) *int { return &role(c).NumCtx }),
-			intKey(prefix+"num_predict", "most tokens one answer may have (0: model default)", 0, 1<<20,
+			intKey(prefix+"num_predict", "most tokens one answer may have (0: the model's default; 4096 for structured answers)", 0, 1<<20,
 				func(c *Config) *int { return &role(c).NumPredict }),
 			durationKey(prefix+"keep_alive", "how long Ollama keeps the model loaded (0: server default)", 0, 24*time.Hour,
 				func(c *Config) *time.Duration { return &role(c).KeepAlive }),

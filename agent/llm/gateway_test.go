@@ -555,38 +555,44 @@ func jsonText(v any) string {
 	return string(data)
 }
 
-// A score under a clamp bound that the model overshoots is brought to the bound without a
-// repair round; the same overshoot of an unclamped number still needs one, and is never sent.
+// A score under a clamp bound that the model gives off its scale in a readable way (a
+// percentage on a 0–1 scale, a small overshoot) is read without a repair round; a score far
+// off is repaired, and an unclamped overshoot always is. The clamp mark is never sent.
 func TestClampedScoresNeedNoRepair(t *testing.T) {
 	type scored struct {
 		Coverage float64 `json:"coverage" schema:"min=0,max=1,clamp"`
 		Quality  []int   `json:"quality" schema:"min=0,max=100,clamp"`
 		Strict   float64 `json:"strict" schema:"min=0,max=1"`
 	}
-	srv := llmtest.New(t)
-	srv.Handle(&llmtest.Rule{Replies: []string{`{"coverage":-94.69,"quality":[250,40,-3],"strict":0.5}`}})
-	g := newGateway(t, srv.URL)
-	var v scored
-	if err := g.Structured(context.Background(), llm.Request{Prompt: "score"}, &v); err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		name, replies string // replies separated by |
+		coverage      float64
+		quality       []int
+		requests      int
+	}{
+		{"percentage and small overshoots", `{"coverage":30,"quality":[150,40,-3],"strict":0.5}`, 0.3, []int{100, 40, 0}, 1},
+		{"slightly below zero", `{"coverage":-0.4,"quality":[100],"strict":1}`, 0, []int{100}, 1},
+		{"far off is repaired", `{"coverage":-94.69,"quality":[1],"strict":0}|{"coverage":0.2,"quality":[250],"strict":0}|{"coverage":0.2,"quality":[99],"strict":0}`, 0.2, []int{99}, 3},
+		{"unclamped overshoot is repaired", `{"coverage":0.2,"quality":[1],"strict":1.5}|{"coverage":0.2,"quality":[1],"strict":1}`, 0.2, []int{1}, 2},
 	}
-	if v.Coverage != 0 || !slices.Equal(v.Quality, []int{100, 40, 0}) || v.Strict != 0.5 {
-		t.Errorf("clamped to %+v, want coverage 0, quality [100 40 0], strict 0.5", v)
-	}
-	if n := srv.Count("/api/chat"); n != 1 {
-		t.Errorf("%d requests, want 1 (no repair)", n)
-	}
-	if format := string(srv.Requests()[0].Format); strings.Contains(format, "clamp") {
-		t.Errorf("the clamp mark is ours, not the server's: %s", format)
-	}
-
-	strict := llmtest.New(t)
-	strict.Handle(&llmtest.Rule{Replies: []string{`{"coverage":0.2,"quality":[1],"strict":1.5}`, `{"coverage":0.2,"quality":[1],"strict":1}`}})
-	if err := newGateway(t, strict.URL).Structured(context.Background(), llm.Request{Prompt: "score again"}, &v); err != nil {
-		t.Fatal(err)
-	}
-	if n := strict.Count("/api/chat"); n != 2 || v.Strict != 1 {
-		t.Errorf("an unclamped overshoot is repaired: %d requests, strict %v", n, v.Strict)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Handle(&llmtest.Rule{Replies: strings.Split(c.replies, "|")})
+			var v scored
+			if err := newGateway(t, srv.URL).Structured(context.Background(), llm.Request{Prompt: "score"}, &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Coverage != c.coverage || !slices.Equal(v.Quality, c.quality) {
+				t.Errorf("read coverage %v, quality %v; want %v, %v", v.Coverage, v.Quality, c.coverage, c.quality)
+			}
+			if n := srv.Count("/api/chat"); n != c.requests {
+				t.Errorf("%d requests, want %d", n, c.requests)
+			}
+			if format := string(srv.Requests()[0].Format); strings.Contains(format, "clamp") {
+				t.Errorf("the clamp mark is ours, not the server's: %s", format)
+			}
+		})
 	}
 }
 
@@ -594,9 +600,8 @@ func TestClampedScoresNeedNoRepair(t *testing.T) {
 func TestRefusedFormatIsNotRetried(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.SetFallback(llmtest.Meaningless)
-	one := 1
-	// Items with a bound but no type: a schema the grammar builder does not recognise.
-	schema := &llm.Schema{Type: "array", Items: &llm.Schema{MinLength: &one}}
+	// A type JSON schema does not have: a schema the grammar builder refuses.
+	schema := &llm.Schema{Type: "array", Items: &llm.Schema{Type: "float"}}
 	var out []any
 	err := newGateway(t, srv.URL).Structured(context.Background(), llm.Request{Prompt: "x", Schema: schema}, &out)
 	var se *llm.ServerError

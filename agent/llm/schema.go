@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,12 +28,16 @@ type Schema struct {
 	MaxItems    *int
 	MinLength   *int
 	MaxLength   *int
-	// Clamp brings a number outside [Minimum, Maximum] to the nearest bound instead of asking
-	// for a repair. It is for the model's own scores (coverage, relevance, quality), never for
-	// facts: Ollama's grammar does not hold fractional numbers to their bounds, so a small model
-	// misses them often, and a score beyond its scale still says which end it meant.
+	// Clamp reads a number outside [Minimum, Maximum] instead of asking for a repair when it
+	// says plainly what was meant: a percentage given on a 0–1 scale, or an overshoot by no more
+	// than the scale's width, brought to the nearest bound. It is for the model's own scores
+	// (coverage, relevance, quality), never for facts: Ollama's grammar does not hold numbers to
+	// their bounds, so small models miss them often.
 	Clamp bool
 }
+
+// anyType is the type list of an untyped schema, as it is sent.
+var anyType = []string{"string", "number", "integer", "boolean", "object", "array", "null"}
 
 // Property is one named field of an object schema.
 type Property struct {
@@ -65,12 +70,15 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 		data, _ := json.Marshal(v) // values are plain JSON types or *Schema
 		b.Write(data)
 	}
-	if s.Type != "" {
+	switch {
+	case s.Type != "":
 		field("type", s.Type)
+	case len(s.Enum) == 0 && len(s.Properties) == 0:
+		// "Any value" must name every type: Ollama's grammar builder reads {} as any object
+		// and refuses a schema with keywords but no type ("Unrecognized schema").
+		field("type", anyType)
 	}
-	// Ollama's grammar builder refuses a schema that has keywords but no type, enum or
-	// properties ("Unrecognized schema"), so "any value" is written as {} without its description.
-	if s.Description != "" && (s.Type != "" || len(s.Enum) > 0 || len(s.Properties) > 0) {
+	if s.Description != "" {
 		field("description", s.Description)
 	}
 	// An object without properties is any object: an empty "properties" would let the grammar
@@ -319,6 +327,9 @@ func applyBounds(s *Schema, tag string) error {
 			// For fields whose Go type says nothing of their JSON (json.RawMessage, any).
 			if target.Type != "" {
 				return fmt.Errorf("schema tag type=%s on a field that is already %s", value, target.Type)
+			}
+			if !slices.Contains(anyType, value) {
+				return fmt.Errorf("schema tag type=%s: want one of %s", value, strings.Join(anyType, ", "))
 			}
 			target.Type = value
 		case "enum":

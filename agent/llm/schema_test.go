@@ -140,8 +140,8 @@ func TestThinkFilterMatchesStripThink(t *testing.T) {
 	}
 }
 
-// An untyped field is written as {} (Ollama's grammar builder refuses a description alone), and
-// type=object types a json.RawMessage.
+// An untyped field names every type (Ollama's grammar builder reads {} as any object and
+// refuses a description alone), and type=object types a json.RawMessage.
 func TestSchemaOfUntypedFields(t *testing.T) {
 	var v struct {
 		Any     json.RawMessage `json:"any" desc:"anything at all"`
@@ -152,7 +152,8 @@ func TestSchemaOfUntypedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(s)
-	want := `{"type":"object","properties":{"any":{},"profile":{"type":"object","description":"the whole profile"}},"required":["any","profile"]}`
+	want := `{"type":"object","properties":{"any":{"type":["string","number","integer","boolean","object","array","null"],"description":"anything at all"},` +
+		`"profile":{"type":"object","description":"the whole profile"}},"required":["any","profile"]}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
@@ -161,5 +162,11 @@ func TestSchemaOfUntypedFields(t *testing.T) {
 	}
 	if _, err := SchemaOf(bad); err == nil {
 		t.Error("type= on a typed field must be refused")
+	}
+	var unknown struct {
+		V json.RawMessage `json:"v" schema:"type=float"`
+	}
+	if _, err := SchemaOf(unknown); err == nil {
+		t.Error("type=float is not a JSON schema type")
 	}
 }

@@ -193,19 +193,36 @@ func (s *Schema) clampNumbers(v any) (any, bool) {
 		return arr, changed
 	case "number", "integer":
 		num, ok := v.(json.Number)
-		if !s.Clamp || !ok {
+		if !s.Clamp || !ok || s.Minimum == nil || s.Maximum == nil {
 			return v, false
 		}
 		f, err := num.Float64()
 		if err != nil || math.IsNaN(f) {
 			return v, false
 		}
-		switch {
-		case s.Minimum != nil && f < *s.Minimum:
-			return json.Number(strconv.FormatFloat(*s.Minimum, 'g', -1, 64)), true
-		case s.Maximum != nil && f > *s.Maximum:
-			return json.Number(strconv.FormatFloat(*s.Maximum, 'g', -1, 64)), true
+		if g, ok := s.clamped(f); ok && g != f {
+			return json.Number(strconv.FormatFloat(g, 'g', -1, 64)), true
 		}
 	}
 	return v, false
+}
+
+// clamped reads a score given outside its scale [lo, hi]: on a 0–1 scale a number up to 100 is
+// a percentage; a number beyond a bound by no more than the scale's width is brought to that
+// bound. Anything further off is no reading of the scale at all, and is left for a repair.
+func (s *Schema) clamped(f float64) (float64, bool) {
+	lo, hi := *s.Minimum, *s.Maximum
+	if lo == 0 && hi == 1 && f > 1 && f <= 100 {
+		f /= 100
+	}
+	width := hi - lo
+	switch {
+	case f >= lo && f <= hi:
+		return f, true
+	case f < lo && f >= lo-width:
+		return lo, true
+	case f > hi && f <= hi+width:
+		return hi, true
+	}
+	return f, false
 }

@@ -323,10 +323,13 @@ func checkFormat(format json.RawMessage) string {
 
 func grammarCanRead(schema map[string]any) bool {
 	if len(schema) == 0 {
-		return true // any value
+		return true // read as any object
+	}
+	if t, ok := schema["type"]; ok && !knownTypes(t) {
+		return false
 	}
 	recognised := false
-	for _, k := range []string{"type", "$ref", "oneOf", "anyOf", "allOf", "const", "enum", "properties", "items", "additionalProperties"} {
+	for _, k := range []string{"type", "$ref", "oneOf", "anyOf", "allOf", "const", "enum", "properties", "items", "pattern"} {
 		if _, ok := schema[k]; ok {
 			recognised = true
 		}
@@ -358,4 +361,24 @@ func grammarCanRead(schema map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// knownTypes says whether a schema's type (a name or a list of names) is one JSON schema has.
+func knownTypes(t any) bool {
+	known := func(v any) bool {
+		switch v {
+		case "string", "number", "integer", "boolean", "object", "array", "null":
+			return true
+		}
+		return false
+	}
+	if list, ok := t.([]any); ok {
+		for _, v := range list {
+			if !known(v) {
+				return false
+			}
+		}
+		return len(list) > 0
+	}
+	return known(t)
 }

@@ -153,6 +153,8 @@ func TestFormatsOllamaRefuses(t *testing.T) {
 		{`"json"`, true},
 		{`{}`, true},
 		{`{"type":"object","properties":{"value":{}}}`, true},
+		{`{"type":"object","properties":{"value":{"type":["string","number","null"],"description":"any"}}}`, true},
+		{`{"type":"float"}`, false},
 		{`{"type":"object","properties":{"profile":{"description":"the whole profile"}}}`, false},
 		{`{"type":"array","items":{"description":"an item"}}`, false},
 		{`{"description":"anything"}`, false},
