@@ -118,11 +118,11 @@ func (j *journal) Record(ctx context.Context, key string, e llm.JournalEntry) er
 	return err
 }
 
-func (j *journal) Forget(ctx context.Context, keys ...string) error {
-	for _, key := range keys {
-		if _, err := j.db.ExecContext(ctx, `DELETE FROM call_journal WHERE run = ? AND key = ?`, j.run, key); err != nil {
-			return err
-		}
+func (j *journal) Forget(ctx context.Context, key string, e llm.JournalEntry) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
 	}
-	return nil
+	_, err = j.db.ExecContext(ctx, `DELETE FROM call_journal WHERE run = ? AND key = ? AND answer = ?`, j.run, key, string(data))
+	return err
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
 )
@@ -148,5 +149,28 @@ func TestValidateFindsDanglingGraphs(t *testing.T) {
 	err := g.Validate()
 	if err == nil || !strings.Contains(err.Error(), "leads to no node") || !strings.Contains(err.Error(), `node "b" has no way on`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// Forget drops a recorded answer only while it is the one given: an identical request's
+// answer recorded meanwhile stays.
+func TestJournalForgetsOnlyTheAnswerGiven(t *testing.T) {
+	j := testStore(t).Journal("run")
+	ctx := context.Background()
+	good, bad := llm.JournalEntry{Content: `{"ok":true}`}, llm.JournalEntry{Content: "prose"}
+	if err := j.Record(ctx, "k", good); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Forget(ctx, "k", bad); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, _ := j.Lookup(ctx, "k"); !ok || e.Content != good.Content {
+		t.Fatalf("another answer under the key must stay: %+v %v", e, ok)
+	}
+	if err := j.Forget(ctx, "k", good); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := j.Lookup(ctx, "k"); ok {
+		t.Error("the answer given is forgotten")
 	}
 }

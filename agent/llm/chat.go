@@ -45,11 +45,18 @@ type Answer struct {
 // answer is what one exchange brought back.
 type answer struct {
 	key              string // the request's journal key
+	replayed         bool   // from the journal, not the model
 	predict          int    // the num_predict sent (0: none)
 	content          string
 	doneReason       string
 	promptTokens     int
 	completionTokens int
+}
+
+// journalEntry is what the journal keeps of an answer.
+func (a *answer) journalEntry() JournalEntry {
+	return JournalEntry{Content: a.content, DoneReason: a.doneReason, Predict: a.predict,
+		PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens}
 }
 
 // exchange is one request/answer round with the model, retried on transient failures and
@@ -80,7 +87,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
-			a = answer{key: key, predict: e.Predict, content: e.Content, doneReason: e.DoneReason,
+			a = answer{key: key, replayed: true, predict: e.Predict, content: e.Content, doneReason: e.DoneReason,
 				promptTokens: e.PromptTokens, completionTokens: e.CompletionTokens}
 			if x.judge != nil {
 				x.judge(&a) // the caller reads its verdict from the judge, as for a live answer
@@ -138,8 +145,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 			entry.Outcome = "ok"
 		}
 		if journal != nil && err == nil {
-			if jerr := journal.Record(ctx, key, JournalEntry{Content: a.content, DoneReason: a.doneReason, Predict: a.predict,
-				PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens}); jerr != nil {
+			if jerr := journal.Record(ctx, key, a.journalEntry()); jerr != nil {
 				g.log.Warn("couldn't record a model answer in the journal", "error", jerr)
 			}
 		}

@@ -15,9 +15,10 @@ type Journal interface {
 	Lookup(ctx context.Context, key string) (JournalEntry, bool, error)
 	// Record stores an answer; it must be durable when it returns.
 	Record(ctx context.Context, key string, e JournalEntry) error
-	// Forget drops recorded answers: those of a structured call that failed, so that a resumed
-	// run asks the model again instead of replaying the same failure.
-	Forget(ctx context.Context, keys ...string) error
+	// Forget drops the answer recorded for key if it is still e: an answer of a structured
+	// call that failed, so that a resumed run asks the model again instead of replaying the
+	// same failure, while an identical request's good answer recorded meanwhile stays.
+	Forget(ctx context.Context, key string, e JournalEntry) error
 }
 
 // JournalEntry is a recorded answer.

@@ -29,11 +29,11 @@ func (j *memJournal) Record(_ context.Context, key string, e llm.JournalEntry) e
 	return nil
 }
 
-func (j *memJournal) Forget(_ context.Context, keys ...string) error {
+func (j *memJournal) Forget(_ context.Context, key string, e llm.JournalEntry) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, k := range keys {
-		delete(j.m, k)
+	if cur, ok := j.m[key]; ok && cur.Content == e.Content && cur.DoneReason == e.DoneReason && cur.Predict == e.Predict {
+		delete(j.m, key)
 	}
 	return nil
 }

@@ -48,11 +48,13 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 	}
 	kind := "structured"
 	repairs, lengthRetried, rounds := 0, false, 0
-	var keys []string // the exchanges of this call, forgotten by the journal if it fails
+	var asked []answer // the answers this call got from the model, forgotten if it fails
 	fail := func(e *InvalidOutputError) error {
 		if j := journalFrom(ctx); j != nil {
-			if err := j.Forget(context.WithoutCancel(ctx), keys...); err != nil {
-				g.log.Warn("couldn't drop a failed call's answers from the journal", "error", err)
+			for _, a := range asked {
+				if err := j.Forget(context.WithoutCancel(ctx), a.key, a.journalEntry()); err != nil {
+					g.log.Warn("couldn't drop a failed call's answer from the journal", "error", err)
+				}
 			}
 		}
 		return e
@@ -76,7 +78,9 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 		if err != nil {
 			return err
 		}
-		keys = append(keys, a.key)
+		if !a.replayed {
+			asked = append(asked, a)
+		}
 		if a.doneReason == "length" {
 			if lengthRetried {
 				return fail(&InvalidOutputError{Model: t.model, Raw: a.content, Truncated: true, Rounds: rounds,
