@@ -63,6 +63,9 @@ type Runner[S any] struct {
 	StepLimit int // 0: 1000
 	// Answer applies the analyst's answer to an interrupt before the run goes on.
 	Answer func(s *S, in Interrupt, answer json.RawMessage) error
+	// Loaded, when set, adjusts a resumed run's state as soon as it is read; the change is
+	// saved with the next checkpoint.
+	Loaded func(s *S)
 }
 
 // Start begins a new run with the given state.
@@ -86,6 +89,9 @@ func (r *Runner[S]) Resume(ctx context.Context, run string, answer json.RawMessa
 	}
 	if err := json.Unmarshal(cp.State, state); err != nil {
 		return Outcome{}, fmt.Errorf("couldn't read the state of run %s: %w", run, err)
+	}
+	if r.Loaded != nil {
+		r.Loaded(state)
 	}
 	switch cp.Status {
 	case StatusDone:

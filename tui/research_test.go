@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
+	"warren/agent/llm"
 	"warren/agent/research"
 )
 
@@ -95,5 +96,19 @@ func TestCitationsWithListsAndRanges(t *testing.T) {
 	v.nextCitation(-1)
 	if v.selected() != 4 {
 		t.Errorf("going back first selects the last citation, got %d", v.selected())
+	}
+}
+
+// The budget bars show the run's own budget, which it keeps across resumes, not the one
+// configured today.
+func TestBudgetBarsShowTheRunsOwnBudget(t *testing.T) {
+	m := sized(120, 40)
+	r := m.research
+	s := fixtureState()
+	s.Budget = &llm.Budget{Calls: 60, Tokens: 50000}
+	r.run, r.view, r.status, r.state, r.calls, r.tokens = "20261121-101500-a1b2c3", viewRun, "finished", s, 42, 18120
+	out := string(screen(m))
+	if !strings.Contains(out, "42/60") || !strings.Contains(out, "18120/50000") {
+		t.Errorf("want the bars against the run's budget (42/60 calls, 18120/50000 tokens):\n%s", out)
 	}
 }

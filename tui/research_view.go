@@ -78,6 +78,10 @@ func (r *researchTab) runView() string {
 		for _, n := range r.state.RefTokens {
 			refTokens = max(refTokens, n)
 		}
+		if b := r.state.Budget; b != nil {
+			// The run's own budget, which it keeps across resumes, not today's configuration.
+			budgets.ModelCalls, budgets.Tokens = b.Calls, b.Tokens
+		}
 	}
 	b.WriteString(bar(r.st, "calls", r.calls, budgets.ModelCalls, r.width) + "\n")
 	b.WriteString(bar(r.st, "tokens", r.tokens, budgets.Tokens, r.width) + "\n")

@@ -130,9 +130,10 @@ type Service struct {
 	Store *agent.Store
 	Sink  agent.Sink
 	// Budget is a new run's call and token budget. A resumed run keeps the budget it was
-	// started with, unless OverrideBudget says this one was asked for this sitting (a raise).
-	Budget         llm.Budget
-	OverrideBudget bool
+	// started with; CallsOverride, when above 0, replaces its call budget from now on (a
+	// raise given with --resume), and a new run's.
+	Budget        llm.Budget
+	CallsOverride int
 	// RunTime bounds the wall time of one Start or Resume call; 0: none.
 	RunTime time.Duration
 }
@@ -181,22 +182,23 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 	return ctx, cancel, nil
 }
 
-// runBudget is the budget run works under: the one it was started with, once it has one.
+// runBudget is the budget run works under: the one it was started with once it has one (the
+// configured one for a new run, or one saved before budgets were kept with runs), with the
+// call budget overridden when asked.
 func (svc *Service) runBudget(ctx context.Context, run string) llm.Budget {
-	if svc.OverrideBudget {
-		return svc.Budget
+	budget := svc.Budget
+	if cp, err := svc.Store.Latest(ctx, run); err == nil {
+		var s struct {
+			Budget *llm.Budget `json:"budget"`
+		}
+		if json.Unmarshal(cp.State, &s) == nil && s.Budget != nil {
+			budget = *s.Budget
+		}
 	}
-	cp, err := svc.Store.Latest(ctx, run)
-	if err != nil {
-		return svc.Budget // a new run
+	if svc.CallsOverride > 0 {
+		budget.Calls = svc.CallsOverride
 	}
-	var s struct {
-		Budget *llm.Budget `json:"budget"`
-	}
-	if json.Unmarshal(cp.State, &s) != nil || s.Budget == nil {
-		return svc.Budget // a run saved before budgets were kept with it
-	}
-	return *s.Budget
+	return budget
 }
 
 // errRunTime is the cause of a context cancelled by the run's time budget.
@@ -222,7 +224,7 @@ func (svc *Service) Start(ctx context.Context, run, question string, opts Option
 		return agent.Outcome{}, nil, err
 	}
 	defer cancel()
-	budget := svc.Budget
+	budget := svc.runBudget(ctx, run)
 	s := &State{Question: question, HITL: opts.HITL, MaxIterations: opts.MaxIterations, Budget: &budget}
 	out, err := svc.runner().Start(ctx, run, question, s)
 	return out, s, err
@@ -236,6 +238,12 @@ func (svc *Service) Resume(ctx context.Context, run string, answer json.RawMessa
 	}
 	defer cancel()
 	s := &State{}
-	out, err := svc.runner().Resume(ctx, run, answer, s)
+	runner := svc.runner()
+	runner.Loaded = func(s *State) {
+		if b := svc.runBudget(ctx, run); s.Budget == nil || *s.Budget != b {
+			s.Budget = &b // an override, or a run from before budgets were kept: from now on its own
+		}
+	}
+	out, err := runner.Resume(ctx, run, answer, s)
 	return out, s, err
 }

@@ -103,7 +103,7 @@ func TestResumedRunKeepsItsBudget(t *testing.T) {
 	}
 }
 
-// An explicit budget on resume replaces the run's own for that sitting.
+// An explicit call budget on resume replaces the run's own, for later sittings too.
 func TestResumeWithAnExplicitBudget(t *testing.T) {
 	h := newHarness(t)
 	h.svc.Budget.Calls = 40
@@ -114,10 +114,13 @@ func TestResumeWithAnExplicitBudget(t *testing.T) {
 	if _, _, err := h.svc.Start(ctx, "raised", "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{}); err != nil {
 		t.Fatal(err)
 	}
-	h.svc.Budget.Calls, h.svc.OverrideBudget = 300, true
+	h.svc.CallsOverride = 300
 	out, s, err := h.svc.Resume(ctx, "raised", json.RawMessage(`{"action":"approve"}`))
 	if err != nil || out.Status != agent.StatusDone || s.Exhausted || h.srv.Count("/api/chat") <= 40 {
 		t.Fatalf("the raised budget lets the run finish: %+v %v, exhausted %v, %d requests", out, err, s.Exhausted, h.srv.Count("/api/chat"))
+	}
+	if s.Budget == nil || s.Budget.Calls != 300 || s.Budget.Tokens != h.svc.Budget.Tokens {
+		t.Errorf("the run keeps its raised call budget and its own token budget: %+v", s.Budget)
 	}
 }
 

@@ -162,7 +162,7 @@ report, marked as such.`,
 	f.StringVar(&answersPath, "answers", "", "answer questions and the plan from this YAML or JSON file")
 	f.BoolVarP(&yes, "yes", "y", false, "end refinement after the first round and approve the plan")
 	f.BoolVar(&noHITL, "no-hitl", false, "no questions: one clarification step instead of the loop")
-	f.IntVar(&budgetCalls, "budget-calls", 0, "model calls this run may make (default budgets.model_calls; with --resume, replaces the run's own budget for this sitting)")
+	f.IntVar(&budgetCalls, "budget-calls", 0, "model calls this run may make (default budgets.model_calls; with --resume, replaces the run's own call budget)")
 	f.IntVar(&iterations, "iterations", 3, "most rounds of questions")
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
 	f.StringVarP(&out, "out", "o", "", "write the report here (default exports/research-RUN.md)")
@@ -177,15 +177,12 @@ func (a *app) researchService(e *env, budgetCalls int) (*research.Service, error
 	}
 	cfg := e.ws.Config
 	budget := llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}
-	if budgetCalls > 0 {
-		budget.Calls = budgetCalls
-	}
 	searcher := &retrieval.Searcher{Store: e.store, Gateway: e.gateway}
 	progress := &researchProgress{w: a.stderr, quiet: a.jsonOut}
 	deps := &research.Deps{Gateway: e.gateway, Searcher: searcher, Resolver: retrieval.NewResolver(e.store, reg, searcher),
 		Store: e.store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets,
 		Note: progress.note}
-	return &research.Service{Deps: deps, Store: &agent.Store{DB: e.ws.DB}, Sink: progress.event, Budget: budget, OverrideBudget: budgetCalls > 0,
+	return &research.Service{Deps: deps, Store: &agent.Store{DB: e.ws.DB}, Sink: progress.event, Budget: budget, CallsOverride: budgetCalls,
 		RunTime: cfg.Budgets.RunTime}, nil
 }
 
