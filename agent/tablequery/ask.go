@@ -69,7 +69,8 @@ type proposal struct {
 // Model failures do not fail Ask: a nil gateway, an unreachable host, a missing model or a
 // spent budget end the model tiers and the answer falls back, with the error in
 // Answer.ModelError (typed, for errors.Is) so the caller can show its fix. Ask returns an
-// error only when the schema is unusable or ctx ends.
+// error only when the schema is unusable or ctx ends; in the second case with the answer so
+// far, whose Ledger holds the calls already spent.
 //
 // The calls run under a run of Ask's own with a budget of [MaxCalls] exchanges, lowered to
 // what remains of the calls and tokens of a run already in ctx; that run is not charged (see
@@ -102,7 +103,7 @@ func Ask(ctx context.Context, g *llm.Gateway, schema Schema, question string) (*
 	} else {
 		done, err := runTiers(ctx, g, schema, question, ans)
 		if err != nil {
-			return nil, err
+			return finish(), err // with the calls spent so far, for the caller's ledger
 		}
 		if done {
 			return finish(), nil

@@ -297,6 +297,21 @@ func TestAskStopsWhenCancelled(t *testing.T) {
 	}
 }
 
+// Cancelled after a call was spent, Ask still hands back that call for the caller's ledger.
+func TestAskCancelledMidwayKeepsItsLedger(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := llmtest.New(t)
+	srv.Handle(&llmtest.Rule{Reply: func(llmtest.Call) string {
+		cancel() // the analyst presses Esc while the first answer arrives
+		return reply("no_such_field == 1")
+	}})
+	ans, err := Ask(ctx, newGateway(t, srv.URL), gasSchema, question)
+	if !errors.Is(err, context.Canceled) || ans == nil || len(ans.Ledger) != srv.Count("/api/chat") || len(ans.Ledger) == 0 {
+		t.Fatalf("want the cancellation with the %d call(s) spent: %+v %v", srv.Count("/api/chat"), ans, err)
+	}
+}
+
 func TestAskRejectsAnUnusableSchema(t *testing.T) {
 	if _, err := Ask(context.Background(), nil, Schema{{Name: "flash point", Type: TypeNumber}}, question); err == nil {
 		t.Error("want an error for an unusable schema")
