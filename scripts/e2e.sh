@@ -40,7 +40,12 @@ fi
 if [ ! -x "$ollama" ]; then
 	echo "e2e: building Ollama $OLLAMA_VERSION from its Go module, CPU only (minutes when cold; the Go build cache makes later builds fast)"
 	build_start=$(date +%s)
-	malgo=$(cd "$work" && go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	if ! download=$(cd "$work" && go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" 2>&1); then
+		echo "e2e: couldn't download github.com/gen2brain/malgo@$MALGO_VERSION (for miniaudio.h); is the Go module proxy reachable?" >&2
+		echo "$download" >&2
+		exit 1
+	fi
+	malgo=$(echo "$download" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 	if [ ! -f "$malgo/miniaudio.h" ]; then
 		echo "e2e: github.com/gen2brain/malgo@$MALGO_VERSION has no miniaudio.h at ${malgo:-?}" >&2
 		exit 1
@@ -60,5 +65,5 @@ go run ./e2e/tinymodel -o "$work/tiny.gguf"
 echo "e2e: tiny model $(wc -c <"$work/tiny.gguf") bytes"
 
 WARREN_E2E_OLLAMA="$ollama" WARREN_E2E_MODEL="$work/tiny.gguf" WARREN_E2E_PIDS="$work/pids" \
-	go test -tags e2e -count=1 -v -timeout 25m ./e2e/
+	go test -tags e2e -count=1 -v -timeout 20m ./e2e/
 echo "e2e: passed in $(($(date +%s) - suite_start))s"
