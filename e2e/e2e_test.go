@@ -404,6 +404,7 @@ func (s *suite) gasFill(root string) {
 		for _, row := range sum.Results {
 			if row.Err != "" {
 				failed++
+				t.Logf("gas fill: %s ended with: %s", row.Name, row.Err)
 			}
 			for _, c := range row.Changes {
 				if c.After.Value != "" && c.After.SourceChunk == "" {
