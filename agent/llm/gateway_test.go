@@ -572,6 +572,7 @@ func TestClampedScoresNeedNoRepair(t *testing.T) {
 	}{
 		{"percentage and small overshoots", `{"coverage":30,"quality":[150,40,-3],"strict":0.5}`, 0.3, []int{100, 40, 0}, 1},
 		{"slightly below zero", `{"coverage":-0.4,"quality":[100],"strict":1}`, 0, []int{100}, 1},
+		{"slightly above one", `{"coverage":1.5,"quality":[100],"strict":1}`, 1, []int{100}, 1},
 		{"far off is repaired", `{"coverage":-94.69,"quality":[1],"strict":0}|{"coverage":0.2,"quality":[250],"strict":0}|{"coverage":0.2,"quality":[99],"strict":0}`, 0.2, []int{99}, 3},
 		{"unclamped overshoot is repaired", `{"coverage":0.2,"quality":[1],"strict":1.5}|{"coverage":0.2,"quality":[1],"strict":1}`, 0.2, []int{1}, 2},
 	}

@@ -29,8 +29,8 @@ type Schema struct {
 	MinLength   *int
 	MaxLength   *int
 	// Clamp reads a number outside [Minimum, Maximum] instead of asking for a repair when it
-	// says plainly what was meant: a percentage given on a 0–1 scale, or an overshoot by no more
-	// than the scale's width, brought to the nearest bound. It is for the model's own scores
+	// says plainly what was meant: an overshoot by no more than the scale's width, brought to
+	// the nearest bound, or a percentage given on a 0–1 scale. It is for the model's own scores
 	// (coverage, relevance, quality), never for facts: Ollama's grammar does not hold numbers to
 	// their bounds, so small models miss them often.
 	Clamp bool

@@ -207,15 +207,16 @@ func (s *Schema) clampNumbers(v any) (any, bool) {
 	return v, false
 }
 
-// clamped reads a score given outside its scale [lo, hi]: on a 0–1 scale a number up to 100 is
-// a percentage; a number beyond a bound by no more than the scale's width is brought to that
-// bound. Anything further off is no reading of the scale at all, and is left for a repair.
+// clamped reads a score given outside its scale [lo, hi]: a number beyond a bound by no more
+// than the scale's width is brought to that bound, and on a 0–1 scale a number above that, up
+// to 100, is a percentage. Anything further off is no reading of the scale at all, and is left
+// for a repair.
 func (s *Schema) clamped(f float64) (float64, bool) {
 	lo, hi := *s.Minimum, *s.Maximum
-	if lo == 0 && hi == 1 && f > 1 && f <= 100 {
+	width := hi - lo
+	if lo == 0 && hi == 1 && f > hi+width && f <= 100 {
 		f /= 100
 	}
-	width := hi - lo
 	switch {
 	case f >= lo && f <= hi:
 		return f, true
