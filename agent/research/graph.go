@@ -2,8 +2,6 @@ package research
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,11 +137,7 @@ type Service struct {
 }
 
 // NewRunID makes a run ID that sorts by time.
-func NewRunID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
+func NewRunID() string { return agent.NewRunID("") }
 
 func (svc *Service) runner() *agent.Runner[State] {
 	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: ApplyAnswer}

@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"time"
+
+	"warren/agent"
 )
 
 // Batch line statuses.
@@ -154,8 +153,4 @@ func (e *Editor) batchOne(ctx context.Context, n int, text []byte, batchID strin
 	return bl
 }
 
-func newBatchID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return "batch-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
+func newBatchID() string { return agent.NewRunID("batch-") }

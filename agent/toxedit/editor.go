@@ -3,13 +3,10 @@ package toxedit
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"warren/agent"
 	"warren/agent/llm"
@@ -89,11 +86,7 @@ func (e *Editor) runner() *agent.Runner[State] {
 }
 
 // NewRunID makes an edit run ID that sorts by time.
-func NewRunID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return "tox-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
+func NewRunID() string { return agent.NewRunID("tox-") }
 
 // Propose turns an input into a proposal against the latest version of profile inci. The
 // proposal waits for Approve or Reject; a NO_EDIT input, or one that changes nothing, gives a

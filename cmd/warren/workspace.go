@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -117,8 +115,4 @@ func keepLedger(ctx context.Context, e *env, run string, entries ...llm.LedgerEn
 }
 
 // queryLedgerRun names the ledger run of one plain-language table question.
-func queryLedgerRun() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return "query-" + time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
+func queryLedgerRun() string { return agent.NewRunID("query-") }
