@@ -307,8 +307,13 @@ func TestAskCancelledMidwayKeepsItsLedger(t *testing.T) {
 		return reply("no_such_field == 1")
 	}})
 	ans, err := Ask(ctx, newGateway(t, srv.URL), gasSchema, question)
-	if !errors.Is(err, context.Canceled) || ans == nil || len(ans.Ledger) != srv.Count("/api/chat") || len(ans.Ledger) == 0 {
-		t.Fatalf("want the cancellation with the %d call(s) spent: %+v %v", srv.Count("/api/chat"), ans, err)
+	if !errors.Is(err, context.Canceled) || ans == nil {
+		t.Fatalf("want the cancellation with the answer so far: %+v %v", ans, err)
+	}
+	// Every request the server saw is in the ledger (the cancel may reach the first call
+	// before its answer is read, so it may be there as an error).
+	if n := srv.Count("/api/chat"); n == 0 || len(ans.Ledger) < n {
+		t.Errorf("the server saw %d request(s); the ledger handed back holds %d", n, len(ans.Ledger))
 	}
 }
 
