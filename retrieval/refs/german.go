@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // German legal citations are parsed by hand from an anchor ("§", "§§", "Artikel", "Anhang",
@@ -469,11 +470,12 @@ func extendTitle(text string, p int) int {
 func nextToken(text string, p int) (string, int) {
 	e := p
 	for e < len(text) {
-		r := runeAt(text, e)
+		// The decoded size, not len(string(r)): an invalid byte decodes to U+FFFD, three bytes.
+		r, n := utf8.DecodeRuneInString(text[e:])
 		if r == ' ' || r == '\n' || r == '\t' || r == '\u00a0' || r == '\r' {
 			break
 		}
-		e += len(string(r))
+		e += n
 	}
 	return text[p:e], e
 }
