@@ -66,6 +66,9 @@ type Runner[S any] struct {
 	// Loaded, when set, adjusts a resumed run's state as soon as it is read; the change is
 	// saved with the next checkpoint.
 	Loaded func(s *S)
+	// Describe, when set, says in words what a node changed, for the analyst; without it the
+	// summary names the changed state fields.
+	Describe func(before, after *S) string
 }
 
 // Start begins a new run with the given state.
@@ -163,7 +166,7 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 		if err != nil {
 			return Outcome{}, fmt.Errorf("couldn't encode the state: %w", err)
 		}
-		summary := changed(before, after)
+		summary := r.describe(before, after, state)
 		r.emit(Event{Run: run, Step: step, Node: node, Kind: EventNodeFinished, Summary: summary, Duration: time.Since(start), State: after})
 		if intr != nil {
 			cp := Checkpoint{Run: run, Step: step, Node: node, Status: StatusInterrupted, State: after, Interrupt: intr}
@@ -203,6 +206,17 @@ func (r *Runner[S]) fail(ctx context.Context, run string, step int, node string,
 	}
 	r.emit(Event{Run: run, Step: step, Node: node, Kind: EventError, Summary: cause.Error()})
 	return Outcome{Run: run, Status: status, Step: step}, cause
+}
+
+// describe says what a node changed: in the graph's own words when it has them.
+func (r *Runner[S]) describe(before, after []byte, state *S) string {
+	if r.Describe != nil {
+		var old S
+		if json.Unmarshal(before, &old) == nil {
+			return r.Describe(&old, state)
+		}
+	}
+	return changed(before, after)
 }
 
 // changed names the top-level state fields a node changed, for the event stream.

@@ -23,26 +23,22 @@ type panel interface {
 	View() string
 	SetSize(width, height int)
 	Keys() keyMap
-	// Capturing reports that a text field has the keyboard, so single-letter global keys
-	// must reach the panel.
-	Capturing() bool
+	// Field reports who gets a printable key on the current view (see fieldState).
+	Field() fieldState
+	// FocusField gives the keyboard to the current view's text field (for fieldIdle).
+	FocusField() tea.Cmd
+	// Pending lists, in words, what quitting now would interrupt or lose.
+	Pending() []string
+	// Screen names the current view; the tab's status message is dropped when it changes.
+	Screen() string
 }
 
 // Messages the root handles.
 type (
-	statusMsg struct {
-		text string
-		err  bool
-	}
-	clearStatusMsg struct{ id int }
+	clearStatusMsg struct{ tab, id int }
 	doctorMsg      struct{ report doctor.Report }
 	doctorTickMsg  struct{}
 )
-
-// setStatus is a command that shows a message in the status line.
-func setStatus(text string, isErr bool) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, err: isErr} }
-}
 
 // doctorInterval is how often the header's model status is refreshed.
 const doctorInterval = time.Minute
@@ -64,13 +60,12 @@ type Model struct {
 	tox       *toxTab
 	log       *logTab
 
-	interrupted bool // a first ctrl+c was pressed
+	quitting *quitQuestion // the question asked before quitting, while it is open
 
 	width, height int
 	lastFrame     atomic.Pointer[string]
 	showHelp      bool
-	status        string
-	statusErr     bool
+	statuses      map[int]statusEntry // by tab, and anyTab
 	statusID      int
 	doctor        *doctor.Report
 }
@@ -78,7 +73,7 @@ type Model struct {
 // New builds the workbench over a backend.
 func New(be Backend) *Model {
 	st := styles.New(true)
-	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24}
+	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24, statuses: map[int]statusEntry{}}
 	m.log = newLogTab(st)
 	m.research = newResearchTab(be, st, m.log)
 	m.knowledge = newKnowledgeTab(be, st)
@@ -133,132 +128,93 @@ func (m *Model) layout() {
 
 // Update routes a message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.pruneStatus()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, m.research.report.renderCmd() // reflow the report for the new width
+		return m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
 		m.knowledge.st, m.log.st, m.gas.st, m.tox.st = m.st, m.st, m.st, m.st
-		return m, m.research.restyle(m.st)
+		return m.research.restyle(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
+		next := tea.Tick(doctorInterval, func(time.Time) tea.Msg { return doctorTickMsg{} })
 		if !msg.report.OK {
 			for _, c := range msg.report.Checks {
 				if c.Status == doctor.Fail && c.Fix != "" {
-					return m, tea.Batch(setStatus(c.Detail+" — "+c.Fix, true), tea.Tick(doctorInterval, func(time.Time) tea.Msg { return doctorTickMsg{} }))
+					return tea.Batch(m.setStatusNow(anyTab, c.Detail+" — "+c.Fix, true), next)
 				}
 			}
+		} else if e, ok := m.statuses[anyTab]; ok && e.err {
+			delete(m.statuses, anyTab) // the problem it named is gone
 		}
-		return m, tea.Tick(doctorInterval, func(time.Time) tea.Msg { return doctorTickMsg{} })
+		return next
 	case doctorTickMsg:
-		return m, m.checkDoctor()
+		return m.checkDoctor()
 	case statusMsg:
-		m.statusID++
-		m.status, m.statusErr = msg.text, msg.err
-		id := m.statusID
-		wait := 6 * time.Second
-		if msg.err {
-			wait = 20 * time.Second
+		tab := msg.tab
+		if tab == untagged {
+			tab = anyTab
 		}
-		return m, tea.Tick(wait, func(time.Time) tea.Msg { return clearStatusMsg{id: id} })
+		return m.setStatusNow(tab, msg.text, msg.err)
 	case clearStatusMsg:
-		if msg.id == m.statusID {
-			m.status = ""
+		if e, ok := m.statuses[msg.tab]; ok && e.id == msg.id {
+			delete(m.statuses, msg.tab)
 		}
-		return m, nil
+		return nil
 	case eventsMsg:
 		m.log.addEvents(msg.events)
-		cmd := m.research.Update(msg)
-		return m, cmd
+		return m.toPanel(researchTabIndex, msg)
 	case reportRenderedMsg:
-		return m, m.research.Update(msg)
+		return m.toPanel(researchTabIndex, msg)
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
+	case tea.MouseClickMsg:
+		return m.click(msg)
+	case tea.MouseWheelMsg:
+		return m.wheel(msg)
 	case tea.PasteMsg:
 		// A paste goes where the keys go: the active tab's text field.
-		return m, m.panels[m.tab].Update(msg)
+		if m.quitting != nil || m.panels[m.tab].Field() == noField {
+			return nil
+		}
+		return tea.Batch(m.panels[m.tab].FocusField(), m.toPanel(m.tab, msg))
 	}
 	// Everything else (results of commands) goes to every panel; each takes its own.
 	var cmds []tea.Cmd
-	for _, p := range m.panels {
-		cmds = append(cmds, p.Update(msg))
+	for i := range m.panels {
+		cmds = append(cmds, m.toPanel(i, msg))
 	}
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
 }
 
+// researchTabIndex is the Research tab's place among the tabs.
+const researchTabIndex = 0
+
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if m.quitting != nil {
+		return m.quitKey(msg)
+	}
 	if m.showHelp {
 		m.showHelp = false
 		return nil
 	}
-	p := m.panels[m.tab]
 	if msg.String() == "ctrl+c" {
-		// The first ctrl+c cancels what runs (both stay consistent); a second one quits.
-		if !m.interrupted {
-			m.interrupted = true
-			cancelled := false
-			if cmd := m.research.interrupt(); cmd != nil {
-				cancelled = true
-			}
-			if m.knowledge.ingestCancel != nil {
-				m.knowledge.ingestCancel()
-				cancelled = true
-			}
-			if m.gas.running() {
-				m.gas.cancelQuery()
-				cancelled = true
-			}
-			if m.tox.running() {
-				m.tox.cancelPropose()
-				cancelled = true
-			}
-			if cancelled {
-				return setStatus("cancelling; ctrl+c again quits at once", false)
-			}
+		// Inside a run view ctrl+c cancels the run, as Esc does; everywhere else it quits,
+		// asking first when something is at stake.
+		if m.tab == researchTabIndex && m.research.cancellable() {
+			return m.toPanel(researchTabIndex, tea.KeyPressMsg{Code: tea.KeyEscape})
 		}
-		return tea.Quit
+		return m.requestQuit()
 	}
-	m.interrupted = false
-	if k := msg.String(); k == "tab" || k == "shift+tab" {
-		// Tab always switches tabs, even from a text field, as the help line says.
-		if k == "tab" {
-			m.tab = (m.tab + 1) % len(m.panels)
-		} else {
-			m.tab = (m.tab + len(m.panels) - 1) % len(m.panels)
-		}
-		return nil
-	}
-	if p.Capturing() {
-		return p.Update(msg)
-	}
-	switch {
-	case key.Matches(msg, m.keys.Quit):
-		if m.research.running() {
-			return setStatus("a run is in progress: Esc in the Research tab cancels it (it can be resumed), then q quits; ctrl+c twice quits at once", false)
-		}
-		if m.knowledge.ingesting() {
-			return setStatus("an ingest is running: Esc in the Knowledge tab cancels it (both stores stay consistent), then q quits", false)
-		}
-		return tea.Quit
-	case key.Matches(msg, m.keys.Help):
-		m.showHelp = true
-		return nil
-	case key.Matches(msg, m.keys.NextTab):
-		m.tab = (m.tab + 1) % len(m.panels)
-		return nil
-	case key.Matches(msg, m.keys.PrevTab):
-		m.tab = (m.tab + len(m.panels) - 1) % len(m.panels)
-		return nil
-	}
-	for i, b := range []key.Binding{m.keys.Tab1, m.keys.Tab2, m.keys.Tab3, m.keys.Tab4, m.keys.Tab5} {
-		if key.Matches(msg, b) {
-			m.tab = i
-			return nil
-		}
-	}
-	return p.Update(msg)
+	return m.route(msg)
 }
 
 // View draws the frame: header, tabs, the active panel, status and help.
@@ -267,6 +223,7 @@ func (m *Model) View() tea.View {
 	m.lastFrame.Store(&frame)
 	v := tea.NewView(frame)
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "warren"
 	return v
 }
@@ -288,9 +245,12 @@ func (m *Model) Render() string {
 	b.WriteByte('\n')
 	body := max(m.height-4, 3)
 	var content string
-	if m.showHelp {
+	switch {
+	case m.quitting != nil:
+		content = m.quitView()
+	case m.showHelp:
 		content = m.fullHelp()
-	} else {
+	default:
 		content = m.panels[m.tab].View()
 	}
 	b.WriteString(fit(content, m.width, body))
@@ -301,13 +261,26 @@ func (m *Model) Render() string {
 	return b.String()
 }
 
-// helpLine lists the current keys; a key that cannot be used now is shown with the reason.
-// While a text field has the keyboard, letters go into it: only tab and ctrl+c are global.
+// helpLine lists the most useful keys of the current view that fit the width, then where to
+// find the rest; a key that cannot be used now is shown with the reason. While a text field has
+// the keyboard, letters go into it: only tab, f1 and ctrl+c are global.
 func (m *Model) helpLine() string {
-	keys := m.panels[m.tab].Keys().short
-	global := []key.Binding{m.keys.NextTab, m.keys.Help, m.keys.Quit}
-	if m.panels[m.tab].Capturing() {
-		global = []key.Binding{m.keys.NextTab, bind("ctrl+c", "quit")}
+	if m.quitting != nil {
+		return m.st.Key.Render("y") + " quit • " + m.st.Key.Render("n/esc") + " stay"
+	}
+	if m.showHelp {
+		return m.st.Subtle.Render("any key closes this help")
+	}
+	p := m.panels[m.tab]
+	keys := p.Keys().short
+	global := []key.Binding{m.keys.NextTab, bind("1-5", "tabs"), bind("q", "quit")}
+	more := bind("?", "more")
+	switch p.Field() {
+	case fieldActive:
+		global = []key.Binding{bind("ctrl+c", "quit"), m.keys.NextTab}
+		more = bind("f1", "more")
+	case fieldIdle:
+		keys = append([]key.Binding{bind("type", "to write")}, keys...)
 	}
 	var parts []string
 	for _, k := range append(keys, global...) {
@@ -321,7 +294,28 @@ func (m *Model) helpLine() string {
 			parts = append(parts, m.st.Subtle.Render(h.Key+" "+h.Desc))
 		}
 	}
-	return strings.Join(parts, " • ")
+	h := more.Help()
+	return fitHelp(parts, m.st.Key.Render(h.Key)+" "+h.Desc, m.width)
+}
+
+// fitHelp joins as many parts as fit width, in order, and ends with more.
+func fitHelp(parts []string, more string, width int) string {
+	const sep = " • "
+	line := ""
+	for _, p := range parts {
+		next := p
+		if line != "" {
+			next = line + sep + p
+		}
+		if lipgloss.Width(next+sep+more) > width {
+			break
+		}
+		line = next
+	}
+	if line == "" {
+		return truncate(more, width)
+	}
+	return line + sep + more
 }
 
 func (m *Model) header() string {
@@ -348,30 +342,24 @@ func (m *Model) header() string {
 func (m *Model) tabs() string {
 	parts := make([]string, len(tabNames))
 	for i, name := range tabNames {
-		label := fmt.Sprintf("%d %s", i+1, name)
-		if i == m.tab {
-			parts[i] = m.st.ActiveTab.Render(label)
-		} else {
-			parts[i] = m.st.Tab.Render(label)
-		}
+		parts[i] = m.tabLabel(i, name)
 	}
 	return truncate(strings.Join(parts, ""), m.width)
 }
 
-func (m *Model) statusLine() string {
-	if m.status == "" {
-		return ""
+func (m *Model) tabLabel(i int, name string) string {
+	label := fmt.Sprintf("%d %s", i+1, name)
+	if i == m.tab {
+		return m.st.ActiveTab.Render(label)
 	}
-	if m.statusErr {
-		return truncate(m.st.StatusError.Render("! "+m.status), m.width)
-	}
-	return truncate(m.st.Status.Render(m.status), m.width)
+	return m.st.Tab.Render(label)
 }
 
 func (m *Model) fullHelp() string {
 	h := m.help
 	h.ShowAll = true
-	groups := append(m.panels[m.tab].Keys().full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit})
+	groups := append(m.panels[m.tab].Keys().full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit, m.keys.Cancel,
+		bind("mouse", "wheel scrolls, a click on a tab opens it")})
 	// Groups go side by side while they fit the width, then on the next rows.
 	var rows []string
 	for start := 0; start < len(groups); {

@@ -126,8 +126,6 @@ func (g *gasTab) SetSize(w, h int) {
 	g.input.SetWidth(max(w-40, 20))
 }
 
-func (g *gasTab) Capturing() bool { return g.mode != gasGrid }
-
 // running reports a question or expression in flight.
 func (g *gasTab) running() bool { return g.askCancel != nil }
 

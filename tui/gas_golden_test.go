@@ -45,6 +45,7 @@ func TestGoldenGas(t *testing.T) {
 						t.Errorf("line %d is %d cells wide: %q", i+1, w, line)
 					}
 				}
+				requireWholeHelp(t, out, sz[0])
 				golden.RequireEqual(t, out)
 			})
 		}

@@ -137,7 +137,7 @@ func TestGasInvalidEditKeepsTheText(t *testing.T) {
 		t.Errorf("nothing is stored: %+v", c)
 	}
 	press(t, m, "esc")
-	if g.mode != gasGrid || g.Capturing() {
+	if g.mode != gasGrid || (g.Field() == fieldActive) {
 		t.Errorf("esc closes the editor")
 	}
 
@@ -246,7 +246,7 @@ func TestGasQueryFiltersAndTheExpressionIsEditable(t *testing.T) {
 	g := m.gas
 
 	press(t, m, "/", "gases that ignite in air")
-	if !g.Capturing() || g.input.Value() != "gases that ignite in air" {
+	if !(g.Field() == fieldActive) || g.input.Value() != "gases that ignite in air" {
 		t.Fatalf("the prompt has the question: %q", g.input.Value())
 	}
 	_, cmd := m.Update(keys("enter")[0])

@@ -111,7 +111,8 @@ func fixtureState() *research.State {
 			{Task: "t1", ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", Depth: 1,
 				Information: "Fifty cycles and a flowing purge for silane.", Excerpt: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge."}},
 		References: []research.RefRecord{
-			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section 5.3", State: research.RefFollowed, Reason: "names the silane sequence"},
+			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section\n5.3", State: research.RefFollowed, Reason: "names the silane sequence",
+				Resolved: &retrieval.Resolution{Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", ChunkIDs: []string{"standards/gcp.md#0013"}, Method: "section"}},
 			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeLegalSection, Target: "§ 6", Text: "§ 6 GefStoffV", State: research.RefUnresolved, Reason: `"GefStoffV" is not in the knowledge base`},
 			{Task: "t1", FromChunk: "standards/gcp.md#0013", Type: refs.TypeExternal, Target: "https://www.baua.de", Text: "https://www.baua.de", State: research.RefSkipped, Reason: "external reference: never followed"}},
 		RefTokens: map[string]int{"t1": 320},
@@ -144,9 +145,9 @@ func TestGoldenPanels(t *testing.T) {
 		"research-run": func(m *Model) {
 			r := m.research
 			r.run, r.view, r.status, r.state, r.calls, r.tokens = "20261121-101500-a1b2c3", viewRun, "finished", fixtureState(), 42, 18120
-			r.trail = []trailItem{{node: "init", done: true, duration: 2 * time.Millisecond, summary: "changed language"},
-				{node: "plan", done: true, duration: 1200 * time.Millisecond, summary: "changed plan"},
-				{node: "execute", done: true, duration: 4300 * time.Millisecond, summary: "changed findings, references"}}
+			r.trail = []trailItem{{node: "init", done: true, duration: 2 * time.Millisecond, summary: "nothing new"},
+				{node: "plan", done: true, duration: 1200 * time.Millisecond, summary: "plan of 2 tasks proposed"},
+				{node: "execute", done: true, duration: 4300 * time.Millisecond, summary: "1 task done (1 of 2); 2 findings; 3 references: 1 followed, 1 skipped, 1 unresolved"}}
 		},
 		"research-refine": func(m *Model) {
 			m.research.pending, m.research.view = questions, viewRefine
@@ -186,11 +187,44 @@ func TestGoldenPanels(t *testing.T) {
 			m.tab = 4
 			at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
 			m.log.addEvents([]agent.Event{{Time: at, Kind: agent.EventNodeStarted, Node: "init"},
-				{Time: at, Kind: agent.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "changed language"},
+				{Time: at, Kind: agent.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "2 search queries written"},
 				{Time: at, Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
 					PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
 		},
 		"help": func(m *Model) { m.showHelp = true },
+		"research-editor-idle": func(m *Model) {
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+		},
+		"research-passage": func(m *Model) {
+			r := m.research
+			r.state, r.run = fixtureState(), "20261121-101500-a1b2c3"
+			r.passage, r.back, r.view = &kb.Chunk{ID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3",
+				SectionPath: "5 Purging > 5.3 Silane", Heading: "Silane", Text: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge.", Start: 4100, End: 4172}, viewReport, viewPassage
+		},
+		"research-waiting": func(m *Model) {
+			r := m.research
+			r.run, r.view, r.status, r.state, r.pending = "20261121-101500-a1b2c3", viewRun, "waiting for you", fixtureState(), plan
+		},
+		"knowledge-results": func(m *Model) {
+			m.tab = 1
+			cols, _ := fixture{}.Collections(ctx)
+			docs, _ := fixture{}.Documents(ctx, "")
+			m.Update(kbListMsg{cols: cols, docs: docs})
+			m.Update(kbSearchMsg{query: "purge silane", results: fixtureResults()})
+		},
+		"knowledge-passage": func(m *Model) {
+			m.tab = 1
+			cols, _ := fixture{}.Collections(ctx)
+			docs, _ := fixture{}.Documents(ctx, "")
+			m.Update(kbListMsg{cols: cols, docs: docs})
+			m.Update(kbSearchMsg{query: "purge silane", results: fixtureResults()})
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		},
+		"quit-question": func(m *Model) {
+			m.research.question.SetValue("Which purge seq")
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+			m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
+		},
 	}
 	for name, setup := range setups {
 		for _, sz := range sizes {
@@ -206,8 +240,32 @@ func TestGoldenPanels(t *testing.T) {
 						t.Errorf("line %d is %d cells wide: %q", i+1, w, line)
 					}
 				}
+				requireWholeHelp(t, out, sz[0])
 				golden.RequireEqual(t, out)
 			})
 		}
+	}
+}
+
+// requireWholeHelp fails when the help line (the frame's last line) is cut: it must end with
+// the pointer to the full keymap, or be the help overlay's own line.
+func requireWholeHelp(t *testing.T, frame []byte, width int) {
+	t.Helper()
+	lines := strings.Split(string(frame), "\n")
+	help := strings.TrimRight(lines[len(lines)-1], " ")
+	if strings.HasSuffix(help, "…") || ansi.StringWidth(help) > width {
+		t.Errorf("the help line is cut at %d columns: %q", width, help)
+	}
+	if !strings.HasSuffix(help, "more") && !strings.HasSuffix(help, "stay") && help != "any key closes this help" {
+		t.Errorf("the help line does not end with where the other keys are: %q", help)
+	}
+}
+
+func fixtureResults() []retrieval.Result {
+	return []retrieval.Result{
+		{Chunk: kb.Chunk{ID: "standards/gas-cabinet-procedure.md#0008", Doc: "standards/gas-cabinet-procedure.md", Collection: "standards", Section: "4.2",
+			SectionPath: "4 Cylinder change > 4.2 Purge", Heading: "Purge before disconnect", Text: "Close the cylinder valve and run the purge\nsequence of Section 5.2."}, Score: 0.8312},
+		{Chunk: kb.Chunk{ID: "suppliers/nordgas-silane.md#0002", Doc: "suppliers/nordgas-silane.md", Collection: "suppliers", Section: "3",
+			Heading: "Handling", Text: "Silane ignites spontaneously in air."}, Score: 0.5127},
 	}
 }

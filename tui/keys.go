@@ -2,9 +2,10 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// globalKeys work everywhere unless a text field has the keyboard.
+// globalKeys work everywhere unless a text field has the keyboard (tab, shift+tab, f1 and
+// ctrl+c work even then).
 type globalKeys struct {
-	NextTab, PrevTab, Tab1, Tab2, Tab3, Tab4, Tab5, Help, Quit key.Binding
+	NextTab, PrevTab, Tab1, Tab2, Tab3, Tab4, Tab5, Help, Quit, Cancel key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -16,8 +17,9 @@ func newGlobalKeys() globalKeys {
 		Tab3:    key.NewBinding(key.WithKeys("3")),
 		Tab4:    key.NewBinding(key.WithKeys("4")),
 		Tab5:    key.NewBinding(key.WithKeys("5")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
-		Quit:    key.NewBinding(key.WithKeys("ctrl+c", "q"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?/f1", "all keys (f1 also while typing)")),
+		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks first if work would be lost)")),
+		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel the run in a run view, else quit")),
 	}
 }
 

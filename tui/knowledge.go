@@ -98,7 +98,6 @@ func (k *knowledgeTab) SetSize(w, h int) { k.width, k.height = w, h; k.input.Set
 
 // ingesting reports an ingest in progress.
 func (k *knowledgeTab) ingesting() bool { return k.ingestCancel != nil }
-func (k *knowledgeTab) Capturing() bool { return k.inputFor != "" }
 
 func (k *knowledgeTab) load() tea.Cmd {
 	return func() tea.Msg {
@@ -211,12 +210,25 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			k.ingestCancel()
 			return setStatus("cancelling the ingest after the current document…", false)
 		}
-		k.showing = "docs"
+		if k.showing == "passage" {
+			k.showing = "results"
+		} else {
+			k.showing = "docs"
+		}
+	case "c":
+		if c, ok := k.shownChunk(); ok {
+			return copyText(passageCitation(c), "the passage with its source")
+		}
+		return setStatus("c copies a passage: open one with enter first", false)
 	case "up", "k":
 		k.move(-1)
 	case "down", "j":
 		k.move(1)
 	case "enter":
+		if k.showing == "results" && k.resCur < len(k.results) {
+			k.showing = "passage"
+			return nil
+		}
 		if k.showing == "docs" && len(k.docs) > 0 {
 			doc := k.docs[k.docCur].ID
 			return func() tea.Msg {
@@ -228,6 +240,27 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		return k.load()
 	}
 	return nil
+}
+
+// shownChunk is the passage on screen: the open search result or the browsed chunk.
+func (k *knowledgeTab) shownChunk() (kb.Chunk, bool) {
+	switch {
+	case k.showing == "passage" && k.resCur < len(k.results):
+		return k.results[k.resCur].Chunk, true
+	case k.showing == "chunks" && k.chunkAt < len(k.chunks):
+		return k.chunks[k.chunkAt], true
+	}
+	return kb.Chunk{}, false
+}
+
+// title is a document's title, or its ID when it has none.
+func (k *knowledgeTab) title(doc string) string {
+	for _, d := range k.docs {
+		if d.ID == doc && d.Title != "" {
+			return d.Title
+		}
+	}
+	return doc
 }
 
 func (k *knowledgeTab) move(d int) {
@@ -321,16 +354,41 @@ func (k *knowledgeTab) View() string {
 		}
 		b.WriteString(listWindow(len(k.results), k.resCur, room, func(i int) string {
 			r := k.results[i]
-			return fmt.Sprintf("%s %s  %s", r.Doc, orNone(r.SectionPath), strings.Join(strings.Fields(r.Text), " "))
+			where := k.title(r.Doc)
+			if r.Section != "" {
+				where += " § " + r.Section
+			}
+			if r.Heading != "" {
+				where += " — " + r.Heading
+			}
+			return fmt.Sprintf("%.3f  %s  %s", r.Score, oneLine(where), k.st.Subtle.Render(oneLine(r.Text)))
 		}, k.st, k.width))
+	case "passage":
+		if k.resCur < len(k.results) {
+			r := k.results[k.resCur]
+			b.WriteString(k.st.Title.Render(oneLine(k.title(r.Doc)+" "+r.Section+" — "+r.Heading)) + "\n")
+			b.WriteString(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, r.Doc, r.Collection, orNone(r.SectionPath))) + "\n\n")
+			b.WriteString(wrap(r.Text, min(k.width, 110)))
+		}
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
 func (k *knowledgeTab) Keys() keyMap {
-	short := []keyBinding{bind("/", "search"), bind("m", "search mode"), bind("i", "ingest"), bind("enter", "chunks"), bind("esc", "back / cancel ingest")}
+	short := []keyBinding{bind("/", "search"), bind("enter", "chunks"), bind("i", "ingest"), bind("m", "search mode"), bind("esc", "back / cancel ingest")}
+	switch k.showing {
+	case "results":
+		short = []keyBinding{bind("enter", "open passage"), bind("↑/↓", "move", "up", "down"), bind("/", "search"), bind("m", "mode"), bind("esc", "back")}
+	case "passage", "chunks":
+		short = []keyBinding{bind("esc", "back"), bind("c", "copy with source"), bind("/", "search"), bind("↑/↓", "move", "up", "down")}
+	}
 	if k.ingest != nil {
-		short[2] = disabled("i", "ingest (one is running)")
+		short = append([]keyBinding{bind("esc", "cancel the ingest")}, short...)
+		for i := range short {
+			if short[i].Help().Key == "i" {
+				short[i] = disabled("i", "ingest (one is running)")
+			}
+		}
 	}
 	if k.inputFor != "" {
 		short = []keyBinding{bind("enter", "go"), bind("esc", "cancel")}

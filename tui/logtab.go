@@ -2,7 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -55,6 +59,18 @@ func (l *logTab) addEvents(events []agent.Event) {
 	}
 }
 
+// addStatus keeps a status-line message whole: the status line may shorten it.
+func (l *logTab) addStatus(text string, isErr bool) {
+	kind := "status"
+	if isErr {
+		kind = "error"
+	}
+	l.lines = append(l.lines, fmt.Sprintf("%s %-7s %s", time.Now().Format("15:04:05"), kind, strings.Join(strings.Fields(text), " ")))
+	if len(l.lines) > maxLogLines {
+		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
+	}
+}
+
 func (l *logTab) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
@@ -78,14 +94,20 @@ func (l *logTab) View() string {
 	if len(l.lines) == 0 {
 		return head + "\n\n" + l.st.Subtle.Render("No events yet: start a research run in the Research tab.")
 	}
-	rows := max(l.height-2, 1)
-	end := len(l.lines) - l.offset
-	start := max(end-rows, 0)
-	return head + "\n" + strings.Join(l.lines[start:end], "\n")
+	// Long lines wrap, so a status message cut short in the status line reads whole here.
+	rows := max(l.height-1, 1)
+	var shown []string
+	for i := len(l.lines) - 1 - l.offset; i >= 0 && len(shown) < rows; i-- {
+		wrapped := strings.Split(ansi.Wrap(l.lines[i], max(l.width, 20), ""), "\n")
+		for j := len(wrapped) - 1; j >= 0 && len(shown) < rows; j-- {
+			shown = append(shown, wrapped[j])
+		}
+	}
+	slices.Reverse(shown)
+	return head + "\n" + strings.Join(shown, "\n")
 }
 
 func (l *logTab) SetSize(w, h int) { l.width, l.height = w, h }
-func (l *logTab) Capturing() bool  { return false }
 func (l *logTab) Keys() keyMap {
 	b := []keyBinding{bind("↑/k", "scroll up", "up", "k"), bind("↓/j", "scroll down", "down", "j"), bind("G", "newest", "end", "G")}
 	return keyMap{short: b, full: [][]keyBinding{b}}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/textarea"
@@ -94,6 +95,9 @@ type researchTab struct {
 
 	plan       []research.Task
 	planCursor int
+	planEdited bool   // the analyst changed the proposed plan
+	draft      string // the interrupt (run/step) the answer and plan drafts belong to
+	sent       string // the question last sent, so the field's text counts as unsent only when changed
 
 	report  reportView
 	tree    treeView
@@ -158,16 +162,85 @@ func (r *researchTab) SetSize(w, h int) {
 	r.tree.setSize(w, h-2)
 }
 
-func (r *researchTab) Capturing() bool {
+// Field: the question and the answer are typing views; the plan's line editor takes the
+// keyboard while it is open.
+func (r *researchTab) Field() fieldState {
 	switch {
 	case r.editing != "":
-		return true
-	case r.view == viewEditor:
-		return r.question.Focused()
-	case r.view == viewRefine:
-		return r.answer.Focused()
+		return fieldActive
+	case r.view == viewEditor && r.question.Focused(), r.view == viewRefine && r.answer.Focused():
+		return fieldActive
+	case r.view == viewEditor, r.view == viewRefine:
+		return fieldIdle
+	}
+	return noField
+}
+
+func (r *researchTab) FocusField() tea.Cmd {
+	switch r.view {
+	case viewEditor:
+		return r.question.Focus()
+	case viewRefine:
+		return r.answer.Focus()
+	}
+	return nil
+}
+
+func (r *researchTab) Screen() string { return fmt.Sprintf("research/%d/%s", r.view, r.editing) }
+
+func (r *researchTab) Pending() []string {
+	var out []string
+	switch {
+	case r.running():
+		out = append(out, fmt.Sprintf("run %s is in flight (cancelled at its last step, it stays resumable)", r.run))
+	case r.pending != nil && r.pending.Kind == research.InterruptPlan:
+		out = append(out, fmt.Sprintf("run %s waits for your approval of its plan (saved: resume it from sessions)", r.run))
+	case r.pending != nil:
+		out = append(out, fmt.Sprintf("run %s waits for your answer (saved: resume it from sessions)", r.run))
+	}
+	if q := strings.TrimSpace(r.question.Value()); q != "" && r.question.Value() != r.sent {
+		out = append(out, "the question field holds text not yet sent")
+	}
+	if r.pending != nil && strings.TrimSpace(r.answer.Value()) != "" {
+		out = append(out, "your answer is typed but not sent")
+	}
+	if r.pending != nil && r.planEdited {
+		out = append(out, "your changes to the plan are not approved yet")
+	}
+	if r.editing != "" && r.edit.Value() != "" {
+		out = append(out, "the plan's line editor holds text")
+	}
+	return out
+}
+
+// cancellable reports a run view with a run that Esc or ctrl+c would cancel: one in flight, or
+// one waiting at a question or the plan.
+func (r *researchTab) cancellable() bool {
+	switch r.view {
+	case viewRun, viewRefine, viewPlan:
+		return r.running() || r.pending != nil
 	}
 	return false
+}
+
+// cancelRun stops the run the same way at every phase: a run in flight is cancelled at its
+// current step, a run waiting for the analyst is left at its checkpoint. Either way it stays
+// resumable and what the analyst typed is kept for when it comes back.
+func (r *researchTab) cancelRun() tea.Cmd {
+	if r.cancel != nil {
+		r.cancel()
+		return setStatus("cancelling the run… it stays resumable (r)", false)
+	}
+	if r.pending == nil {
+		return nil
+	}
+	r.pending, r.status, r.view = nil, "canceled", viewRun
+	r.answer.Blur()
+	return setStatus("run left at its checkpoint: r resumes it, with what you typed", false)
+}
+
+func (r *researchTab) hasReport() bool {
+	return r.state != nil && r.state.Report != "" && !r.running()
 }
 
 // sink hands events to the queue; it is called from the run's goroutines.
@@ -303,17 +376,26 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 		return setStatus(msg.err.Error(), true)
 	case msg.outcome.Status == agent.StatusInterrupted:
 		r.status, r.pending = "waiting for you", msg.outcome.Interrupt
+		// A run left at this interrupt and resumed comes back with what was typed for it.
+		draft := fmt.Sprintf("%s/%d", msg.run, msg.outcome.Step)
+		same := draft == r.draft
+		r.draft = draft
 		switch r.pending.Kind {
 		case research.InterruptQuestions:
 			r.view = viewRefine
-			r.answer.Reset()
+			if !same {
+				r.answer.Reset()
+			}
 			return r.answer.Focus()
 		case research.InterruptPlan:
 			var p research.PlanPayload
 			if err := json.Unmarshal(r.pending.Payload, &p); err != nil || len(p.Tasks) == 0 {
 				return setStatus(fmt.Sprintf("the proposed plan could not be read (%v): press r to ask again", err), true)
 			}
-			r.plan, r.planCursor, r.view = p.Tasks, 0, viewPlan
+			if !same || len(r.plan) == 0 {
+				r.plan, r.planCursor, r.planEdited = p.Tasks, 0, false
+			}
+			r.view = viewPlan
 		}
 		return nil
 	}
@@ -322,7 +404,7 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 		r.report.set(research.FullReport(r.state))
 	}
 	r.view = viewReport
-	msgText := "report ready: n/N select citations, enter opens the source, x exports"
+	msgText := "report ready: n selects a citation, enter opens its source, c copies, x exports"
 	if r.state != nil && r.state.Exhausted {
 		msgText = "the budget ran out: the report is partial"
 	}

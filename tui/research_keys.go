@@ -29,14 +29,12 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 				return setStatus("type a question first", false)
 			}
 			r.question.Blur()
+			r.sent = r.question.Value()
 			return r.startRun(q)
 		case "esc":
+			// Leaves the field for the one-letter commands; typing goes back into it.
 			r.question.Blur()
 			return nil
-		case "i":
-			if !r.question.Focused() {
-				return r.question.Focus()
-			}
 		}
 		var cmd tea.Cmd
 		r.question, cmd = r.question.Update(msg)
@@ -44,20 +42,26 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	case viewRun:
 		switch k {
 		case "esc":
-			if r.cancel != nil {
-				r.cancel()
-				return setStatus("cancelling the run…", false)
+			if r.cancellable() {
+				return r.cancelRun()
 			}
 			r.view = viewEditor
 			return r.question.Focus()
 		case "t":
 			r.tree.build(r.state, r.st)
 			r.view = viewTree
-		case "r":
+		case "enter", "r":
+			if r.hasReport() {
+				r.view = viewReport
+				return r.report.renderCmd()
+			}
+			if k == "enter" {
+				return nil
+			}
 			if r.cancel == nil && r.run != "" && r.status != "finished" && r.status != agent.StatusDone {
 				return r.resume(r.run, nil)
 			}
-			return setStatus("nothing to resume: the run is running or finished", false)
+			return setStatus("nothing to resume: the run is running", false)
 		case "n":
 			if r.cancel == nil {
 				r.view = viewEditor
@@ -76,14 +80,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "ctrl+e":
 			return r.resume(r.run, mustRaw(research.EndCommand))
 		case "esc":
-			if r.answer.Focused() {
-				r.answer.Blur()
-				return nil
-			}
-		case "i":
-			if !r.answer.Focused() {
-				return r.answer.Focus()
-			}
+			return r.cancelRun()
 		}
 		var cmd tea.Cmd
 		r.answer, cmd = r.answer.Update(msg)
@@ -117,6 +114,8 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			return r.export()
 		case "t":
 			r.view = viewTree
+		case "c":
+			return r.copyFromReport()
 		case "esc":
 			r.view = viewRun
 		default:
@@ -169,8 +168,13 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			r.view = viewEditor
 		}
 	case viewPassage:
-		if k == "esc" || k == "enter" {
+		switch k {
+		case "esc", "enter":
 			r.view = r.back
+		case "c":
+			if r.passage != nil {
+				return copyText(passageCitation(*r.passage), "the passage with its source")
+			}
 		}
 	}
 	return nil
@@ -183,6 +187,10 @@ func mustRaw(v any) json.RawMessage {
 
 // planKey edits the proposed plan before approval.
 func (r *researchTab) planKey(k string) tea.Cmd {
+	switch k {
+	case "K", "shift+up", "J", "shift+down", "d":
+		r.planEdited = true
+	}
 	switch k {
 	case "up", "k":
 		r.planCursor = max(r.planCursor-1, 0)
@@ -226,6 +234,8 @@ func (r *researchTab) planKey(k string) tea.Cmd {
 		return r.edit.Focus()
 	case "enter", "ctrl+s":
 		return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "approve", Tasks: r.plan}))
+	case "esc":
+		return r.cancelRun()
 	}
 	return nil
 }
@@ -243,6 +253,9 @@ func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		r.edit.Blur()
 		if text == "" {
 			return setStatus("nothing entered", false)
+		}
+		if mode != "comment" {
+			r.planEdited = true
 		}
 		switch mode {
 		case "task":
@@ -269,30 +282,48 @@ func (r *researchTab) Keys() keyMap {
 	case r.editing != "":
 		short = []keyBinding{bind("enter", "confirm"), bind("esc", "cancel the edit")}
 	case r.view == viewEditor:
-		short = []keyBinding{bind("enter", "start the run"), bind("ctrl+o", "sessions"), bind("esc", "leave the field")}
-	case r.view == viewRun:
-		if r.running() {
-			short = []keyBinding{bind("esc", "cancel the run (resumable)"), bind("t", "reference tree")}
+		if r.question.Focused() {
+			short = []keyBinding{bind("enter", "start run"), bind("esc", "leave field"), bind("ctrl+o", "sessions")}
 		} else {
-			short = []keyBinding{bind("r", "resume"), bind("n", "new question"), bind("t", "reference tree"), bind("ctrl+o", "sessions")}
+			short = []keyBinding{bind("enter", "start run"), bind("ctrl+o", "sessions")}
+		}
+	case r.view == viewRun:
+		switch {
+		case r.cancellable():
+			short = []keyBinding{bind("esc", "cancel (resumable)"), bind("t", "reference tree")}
+		case r.hasReport():
+			short = []keyBinding{bind("enter", "report"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}
+		case r.run != "":
+			short = []keyBinding{bind("r", "resume"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}
+		default:
+			short = []keyBinding{bind("n", "new question"), bind("ctrl+o", "sessions")}
 		}
 	case r.view == viewRefine:
-		short = []keyBinding{bind("ctrl+s", "send the answer"), bind("ctrl+e", "stop refining (/end)"), bind("esc", "leave the editor")}
+		short = []keyBinding{bind("ctrl+s", "send"), bind("ctrl+e", "stop refining"), bind("esc", "cancel (resumable)")}
 	case r.view == viewPlan:
-		short = []keyBinding{bind("enter", "approve"), bind("e", "edit"), bind("a", "add"), bind("d", "delete"),
-			bind("K/J", "move up/down", "K", "J"), bind("g", "new plan with a comment")}
+		short = []keyBinding{bind("enter", "approve"), bind("esc", "back (resumable)"), bind("e", "edit"), bind("a", "add"), bind("d", "delete"),
+			bind("K/J", "move", "K", "J"), bind("g", "new plan")}
 		if len(r.plan) <= 1 {
-			short[3] = disabled("d", "delete (the plan needs a task)")
+			short[4] = disabled("d", "delete (the plan needs a task)")
 		}
 	case r.view == viewReport:
-		short = []keyBinding{bind("n/N", "next/previous citation", "n", "N"), bind("enter", "open its source"), bind("x", "export Markdown"),
-			bind("t", "reference tree"), bind("↑/↓", "scroll", "up", "down")}
+		short = []keyBinding{bind("n/N", "citation", "n", "N"), bind("enter", "open source"), bind("c", "copy"), bind("x", "export"),
+			bind("esc", "run view"), bind("t", "tree"), bind("↑/↓", "scroll", "up", "down")}
 	case r.view == viewTree:
-		short = []keyBinding{bind("↑/↓", "move", "up", "down"), bind("enter", "expand"), bind("o", "open the passage"), bind("r", "report"), bind("esc", "back")}
+		short = []keyBinding{bind("↑/↓", "move", "up", "down"), bind("enter", "expand"), bind("o", "open passage"), bind("r", "report"), bind("esc", "back")}
+		if !r.hasReport() {
+			short[3] = disabled("r", "report (none yet)")
+		}
 	case r.view == viewSessions:
 		short = []keyBinding{bind("enter", "open"), bind("r", "resume"), bind("esc", "back")}
 	case r.view == viewPassage:
-		short = []keyBinding{bind("esc", "back")}
+		short = []keyBinding{bind("esc", "back"), bind("c", "copy with its source")}
 	}
-	return keyMap{short: short, full: [][]keyBinding{short}}
+	full := [][]keyBinding{short}
+	if r.view == viewReport {
+		full = [][]keyBinding{{bind("n/N", "next/previous citation", "n", "N"), bind("enter", "open the cited passage"),
+			bind("c", "copy the selected citation, or the report as Markdown (OSC 52)"), bind("x", "export Markdown to exports/")},
+			{bind("esc", "back to the run view"), bind("t", "reference tree"), bind("↑/↓ pgup/pgdown", "scroll"), bind("g/G", "top/bottom")}}
+	}
+	return keyMap{short: short, full: full}
 }

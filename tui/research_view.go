@@ -48,8 +48,16 @@ func (r *researchTab) View() string {
 
 func (r *researchTab) editorView() string {
 	var b strings.Builder
-	b.WriteString(r.st.Title.Render("Research question") + "\n\n")
-	b.WriteString(r.question.View() + "\n\n")
+	// The field shows whether it has the keyboard: a prompt and a cursor, or neither.
+	q := r.question
+	if q.Focused() {
+		q.Prompt = "> "
+		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  typing · esc leaves the field") + "\n\n")
+	} else {
+		q.Prompt = "  "
+		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  not typing · any letter types, q quits, 1-5 tabs") + "\n\n")
+	}
+	b.WriteString(q.View() + "\n\n")
 	b.WriteString(wrap(r.st.Subtle.Render("warren will sharpen the question with you, propose a plan for your approval, follow the "+
 		"references in the documents, and write a report in which every sentence cites a passage."), min(r.width, 100)))
 	b.WriteString("\n\n" + r.st.Subtle.Render("ctrl+o: earlier runs (open, resume)"))
@@ -118,10 +126,37 @@ func (r *researchTab) refineView() string {
 		json.Unmarshal(r.pending.Payload, &p)
 	}
 	var b strings.Builder
+	passages := 0
+	if r.state != nil {
+		passages = len(r.state.Evidence)
+	}
 	b.WriteString(r.st.Title.Render(fmt.Sprintf("Refinement, round %d", p.Iteration)) +
-		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %%", 100*p.Coverage)) + "\n")
+		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %% · %s found", 100*p.Coverage, plural(passages, "passage"))) + "\n")
+	if r.state != nil && r.state.Question != "" {
+		b.WriteString(clip(wrap("Question: "+r.state.Question, r.width), 2) + "\n")
+	}
 	if len(p.Gaps) > 0 {
-		b.WriteString(wrap(r.st.Subtle.Render("Gaps: "+strings.Join(p.Gaps, "; ")), r.width) + "\n")
+		b.WriteString(clip(wrap(r.st.Subtle.Render("Gaps: "+strings.Join(p.Gaps, "; ")), r.width), 2) + "\n")
+	}
+	if r.state != nil && len(r.state.Evidence) > 0 {
+		var docs []string
+		seen := map[string]bool{}
+		for _, e := range r.state.Evidence {
+			name := e.Doc
+			if e.Section != "" {
+				name += " § " + e.Section
+			}
+			if !seen[name] {
+				seen[name] = true
+				docs = append(docs, name)
+			}
+		}
+		b.WriteString(truncate(r.st.Subtle.Render("Passages: "+strings.Join(docs, " · ")), r.width) + "\n")
+	}
+	if r.state != nil {
+		for _, a := range r.state.Answers {
+			b.WriteString(truncate(r.st.Subtle.Render(fmt.Sprintf("Your answer, round %d: %s", a.Iteration, oneLine(a.Text))), r.width) + "\n")
+		}
 	}
 	b.WriteString("\n")
 	for i, q := range p.Questions {
@@ -133,24 +168,45 @@ func (r *researchTab) refineView() string {
 
 func (r *researchTab) planView() string {
 	var b strings.Builder
-	b.WriteString(r.st.Title.Render("Proposed plan") + r.st.Subtle.Render(fmt.Sprintf("  %d task(s) · approve, edit, add, delete, reorder, or ask for a new plan", len(r.plan))) + "\n\n")
-	for i, t := range r.plan {
-		marker := "  "
-		line := fmt.Sprintf("%2d. %s", i+1, t.Query)
-		if t.Rationale != "" {
-			line += r.st.Subtle.Render("  — " + t.Rationale)
-		}
-		if i == r.planCursor {
-			marker = r.st.Selected.Render("▸ ")
-			line = r.st.Selected.Render(fmt.Sprintf("%2d. %s", i+1, t.Query))
-		}
-		b.WriteString(truncate(marker+line, r.width) + "\n")
+	b.WriteString(r.st.Title.Render("Proposed plan") + r.st.Subtle.Render(fmt.Sprintf("  %s · change it, then approve", plural(len(r.plan), "task"))) + "\n\n")
+	// The selected task's rationale and done-when take the lines below the list.
+	detail := ""
+	if r.planCursor < len(r.plan) {
+		t := r.plan[r.planCursor]
+		detail = r.st.Title.Render(fmt.Sprintf("Task %d", r.planCursor+1)) + "\n" +
+			wrap("Why: "+orNone(oneLine(t.Rationale)), r.width) + "\n" + wrap("Done when: "+orNone(oneLine(t.DoneWhen)), r.width)
 	}
+	room := max(r.height-3-lineCount(detail)-1, 3)
+	if r.editing != "" {
+		room = max(room-3, 1)
+	}
+	b.WriteString(listWindow(len(r.plan), r.planCursor, room, func(i int) string {
+		return fmt.Sprintf("%2d. %s", i+1, oneLine(r.plan[i].Query))
+	}, r.st, r.width) + "\n")
 	if r.editing != "" {
 		label := map[string]string{"task": "Edit the task:", "add": "New task:", "comment": "Comment for a new plan:"}[r.editing]
-		b.WriteString("\n" + label + "\n" + r.edit.View())
+		b.WriteString("\n" + label + "\n" + r.edit.View() + "\n")
 	}
+	b.WriteString("\n" + detail)
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// plural writes a count with its noun: 1 task, 3 tasks.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// clip keeps the first n lines of s.
+func clip(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = strings.TrimRight(lines[n-1], " ") + "…"
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (r *researchTab) sessionsView() string {

@@ -139,8 +139,6 @@ func (x *toxTab) SetSize(w, h int) {
 	x.line.SetWidth(max(w-20, 20))
 }
 
-func (x *toxTab) Capturing() bool { return x.input != toxNoInput }
-
 // running reports a proposal being made.
 func (x *toxTab) running() bool { return x.proposeCancel != nil }
 

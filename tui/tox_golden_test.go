@@ -57,6 +57,7 @@ func TestGoldenTox(t *testing.T) {
 						t.Errorf("line %d is %d cells wide: %q", i+1, w, line)
 					}
 				}
+				requireWholeHelp(t, out, sz[0])
 				golden.RequireEqual(t, out)
 			})
 		}

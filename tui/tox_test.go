@@ -204,7 +204,7 @@ func TestToxInstructionErrorKeepsTheText(t *testing.T) {
 		t.Errorf("the editor stays open with the text and the error: %d %q %q", m.tox.input, m.tox.text.Value(), m.tox.inputErr)
 	}
 	press(t, m, "esc")
-	if m.tox.Capturing() {
+	if m.tox.Field() == fieldActive {
 		t.Error("esc closes the editor")
 	}
 }

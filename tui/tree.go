@@ -15,6 +15,7 @@ type treeNode struct {
 	kind     string // task, chunk, ref
 	label    string
 	chunkID  string
+	key      string // keeps a line expanded across rebuilds
 	detail   []string
 	expanded bool
 }
@@ -35,7 +36,7 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 	expanded := map[string]bool{}
 	for _, n := range t.nodes {
 		if n.expanded {
-			expanded[n.chunkID] = true
+			expanded[n.key] = true
 		}
 	}
 	t.nodes = t.nodes[:0]
@@ -58,7 +59,7 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 			if info != "" {
 				label += " — " + info
 			}
-			t.nodes = append(t.nodes, treeNode{depth: depth + 1, kind: "chunk", label: label, chunkID: id, expanded: expanded[id],
+			t.nodes = append(t.nodes, treeNode{depth: depth + 1, kind: "chunk", label: oneLine(label), chunkID: id, key: id, expanded: expanded[id],
 				detail: []string{fmt.Sprintf("document %s, section %s, collection %s", doc, orNone(section), collection), excerpt}})
 			for _, r := range refsFrom[task.ID+"|"+id] {
 				state := r.State
@@ -72,11 +73,12 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 				case research.RefOverBudget:
 					state = st.OverBudget.Render(state)
 				}
-				label := fmt.Sprintf("→ «%s» %s", r.Text, state)
+				label := fmt.Sprintf("→ «%s» %s", oneLine(r.Text), state)
 				if r.Reason != "" {
-					label += ": " + r.Reason
+					label += ": " + oneLine(r.Reason)
 				}
-				t.nodes = append(t.nodes, treeNode{depth: depth + 2, kind: "ref", label: label})
+				key := "ref|" + task.ID + "|" + id + "|" + r.Text
+				t.nodes = append(t.nodes, treeNode{depth: depth + 2, kind: "ref", label: label, key: key, expanded: expanded[key], detail: ledTo(r)})
 			}
 		}
 		for _, f := range s.Findings {
@@ -102,11 +104,32 @@ func orNone(s string) string {
 
 func (t *treeView) move(d int) { t.cursor = min(max(t.cursor+d, 0), max(len(t.nodes)-1, 0)) }
 
-// toggle expands or collapses the chunk under the cursor.
+// toggle expands or collapses the chunk or reference under the cursor.
 func (t *treeView) toggle(*styles.Styles) {
-	if t.cursor < len(t.nodes) && t.nodes[t.cursor].kind == "chunk" {
+	if t.cursor < len(t.nodes) && len(t.nodes[t.cursor].detail) > 0 {
 		t.nodes[t.cursor].expanded = !t.nodes[t.cursor].expanded
 	}
+}
+
+// ledTo says where a reference led: the document, section and passages it resolved to.
+func ledTo(r research.RefRecord) []string {
+	res := r.Resolved
+	if res == nil {
+		if r.State == research.RefFollowed {
+			return []string{"led to no stored passage"}
+		}
+		return nil
+	}
+	where := fmt.Sprintf("led to %s", res.Doc)
+	if res.Section != "" {
+		where += " § " + res.Section
+	}
+	where += fmt.Sprintf(" (collection %s, found by %s)", orNone(res.Collection), orNone(res.Method))
+	out := []string{where}
+	if len(res.ChunkIDs) > 0 {
+		out = append(out, "passages: "+strings.Join(res.ChunkIDs, ", "))
+	}
+	return out
 }
 
 func (t *treeView) current() string {
@@ -136,7 +159,7 @@ func (t *treeView) view(st *styles.Styles) string {
 		if n.expanded {
 			for _, d := range n.detail {
 				if d != "" && len(lines) < t.height {
-					lines = append(lines, truncate(strings.Repeat("  ", n.depth+2)+st.Subtle.Render(d), t.width))
+					lines = append(lines, truncate(strings.Repeat("  ", n.depth+2)+st.Subtle.Render(oneLine(d)), t.width))
 				}
 			}
 		}

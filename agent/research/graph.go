@@ -140,7 +140,7 @@ type Service struct {
 func NewRunID() string { return agent.NewRunID("") }
 
 func (svc *Service) runner() *agent.Runner[State] {
-	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: ApplyAnswer}
+	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: ApplyAnswer, Describe: DescribeChange}
 }
 
 // meter attaches the run's budget, ledger and journal to ctx; a resumed run starts from what
@@ -224,8 +224,21 @@ func (svc *Service) Start(ctx context.Context, run, question string, opts Option
 	return out, s, err
 }
 
-// Resume goes on with a run, answering its interrupt when answer is given.
+// FinishedError is what resuming a run that has finished returns, with the run's final state.
+type FinishedError struct{ Run string }
+
+func (e *FinishedError) Error() string { return "run " + e.Run + " has already finished" }
+
+// Resume goes on with a run, answering its interrupt when answer is given. A run that has
+// finished is not touched: the error is a *FinishedError and the state its final one.
 func (svc *Service) Resume(ctx context.Context, run string, answer json.RawMessage) (agent.Outcome, *State, error) {
+	if cp, err := svc.Store.Latest(ctx, run); err == nil && cp.Status == agent.StatusDone {
+		s := &State{}
+		if err := json.Unmarshal(cp.State, s); err != nil {
+			return agent.Outcome{}, nil, fmt.Errorf("couldn't read the state of run %s: %w", run, err)
+		}
+		return agent.Outcome{Run: run, Status: agent.StatusDone, Step: cp.Step}, s, &FinishedError{Run: run}
+	}
 	ctx, cancel, err := svc.meter(ctx, run)
 	if err != nil {
 		return agent.Outcome{}, nil, err

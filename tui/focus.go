@@ -1,0 +1,72 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// fieldState says who gets a printable key on a panel's current view. It is the one rule of
+// focus in the workbench: panels report their state, the root routes keys by it.
+type fieldState int
+
+const (
+	// noField: the view has no text field, so letters are commands.
+	noField fieldState = iota
+	// fieldIdle: the view's main job is typing but its field does not have the keyboard (the
+	// analyst pressed Esc to use the one-letter commands). A printable key that is not one of
+	// those commands gives the field the keyboard and goes into it, so no letter is dropped.
+	fieldIdle
+	// fieldActive: a text field has the keyboard; every key but tab, shift+tab, f1 and ctrl+c
+	// goes to it.
+	fieldActive
+)
+
+// printable reports a key that types text: a character without ctrl or alt.
+func printable(msg tea.KeyPressMsg) bool {
+	k := msg.Key()
+	return k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper) == 0
+}
+
+// route decides where a key goes. It returns the command of whoever took it.
+func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.panels[m.tab]
+	switch msg.String() {
+	case "tab":
+		return m.selectTab((m.tab + 1) % len(m.panels))
+	case "shift+tab":
+		return m.selectTab((m.tab + len(m.panels) - 1) % len(m.panels))
+	case "f1":
+		m.showHelp = true
+		return nil
+	}
+	field := p.Field()
+	if field == fieldActive {
+		return m.toPanel(m.tab, msg)
+	}
+	// No field has the keyboard: the one-letter commands of the whole workbench.
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m.requestQuit()
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(msg, m.keys.PrevTab):
+		return m.selectTab((m.tab + len(m.panels) - 1) % len(m.panels))
+	}
+	for i, b := range []key.Binding{m.keys.Tab1, m.keys.Tab2, m.keys.Tab3, m.keys.Tab4, m.keys.Tab5} {
+		if key.Matches(msg, b) {
+			return m.selectTab(i)
+		}
+	}
+	if field == fieldIdle && printable(msg) {
+		focus := p.FocusField()
+		return tea.Batch(focus, m.toPanel(m.tab, msg))
+	}
+	return m.toPanel(m.tab, msg)
+}
+
+// selectTab shows tab i.
+func (m *Model) selectTab(i int) tea.Cmd {
+	m.tab = i
+	return nil
+}

@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// quitQuestion is shown instead of quitting when quitting now would interrupt work or lose
+// text: it lists what, and waits for y (quit) or anything else (stay).
+type quitQuestion struct {
+	reasons []string
+}
+
+// requestQuit quits at once when nothing is at stake, else asks first.
+func (m *Model) requestQuit() tea.Cmd {
+	var reasons []string
+	for i, p := range m.panels {
+		for _, r := range p.Pending() {
+			reasons = append(reasons, tabNames[i]+": "+r)
+		}
+	}
+	if len(reasons) == 0 {
+		return tea.Quit
+	}
+	m.quitting = &quitQuestion{reasons: reasons}
+	return nil
+}
+
+// quitKey answers the question: y or a second ctrl+c quits, anything else stays.
+func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "y", "Y", "ctrl+c":
+		m.quitting = nil
+		m.stopAll()
+		return tea.Quit
+	}
+	m.quitting = nil
+	return m.setStatusNow(m.tab, "still here: nothing was stopped", false)
+}
+
+// stopAll cancels every job before quitting, so each ends at a consistent checkpoint.
+func (m *Model) stopAll() {
+	m.research.interrupt()
+	if m.knowledge.ingestCancel != nil {
+		m.knowledge.ingestCancel()
+	}
+	if m.gas.running() {
+		m.gas.cancelQuery()
+	}
+	if m.tox.running() {
+		m.tox.cancelPropose()
+	}
+}
+
+func (m *Model) quitView() string {
+	var b strings.Builder
+	b.WriteString(m.st.Title.Render("Quit warren?") + "\n\n")
+	for _, r := range m.quitting.reasons {
+		b.WriteString(wrap("• "+r, min(m.width, 100)) + "\n")
+	}
+	b.WriteString("\n" + wrap("Saved runs stay resumable from sessions (ctrl+o); text in a field is lost. y quits, any other key stays.", min(m.width, 100)))
+	return b.String()
+}

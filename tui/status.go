@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Status messages belong to the tab whose panel produced them and to the screen that panel
+// showed then: they are shown only there and dropped when that screen is left. A message from
+// the workbench itself (the model check) belongs to every tab.
+const (
+	untagged = -1  // not yet tagged by the root
+	anyTab   = 100 // shown on every tab that has no message of its own
+)
+
+type statusMsg struct {
+	text string
+	err  bool
+	tab  int
+}
+
+type statusEntry struct {
+	text   string
+	err    bool
+	id     int
+	screen string
+}
+
+// setStatus is a command that shows a message in the status line of the tab that returns it.
+func setStatus(text string, isErr bool) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, err: isErr, tab: untagged} }
+}
+
+// tagStatus marks the status messages that cmd produces (also inside a batch) with tab.
+func tagStatus(cmd tea.Cmd, tab int) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		switch msg := cmd().(type) {
+		case statusMsg:
+			if msg.tab == untagged {
+				msg.tab = tab
+			}
+			return msg
+		case tea.BatchMsg:
+			for i := range msg {
+				msg[i] = tagStatus(msg[i], tab)
+			}
+			return msg
+		default:
+			return msg
+		}
+	}
+}
+
+// toPanel hands a message to panel i and tags what it returns with its tab.
+func (m *Model) toPanel(i int, msg tea.Msg) tea.Cmd {
+	return tagStatus(m.panels[i].Update(msg), i)
+}
+
+// setStatusNow records a message at once (for the root's own messages).
+func (m *Model) setStatusNow(tab int, text string, isErr bool) tea.Cmd {
+	m.statusID++
+	screen := ""
+	if tab >= 0 && tab < len(m.panels) {
+		screen = m.panels[tab].Screen()
+	}
+	m.statuses[tab] = statusEntry{text: text, err: isErr, id: m.statusID, screen: screen}
+	m.log.addStatus(text, isErr)
+	id := m.statusID
+	wait := 8 * time.Second
+	if isErr {
+		wait = 30 * time.Second
+	}
+	return tea.Tick(wait, func(time.Time) tea.Msg { return clearStatusMsg{tab: tab, id: id} })
+}
+
+// pruneStatus drops the messages of screens that are no longer shown.
+func (m *Model) pruneStatus() {
+	for tab, e := range m.statuses {
+		if tab >= 0 && tab < len(m.panels) && m.panels[tab].Screen() != e.screen {
+			delete(m.statuses, tab)
+		}
+	}
+}
+
+func (m *Model) statusLine() string {
+	e, ok := m.statuses[m.tab]
+	if !ok {
+		e, ok = m.statuses[anyTab]
+	}
+	if !ok {
+		return ""
+	}
+	text := fitWords(e.text, m.width-2, " … (5 Log: all of it)")
+	if e.err {
+		return truncate(m.st.StatusError.Render("! "+text), m.width)
+	}
+	return truncate(m.st.Status.Render(text), m.width)
+}
+
+// fitWords shortens text to width cells at a word boundary, ending with more; text that fits
+// is returned as it is.
+func fitWords(text string, width int, more string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if ansi.StringWidth(text) <= width {
+		return text
+	}
+	room := width - ansi.StringWidth(more)
+	if room <= 0 {
+		return ansi.Truncate(text, width, "…")
+	}
+	cut := ansi.Truncate(text, room, "")
+	if i := strings.LastIndexByte(cut, ' '); i > room/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + more
+}
