@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -161,8 +162,9 @@ func short(v any) string {
 	return string(data)
 }
 
-// clampNumbers brings every number under a Clamp schema into its bounds, in place, and says
-// whether it changed anything.
+// clampNumbers brings every number under a Clamp schema into its bounds, and writes a whole
+// number given as 85.0 or 1e2 where an integer is wanted as 85 (encoding/json decodes only
+// integer literals into Go integers), in place, and says whether it changed anything.
 func (s *Schema) clampNumbers(v any) (any, bool) {
 	switch s.Type {
 	case "object":
@@ -193,16 +195,22 @@ func (s *Schema) clampNumbers(v any) (any, bool) {
 		return arr, changed
 	case "number", "integer":
 		num, ok := v.(json.Number)
-		if !s.Clamp || !ok || s.Minimum == nil || s.Maximum == nil {
+		if !ok {
 			return v, false
 		}
 		f, err := num.Float64()
 		if err != nil || math.IsNaN(f) {
 			return v, false
 		}
-		if g, ok := s.clamped(f); ok && g != f {
-			return json.Number(strconv.FormatFloat(g, 'g', -1, 64)), true
+		if s.Clamp && s.Minimum != nil && s.Maximum != nil {
+			if g, ok := s.clamped(f); ok && g != f {
+				f, num = g, json.Number(strconv.FormatFloat(g, 'g', -1, 64))
+			}
 		}
+		if s.Type == "integer" && f == math.Trunc(f) && math.Abs(f) <= 1<<53 && strings.ContainsAny(string(num), ".eE") {
+			num = json.Number(strconv.FormatFloat(f, 'f', -1, 64))
+		}
+		return num, num != v.(json.Number)
 	}
 	return v, false
 }
