@@ -163,10 +163,11 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		return nil, nil
 	case FormStructured:
 		p.Method = MethodStructured
-		if ops, err = structuredOps(prof, p.Input); err != nil {
+		var added int
+		if ops, added, err = structuredOps(prof, p.Input); err != nil {
 			return nil, fmt.Errorf("couldn't use the payload for %s: %w", p.INCI, err)
 		}
-		if err := e.finish(p, ops); err != nil {
+		if err := e.finishAs(p, ops, added); err != nil {
 			return nil, fmt.Errorf("couldn't edit %s: %w", p.INCI, err)
 		}
 		return nil, nil
@@ -247,41 +248,54 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	return nil, nil
 }
 
-// structuredOps reads a payload object or a JSON Patch array.
-func structuredOps(prof *toxdb.Profile, input string) (jsonpatch.Patch, error) {
+// structuredOps reads a payload object or a JSON Patch array; added is the number of
+// operations put before the ones a JSON Patch array has (the guard, when it lacks one).
+func structuredOps(prof *toxdb.Profile, input string) (p jsonpatch.Patch, added int, err error) {
 	data := []byte(strings.TrimSpace(input))
 	if !json.Valid(data) {
 		var v any
 		err := json.Unmarshal(data, &v)
-		return nil, fmt.Errorf("the input starts like JSON but isn't: %w", err)
+		return nil, 0, fmt.Errorf("the input starts like JSON but isn't: %w", err)
 	}
 	if data[0] == '[' {
 		p, err := jsonpatch.ParsePatch(data)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		if !hasGuard(p, prof.INCI) {
-			p = append(jsonpatch.Patch{guard(prof.INCI)}, p...)
-		}
-		return p, nil
+		p, added = guarded(p, prof.INCI)
+		return p, added, nil
 	}
 	pl, err := ParsePayload(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return pl.Ops(prof)
+	p, err = pl.Ops(prof)
+	return p, 0, err
+}
+
+// guarded puts the guard before the operations when they lack it, and says how many
+// operations it put there.
+func guarded(p jsonpatch.Patch, inci string) (jsonpatch.Patch, int) {
+	if hasGuard(p, inci) {
+		return p, 0
+	}
+	return append(jsonpatch.Patch{guard(inci)}, p...), 1
 }
 
 // finish checks the operations, applies them to a copy of Before, validates the result and
 // fills in After, Diff and Summary. A patch that changes nothing leaves an empty proposal with
 // a note.
-func (e *Editor) finish(p *Proposal, ops jsonpatch.Patch) error {
-	if err := checkOps(ops); err != nil {
+func (e *Editor) finish(p *Proposal, ops jsonpatch.Patch) error { return e.finishAs(p, ops, 0) }
+
+// finishAs is finish for operations of which the first added were not written by the author
+// (an inserted guard): error messages number the author's operations, from 0.
+func (e *Editor) finishAs(p *Proposal, ops jsonpatch.Patch, added int) error {
+	if err := checkOps(ops, added); err != nil {
 		return err
 	}
 	after, err := jsonpatch.Apply(p.Before, ops)
 	if err != nil {
-		return err
+		return jsonpatch.Renumber(err, added)
 	}
 	canon, err := toxdb.Canonical(after)
 	if err != nil {
@@ -372,11 +386,10 @@ func (e *Editor) applyAnswer(s *State, in agent.Interrupt, raw json.RawMessage) 
 		return nil
 	}
 	if a.Patch != nil && !samePatch(a.Patch, s.Proposal.Patch) {
-		if !hasGuard(a.Patch, s.Proposal.INCI) {
-			a.Patch = append(jsonpatch.Patch{guard(s.Proposal.INCI)}, a.Patch...)
-		}
+		var added int
+		a.Patch, added = guarded(a.Patch, s.Proposal.INCI)
 		q := *s.Proposal
-		if err := e.finish(&q, a.Patch); err != nil {
+		if err := e.finishAs(&q, a.Patch, added); err != nil {
 			return fmt.Errorf("the edited operations don't apply: %w", err)
 		}
 		if q.Empty() {

@@ -63,15 +63,17 @@ func fieldKind(elem reflect.Type, name string) string {
 // checkOps validates a patch against the profile schema before it is applied: the structure of
 // every operation (jsonpatch.Validate), paths that exist in the schema (the INCI name only in a
 // test), and values of the right JSON kind for their path. The whole result is validated after
-// applying; this catches a wrong path or kind with a message that names the operation.
-func checkOps(p jsonpatch.Patch) error {
+// applying; this catches a wrong path or kind with a message that names the operation. The
+// first added operations are not the author's (an inserted guard): messages number the
+// author's operations, from 0.
+func checkOps(p jsonpatch.Patch, added int) error {
 	if err := jsonpatch.Validate(p); err != nil {
-		return err
+		return jsonpatch.Renumber(err, added)
 	}
 	var problems []string
 	for i, op := range p {
 		if err := checkOp(op); err != nil {
-			problems = append(problems, fmt.Sprintf("operation %d (%s %s): %v", i, op.Op, showPath(op.Path), err))
+			problems = append(problems, fmt.Sprintf("operation %d (%s %s): %v", i-added, op.Op, showPath(op.Path), err))
 		}
 	}
 	if len(problems) > 0 {

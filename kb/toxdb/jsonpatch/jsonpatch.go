@@ -199,6 +199,28 @@ func (e *OpError) Error() string {
 
 func (e *OpError) Unwrap() error { return e.Err }
 
+// Renumber shifts the operation numbers of the *OpErrors in err (one, or several joined) down
+// by n and returns err: for a patch whose first n operations were put before the ones its
+// author wrote (such as a guard test), so that messages number the author's operations.
+func Renumber(err error, n int) error {
+	if n == 0 {
+		return err
+	}
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case *OpError:
+			x.Index -= n
+		case interface{ Unwrap() []error }:
+			for _, inner := range x.Unwrap() {
+				walk(inner)
+			}
+		}
+	}
+	walk(err)
+	return err
+}
+
 // showPointer renders a pointer for messages; the root is shown as "\"\" (whole document)".
 func showPointer(p string) string {
 	if p == "" {

@@ -528,3 +528,20 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("without a document: %q", got)
 	}
 }
+
+func TestRenumberLeavesOutOperationsPutBefore(t *testing.T) {
+	guard := Operation{Op: OpTest, Path: "/a", Value: json.RawMessage(`1`)}
+	// Two problems, joined by Validate, behind a guard: numbered as the author wrote them.
+	err := Renumber(Validate(Patch{guard, {Op: "spam", Path: "/a"}, {Op: OpRemove, Path: "a"}}), 1)
+	if msg := err.Error(); !strings.Contains(msg, "operation 0 (spam /a)") || !strings.Contains(msg, "operation 1 (remove a)") {
+		t.Errorf("validation: %s", msg)
+	}
+	_, err = Apply([]byte(`{"a":1}`), Patch{guard, {Op: OpRemove, Path: "/b"}})
+	var oe *OpError
+	if err = Renumber(err, 1); !errors.As(err, &oe) || oe.Index != 0 || !strings.HasPrefix(err.Error(), "jsonpatch: operation 0 (remove /b)") {
+		t.Errorf("apply: %v", err)
+	}
+	if Renumber(nil, 1) != nil {
+		t.Error("nil stays nil")
+	}
+}
