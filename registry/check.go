@@ -21,7 +21,45 @@ const (
 	ProblemEmptySynonym = "empty-synonym"
 	// ProblemDuplicatePath: two entries register the same path.
 	ProblemDuplicatePath = "duplicate-path"
+	// ProblemOutside: the document's path leads out of the registry's folder (see Outside).
+	ProblemOutside = "outside-folder"
 )
+
+// Conflicts are the problems that make a registry ambiguous: a path registered twice, or a
+// synonym that names two documents. An ingest of the registry would silently keep one of them.
+func Conflicts(problems []Problem) []Problem {
+	var out []Problem
+	for _, p := range problems {
+		if p.Kind == ProblemDuplicatePath || p.Kind == ProblemDuplicateSynonym {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Outside reports the documents of r whose path, relative to dir (the registry file's folder),
+// leads out of dir: an absolute path elsewhere, or one that climbs out with "..".
+func (r *Registry) Outside(dir string) []Problem {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		root = filepath.Clean(dir)
+	}
+	var problems []Problem
+	for _, coll := range r.Names() {
+		for _, d := range r.Collections[coll].Documents {
+			full := filepath.FromSlash(d.Path)
+			if !filepath.IsAbs(full) {
+				full = filepath.Join(root, full)
+			}
+			rel, err := filepath.Rel(root, filepath.Clean(full))
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				problems = append(problems, Problem{ProblemOutside, d.Path,
+					fmt.Sprintf("collection %s: %s is outside the registry's folder %s", coll, full, root)})
+			}
+		}
+	}
+	return problems
+}
 
 // Problem is one thing wrong with a registry. Doc is the path of the document concerned.
 type Problem struct {

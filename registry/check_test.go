@@ -87,3 +87,26 @@ func TestCheckSharedRegistry(t *testing.T) {
 		t.Errorf("the shared registry should be clean: %v", p)
 	}
 }
+
+func TestOutsideAndConflicts(t *testing.T) {
+	dir := t.TempDir()
+	abs := filepath.Join(t.TempDir(), "elsewhere.md")
+	r := &Registry{Collections: map[string]*Collection{
+		"a": {Documents: []Document{{Path: "in/doc.md", Title: "In"}, {Path: "../up.md", Title: "Up"}, {Path: "in/../still-in.md", Title: "Still"}}},
+		"b": {Documents: []Document{{Path: filepath.ToSlash(abs), Title: "Abs"}, {Path: "..hidden.md", Title: "Dots"}}},
+	}}
+	var got []string
+	for _, p := range r.Outside(dir) {
+		if p.Kind != ProblemOutside {
+			t.Errorf("kind %q", p.Kind)
+		}
+		got = append(got, p.Doc)
+	}
+	if want := []string{"../up.md", filepath.ToSlash(abs)}; !slices.Equal(got, want) {
+		t.Errorf("outside: got %v, want %v", got, want)
+	}
+	problems := []Problem{{Kind: ProblemMissingPath}, {Kind: ProblemDuplicatePath}, {Kind: ProblemEmptyTitle}, {Kind: ProblemDuplicateSynonym}}
+	if c := Conflicts(problems); len(c) != 2 || c[0].Kind != ProblemDuplicatePath || c[1].Kind != ProblemDuplicateSynonym {
+		t.Errorf("conflicts: %v", c)
+	}
+}
