@@ -108,37 +108,25 @@ func (o Ollama) Embed(ctx context.Context, texts []string, progress func(int)) (
 	return o.Gateway.Embed(ctx, texts, progress)
 }
 
-// EmbedderMismatchError means a collection was built by another embedder than the one asked
-// for: their vectors are not comparable.
-type EmbedderMismatchError struct {
-	Collection, Built, Asked string
-}
-
-func (e *EmbedderMismatchError) Error() string {
-	hint := "--embedder builtin"
-	if strings.HasPrefix(e.Built, "ollama:") {
-		hint = "--embedder ollama with models.embed.model = " + strings.TrimPrefix(e.Built, "ollama:")
-	}
-	return fmt.Sprintf("collection %q was built with %s, not %s: use %s, or re-ingest it with `warren ingest --rebuild`",
-		e.Collection, e.Built, e.Asked, hint)
-}
-
 // EmbedderFor returns the embedder a collection was built with, so queries are embedded the
-// same way. g may be nil when no Ollama embedder is configured.
+// same way. g may be nil when no Ollama embedder is configured. When warren can no longer
+// embed that way (models.embed.model names another model, or the built-in scheme changed) the
+// error is an *EmbedderMismatchError; [CollectionInfo.QueryEmbedder] fills in the collection.
 func EmbedderFor(id string, g *llm.Gateway) (Embedder, error) {
 	switch {
 	case id == Builtin{}.ID():
 		return Builtin{}, nil
+	case strings.HasPrefix(id, "builtin:"):
+		return nil, &EmbedderMismatchError{Built: id, Asked: Builtin{}.ID(), AskedDim: BuiltinDim}
 	case strings.HasPrefix(id, "ollama:"):
 		if g == nil {
-			return nil, fmt.Errorf("the collection was embedded with %s but no Ollama embed role is configured", id)
+			return nil, fmt.Errorf("the collection was embedded with %s but no Ollama embed role is configured", EmbedderName(id))
 		}
 		o := Ollama{Gateway: g}
-		if o.ID() != id {
-			return nil, fmt.Errorf("the collection was embedded with %s but models.embed.model is now %s: set it back, or re-ingest with `warren ingest --rebuild`",
-				strings.TrimPrefix(id, "ollama:"), strings.TrimPrefix(o.ID(), "ollama:"))
+		if !SameEmbedder(id, o.ID()) {
+			return nil, &EmbedderMismatchError{Built: id, Asked: o.ID()}
 		}
 		return o, nil
 	}
-	return nil, fmt.Errorf("unknown embedder %q recorded for a collection; re-ingest it", id)
+	return nil, fmt.Errorf("unknown embedder %q recorded for a collection: run `warren ingest --rebuild` on its documents", id)
 }

@@ -186,18 +186,19 @@ func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embe
 	}
 	if !opts.Force {
 		if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Hash == doc.Hash && old.Collection == doc.Collection {
-			if info, ok, _ := s.Collection(ctx, doc.Collection); ok && info.Embedder == opts.Embedder.ID() {
+			if info, ok, _ := s.Collection(ctx, doc.Collection); ok && SameEmbedder(info.Embedder, opts.Embedder.ID()) {
 				res.Status, res.Chunks = StatusUnchanged, old.Chunks
 				return res
 			}
 		}
 	}
-	if info, ok, err := s.Collection(ctx, doc.Collection); err == nil && ok && info.Embedder != opts.Embedder.ID() {
-		err := &EmbedderMismatchError{Collection: doc.Collection, Built: info.Embedder, Asked: opts.Embedder.ID()}
-		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
-		return res
+	if info, ok, err := s.Collection(ctx, doc.Collection); err == nil && ok {
+		if err := info.CheckEmbedder(opts.Embedder.ID(), 0); err != nil {
+			res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+			return res
+		}
 	}
-	n, err := s.AddDocument(ctx, doc, opts.Embedder, opts.Chunk, embedded)
+	n, err := s.addDocument(ctx, doc, opts.Embedder, opts.Chunk, embedded, opts.Force)
 	switch {
 	case errors.Is(err, errNoText):
 		res.Status, res.Reason = StatusSkipped, "no text to index"
@@ -214,6 +215,13 @@ var errNoText = errors.New("no text to index")
 // AddDocument chunks, embeds and stores a loaded document (replacing an earlier version) and
 // returns its number of chunks. embedded, when given, reports embedding progress.
 func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
+	return s.addDocument(ctx, doc, emb, opts, embedded, false)
+}
+
+// addDocument is AddDocument; in a rebuild, a collection whose model now gives vectors of
+// another length is emptied first, as a rebuild with another model empties it (ResetCollection):
+// the old vectors cannot be searched with the new ones.
+func (s *Store) addDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int), rebuild bool) (int, error) {
 	if opts.Size == 0 {
 		opts = DefaultChunkOptions
 	}
@@ -236,7 +244,14 @@ func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, op
 	if err != nil {
 		return 0, fmt.Errorf("couldn't embed: %w", err)
 	}
-	if err := s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID()); err != nil {
+	err = s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID())
+	var mismatch *EmbedderMismatchError
+	if rebuild && errors.As(err, &mismatch) && SameEmbedder(mismatch.Built, mismatch.Asked) {
+		if err = s.resetCollection(ctx, doc.Collection, emb.ID()); err == nil {
+			err = s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID())
+		}
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(chunks), nil

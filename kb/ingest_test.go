@@ -222,8 +222,10 @@ func TestEmbedderMismatchIsRefusedWithAFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Failed != 1 || !strings.Contains(rep.Files[0].Reason, "was built with builtin") || !strings.Contains(rep.Files[0].Reason, "--rebuild") {
-		t.Errorf("want a refusal that names the embedders and --rebuild: %+v", rep.Files)
+	want := "collection \"suppliers\" was embedded with the built-in embedder (512 dims) but warren is set to nomic-embed-text: " +
+		"run `warren ingest --rebuild` on its documents (or ingest with --embedder builtin)"
+	if rep.Failed != 1 || rep.Files[0].Reason != want {
+		t.Errorf("want a refusal that names the embedders and --rebuild:\n got %+v\nwant %s", rep.Files, want)
 	}
 }
 

@@ -93,18 +93,23 @@ func (w *Workspace) VectorDir() string { return w.Dir + "/" + VectorDir }
 
 // CollectionInfo describes a collection as stored.
 type CollectionInfo struct {
-	Name       string `json:"name"`
-	Embedder   string `json:"embedder"`
-	Dim        int    `json:"dim"`
-	Generation int    `json:"generation"`
-	Documents  int    `json:"documents"`
-	Chunks     int    `json:"chunks"`
+	Name     string `json:"name"`
+	Embedder string `json:"embedder"` // the ID of the embedder that built it
+	// Dim is the length of its vectors: as recorded, else (a record without one) the length
+	// of a stored vector; 0 for an empty collection.
+	Dim        int `json:"dim"`
+	Generation int `json:"generation"`
+	Documents  int `json:"documents"`
+	Chunks     int `json:"chunks"`
 }
 
 // Collections lists the stored collections.
 func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `
-SELECT c.name, c.embedder, c.dim, c.generation,
+SELECT c.name, c.embedder,
+       CASE WHEN c.dim > 0 THEN c.dim
+            ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
+       c.generation,
        (SELECT count(*) FROM documents d WHERE d.collection = c.name),
        (SELECT coalesce(sum(chunks), 0) FROM documents d WHERE d.collection = c.name)
 FROM collections c ORDER BY c.name`)
@@ -353,13 +358,17 @@ func ensureCollection(ctx context.Context, tx *sql.Tx, name, embedder string, di
 		return err
 	case err != nil:
 		return err
-	case built != embedder:
-		return &EmbedderMismatchError{Collection: name, Built: built, Asked: embedder}
-	case builtDim == 0 && dim > 0:
+	}
+	recorded := builtDim
+	if builtDim, err = storedDim(ctx, tx, name, builtDim); err != nil {
+		return err
+	}
+	switch {
+	case !SameEmbedder(built, embedder) || dim > 0 && builtDim > 0 && builtDim != dim:
+		return &EmbedderMismatchError{Collection: name, Built: built, BuiltDim: builtDim, Asked: embedder, AskedDim: dim}
+	case recorded == 0 && dim > 0:
 		_, err = tx.ExecContext(ctx, `UPDATE collections SET dim = ? WHERE name = ?`, dim, name)
 		return err
-	case dim > 0 && builtDim != dim:
-		return fmt.Errorf("collection %q holds %d-dimension vectors, the embedder gave %d: re-ingest with `warren ingest --rebuild`", name, builtDim, dim)
 	}
 	return nil
 }
@@ -496,9 +505,14 @@ func decodeVector(b []byte) []float32 {
 // can be rebuilt; a collection built by that embedder is left alone.
 func (s *Store) ResetCollection(ctx context.Context, name, embedder string) error {
 	info, ok, err := s.Collection(ctx, name)
-	if err != nil || !ok || info.Embedder == embedder {
+	if err != nil || !ok || SameEmbedder(info.Embedder, embedder) {
 		return err
 	}
+	return s.resetCollection(ctx, name, embedder)
+}
+
+// resetCollection empties a collection and records the embedder that will rebuild it.
+func (s *Store) resetCollection(ctx context.Context, name, embedder string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

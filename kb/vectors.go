@@ -108,11 +108,12 @@ func (vs *vectorStore) load(ctx context.Context, s *Store, c CollectionInfo) err
 	return nil
 }
 
-// fresh reloads the named collections whose generation in warren.db differs from memory.
-func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) error {
+// fresh reloads the named collections whose generation in warren.db differs from memory, and
+// returns every collection as stored.
+func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) ([]CollectionInfo, error) {
 	cols, err := s.Collections(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	want := map[string]bool{}
 	for _, n := range names {
@@ -127,11 +128,11 @@ func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) erro
 		vs.mu.Unlock()
 		if !ok || g != c.Generation {
 			if err := vs.load(ctx, s, c); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return cols, nil
 }
 
 // apply brings a committed write into memory: old chunk IDs out, new chunks in. It applies
