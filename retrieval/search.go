@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	"warren/agent/llm"
 	"warren/kb"
@@ -143,6 +145,11 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 // dense embeds the query once per embedder that built a collection in scope and searches
 // those collections with it. builtinOnly reports that every collection searched was built by
 // the built-in embedder.
+//
+// A collection embedded with another model or dimension than warren would use now fails the
+// whole search with its *kb.EmbedderMismatchError (errors.Is kb.ErrEmbedderChanged), in
+// hybrid mode too: a ranking that silently lost its dense half would look like an answer.
+// The Lexical mode still searches such a collection.
 func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k int) (hits []kb.Hit, builtinOnly bool, err error) {
 	cols, err := s.Store.Collections(ctx)
 	if err != nil {
@@ -159,30 +166,41 @@ func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k in
 	for _, c := range scope.Collections {
 		wanted[c] = true
 	}
-	groups := map[string][]string{} // embedder → collections
+	groups := map[string][]kb.CollectionInfo{} // embedder → collections
+	var ids []string
 	for _, c := range cols {
-		if len(wanted) == 0 || wanted[c.Name] {
-			groups[c.Embedder] = append(groups[c.Embedder], c.Name)
+		if c.Chunks == 0 || len(wanted) > 0 && !wanted[c.Name] {
+			continue
 		}
+		if _, ok := groups[c.Embedder]; !ok {
+			ids = append(ids, c.Embedder)
+		}
+		groups[c.Embedder] = append(groups[c.Embedder], c)
 	}
+	sort.Strings(ids) // collections come sorted by name: a mismatch names the same one each time
 	builtinOnly = true
-	for id, names := range groups {
-		var emb kb.Embedder
-		if s.Embedder != nil {
-			emb, err = s.Embedder(id)
-		} else {
-			emb, err = kb.EmbedderFor(id, s.Gateway)
-		}
+	for _, id := range ids {
+		group := groups[id]
+		emb, err := s.embedderFor(ctx, group[0])
 		if err != nil {
-			return nil, false, fmt.Errorf("couldn't search %v: %w", names, err)
+			return nil, false, err
 		}
 		builtinOnly = builtinOnly && id == (kb.Builtin{}).ID()
 		vecs, err := emb.Embed(ctx, []string{query}, nil)
 		if err != nil {
 			return nil, false, fmt.Errorf("couldn't embed the query: %w", err)
 		}
+		if len(vecs) != 1 {
+			return nil, false, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
+		}
 		sc := scope
-		sc.Collections = names
+		sc.Collections = nil
+		for _, c := range group {
+			if err := c.CheckEmbedder(emb.ID(), len(vecs[0])); err != nil {
+				return nil, false, err
+			}
+			sc.Collections = append(sc.Collections, c.Name)
+		}
 		h, err := s.Store.Dense(ctx, vecs[0], sc, k)
 		if err != nil {
 			return nil, false, err
@@ -195,6 +213,39 @@ func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k in
 	}
 	return hits, builtinOnly, nil
 }
+
+// embedderFor returns the embedder that searches a collection. When the configured model is
+// another one, the mismatch also gives that model's dimension if it answers within
+// dimensionProbe, so the analyst sees both sides.
+func (s *Searcher) embedderFor(ctx context.Context, c kb.CollectionInfo) (kb.Embedder, error) {
+	var emb kb.Embedder
+	var err error
+	if s.Embedder != nil {
+		emb, err = s.Embedder(c.Embedder)
+	} else {
+		emb, err = c.QueryEmbedder(s.Gateway)
+	}
+	var mismatch *kb.EmbedderMismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		mismatch.Collection, mismatch.BuiltDim = c.Name, c.Dim
+		if mismatch.AskedDim == 0 && s.Gateway != nil && strings.HasPrefix(mismatch.Asked, "ollama:") {
+			probe, cancel := context.WithTimeout(ctx, dimensionProbe)
+			if dim, err := s.Gateway.EmbedDimension(probe); err == nil {
+				mismatch.AskedDim = dim
+			}
+			cancel()
+		}
+		return nil, mismatch
+	case err != nil:
+		return nil, fmt.Errorf("couldn't search %s: %w", c.Name, err)
+	}
+	return emb, nil
+}
+
+// dimensionProbe bounds the one call that learns the configured model's dimension for a
+// mismatch message; the search fails either way.
+const dimensionProbe = 3 * time.Second
 
 // fuse combines the rankings: reciprocal rank fusion in hybrid mode, the single ranking's own
 // scores otherwise. Ties keep lexical order, then dense order, so results are deterministic.

@@ -1,0 +1,106 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"warren/agent/llm"
+	"warren/agent/llm/llmtest"
+	"warren/config"
+	"warren/kb"
+)
+
+func gatewayFor(t *testing.T, srv *llmtest.Server, embedModel string) *llm.Gateway {
+	t.Helper()
+	c := config.Default()
+	c.Ollama.Host = srv.URL
+	c.Ollama.BackoffBase = 1e6
+	c.Embed.Model = embedModel
+	g, err := llm.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// mixedStore holds "sop", embedded by nomic-embed-text through the scripted server (768
+// dims), and "general", embedded by the built-in embedder.
+func mixedStore(t *testing.T, srv *llmtest.Server) *kb.Store {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := kb.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	add := func(id, collection, text string, emb kb.Embedder) {
+		doc := &kb.Document{ID: id, Collection: collection, Language: "en", Meta: map[string]string{},
+			Sections: []kb.Section{{Heading: "Procedure", Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, emb, kb.DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("sop/cylinder.md", "sop", "Change a silane cylinder only after purging the pigtail with nitrogen.", kb.Ollama{Gateway: gatewayFor(t, srv, llmtest.EmbedModel)})
+	add("general/arsine.md", "general", "Arsine is a highly toxic hydride gas; purge with nitrogen.", kb.Builtin{})
+	return store
+}
+
+func TestSearchAfterTheEmbedModelChangedNamesTheRebuild(t *testing.T) {
+	srv := llmtest.New(t)
+	store := mixedStore(t, srv)
+	ctx := context.Background()
+	before := &Searcher{Store: store, Gateway: gatewayFor(t, srv, llmtest.EmbedModel)}
+	if res, err := before.Search(ctx, Request{Query: "silane cylinder purge", K: 3}); err != nil || len(res) == 0 {
+		t.Fatalf("with the model the collection was built with: %v %v", res, err)
+	}
+
+	srv.AddModel(llmtest.Model{Name: "all-minilm", Embedding: true})
+	srv.SetDimension(384)
+	after := &Searcher{Store: store, Gateway: gatewayFor(t, srv, "all-minilm")}
+	want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but warren is set to all-minilm (384 dims): run `warren ingest --rebuild`"
+	for _, req := range []Request{
+		{Query: "silane cylinder purge", Mode: Hybrid},
+		{Query: "silane cylinder purge", Mode: Dense},
+		{Query: "silane cylinder purge", Scope: kb.Scope{Collections: []string{"sop"}}},
+		{Query: "silane cylinder purge", Scope: kb.Scope{Doc: "sop/cylinder.md"}},
+	} {
+		_, err := after.Search(ctx, req)
+		var mismatch *kb.EmbedderMismatchError
+		if !errors.Is(err, kb.ErrEmbedderChanged) || !errors.As(err, &mismatch) {
+			t.Errorf("%+v: want a *kb.EmbedderMismatchError, got %v", req, err)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%+v:\n got %s\nwant %s…", req, err, want)
+		}
+	}
+	// What the change does not touch still works: the lexical ranking, and collections of the
+	// built-in embedder.
+	if res, err := after.Search(ctx, Request{Query: "silane cylinder purge", Mode: Lexical}); err != nil || len(res) == 0 {
+		t.Errorf("lexical search: %v %v", res, err)
+	}
+	if res, err := after.Search(ctx, Request{Query: "toxic hydride", Scope: kb.Scope{Collections: []string{"general"}}}); err != nil || len(res) == 0 {
+		t.Errorf("built-in collection: %v %v", res, err)
+	}
+}
+
+func TestSearchAfterTheModelChangedItsDimension(t *testing.T) {
+	srv := llmtest.New(t)
+	store := mixedStore(t, srv)
+	srv.SetDimension(384) // the same model name, now giving shorter vectors
+	s := &Searcher{Store: store, Gateway: gatewayFor(t, srv, llmtest.EmbedModel)}
+	for _, scope := range []kb.Scope{{}, {Doc: "sop/cylinder.md"}} {
+		_, err := s.Search(context.Background(), Request{Query: "silane cylinder", Scope: scope})
+		want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but nomic-embed-text now gives 384 dims: run `warren ingest --rebuild` on its documents"
+		if !errors.Is(err, kb.ErrEmbedderChanged) || err.Error() != want {
+			t.Errorf("scope %+v:\n got %v\nwant %s", scope, err, want)
+		}
+	}
+}
