@@ -90,7 +90,10 @@ func Run(ctx context.Context, in Input) Report {
 		r.add(Check{Name: "gateway", Status: Fail, Detail: err.Error()})
 		return r.finish()
 	}
-	r.checkModels(ctx, cfg, g)
+	dim := r.checkModels(ctx, cfg, g)
+	if isWS {
+		r.checkCollections(ctx, abs, g, dim)
+	}
 	return r.finish()
 }
 
@@ -133,7 +136,9 @@ func (r *Report) checkStores(dir string) {
 	}
 }
 
-func (r *Report) checkModels(ctx context.Context, cfg *config.Config, g *llm.Gateway) {
+// checkModels checks each role's host and model, and returns the embed model's dimension (0
+// when it is not available).
+func (r *Report) checkModels(ctx context.Context, cfg *config.Config, g *llm.Gateway) int {
 	reachable := map[string]bool{}
 	for _, role := range config.Roles {
 		_, host := g.Model(role)
@@ -176,14 +181,15 @@ func (r *Report) checkModels(ctx context.Context, cfg *config.Config, g *llm.Gat
 	}
 	if !embedOK {
 		r.add(Check{Name: "embedding", Status: Skip, Detail: "the embed model is not available"})
-		return
+		return 0
 	}
 	dim, err := g.EmbedDimension(ctx)
 	if err != nil {
 		r.add(Check{Name: "embedding", Status: Fail, Detail: err.Error()})
-		return
+		return 0
 	}
 	r.add(Check{Name: "embedding", Status: OK, Detail: fmt.Sprintf("%d dimensions", dim)})
+	return dim
 }
 
 // pullCommand is the command that installs a model on a host.
