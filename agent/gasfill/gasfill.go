@@ -78,10 +78,11 @@ func (r *RowResult) fail(err error) {
 	r.err, r.Err = err, err.Error()
 }
 
-// stopsTheFill reports an error no other row can get past: the model host is down or the
-// model is missing.
+// stopsTheFill reports an error no other row can get past: the model host is down, the
+// model is missing, or a collection was embedded with another model or dimension than the
+// configured one (its error names the collection and `warren ingest --rebuild`).
 func stopsTheFill(err error) bool {
-	return errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrModelMissing)
+	return errors.Is(err, llm.ErrUnreachable) || errors.Is(err, llm.ErrModelMissing) || errors.Is(err, kb.ErrEmbedderChanged)
 }
 
 // CellChange is one cell the fill changed.
@@ -102,8 +103,8 @@ type SkippedTier struct {
 // table order. save is called with each row's changes as soon as the row is done, so an
 // interrupted fill keeps every finished row; it may drop changes it did not keep. A row not
 // saved because the fill was interrupted or stopped reports no changes. A failed save,
-// an unreachable model host or a missing model stops the fill and is returned; rows not
-// started have a zero result.
+// an unreachable model host, a missing model or a collection embedded with another model
+// (kb.ErrEmbedderChanged) stops the fill and is returned; rows not started have a zero result.
 func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(*RowResult) error) ([]RowResult, error) {
 	want := map[int]bool{}
 	for _, r := range rows {
