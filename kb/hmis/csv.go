@@ -24,6 +24,12 @@ func ImportCSV(path string) (*Table, error) {
 		line := 1 + bytes.Count(data[:firstInvalidUTF8(data)], []byte("\n"))
 		return nil, fmt.Errorf("%s isn't UTF-8 text (line %d); save it as \"CSV UTF-8\"", path, line)
 	}
+	// A workbook can't hold control characters (XML forbids them): an export would change them
+	// to U+FFFD. A text file has none.
+	if i := bytes.IndexFunc(data, notXMLChar); i >= 0 {
+		line := 1 + bytes.Count(data[:i], []byte("\n"))
+		return nil, fmt.Errorf("%s holds a control character (line %d), so it isn't a text file", path, line)
+	}
 	// A stray quote inside a field (12" cylinder) is common and harmless, so it is tolerated;
 	// an unterminated quoted field would swallow the rest of the file, so it is an error.
 	comma := sniffDelimiter(data)
@@ -89,4 +95,9 @@ func firstInvalidUTF8(b []byte) int {
 		i += n
 	}
 	return len(b)
+}
+
+// notXMLChar reports the characters of valid UTF-8 that XML 1.0 cannot hold.
+func notXMLChar(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF
 }
