@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -116,10 +117,16 @@ func (a *app) ingest(ctx context.Context, e *env, items []kb.Item, choice string
 			total.Canceled = true
 			break
 		}
-		emb, err := e.embedderFor(ctx, name, choice, func(msg string) {
+		note := func(msg string) {
 			bar.done()
 			fmt.Fprintln(a.stderr, "note:", msg)
-		})
+		}
+		emb, err := e.embedderFor(ctx, name, choice, note)
+		if force && errors.Is(err, kb.ErrEmbedderChanged) {
+			// The collection's embedder is no longer configured: a rebuild moves it to the one a
+			// new collection would get.
+			emb, err = e.embedderFor(ctx, "", choice, note)
+		}
 		if err != nil {
 			bar.done()
 			return nil, err

@@ -77,7 +77,7 @@ func (e *env) embedderFor(ctx context.Context, collection, choice string, note f
 		if info, ok, err := e.store.Collection(ctx, collection); err != nil {
 			return nil, err
 		} else if ok {
-			return kb.EmbedderFor(info.Embedder, e.gateway)
+			return info.QueryEmbedder(e.gateway)
 		}
 		if err := e.checkEmbedModel(ctx); err != nil {
 			if !e.noted {
