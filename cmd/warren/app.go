@@ -15,13 +15,6 @@ import (
 	"warren/kb"
 )
 
-// Exit statuses.
-const (
-	exitOK      = 0
-	exitFailure = 1 // the command ran and something is wrong (a failed check, a failed run)
-	exitUsage   = 2 // the command line itself is wrong
-)
-
 // app carries what every command shares: the global flags, the streams and the environment.
 type app struct {
 	stdin          io.Reader
@@ -38,14 +31,6 @@ type app struct {
 	closeLog func()
 }
 
-// exitError carries an exit status through cobra without printing anything more.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// usageError marks a mistake in the command line.
-type usageError struct{ error }
-
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: env, closeLog: func() {}}
 	root := a.rootCommand()
@@ -53,36 +38,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	a.closeLog()
 	var exit exitError
-	var usage usageError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &exit):
+	case errors.As(err, &exit): // reported already
 		return exit.code
-	case errors.As(err, &usage) || isCobraUsage(err):
-		fmt.Fprintf(stderr, "warren: %v\nRun 'warren --help' for usage.\n", err)
-		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "warren: %v\n", err)
-		return exitFailure
 	}
-}
-
-// isCobraUsage recognises cobra's own argument and flag errors, which it returns as plain
-// errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	// Flag errors arrive as usageError through the flag error func; these are cobra's command
-	// and argument-count errors, which it returns as plain errors.
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most"} {
-		if strings.HasPrefix(msg, p) || strings.Contains(msg, `unknown command "`) {
-			return true
-		}
-	}
-	return false
+	// A failure found before the flags were parsed (an unknown command or flag) is reported
+	// as JSON too when the command line asks for it.
+	a.jsonOut = a.jsonOut || argsWantJSON(args)
+	errors.As(a.fail(cmd, nil, err), &exit)
+	return exit.code
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -99,6 +68,9 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkLine(cmd, args, oneOf("log-level", &a.logLevel, "debug", "info", "warn", "error")); err != nil {
+				return err
+			}
 			return a.setupLogging()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -119,6 +91,7 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
 		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
 		a.researchCommand(), a.sessionsCommand(), a.gasCommand(), a.toxCommand())
+	usageArgs(root)
 	return root
 }
 
@@ -154,7 +127,7 @@ func (a *app) sources() config.Sources {
 func (a *app) setupLogging() error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
-		return usageError{fmt.Errorf("--log-level %q: use debug, info, warn or error", a.logLevel)}
+		return usageError{fmt.Errorf("--log-level %q: allowed is debug, info, warn or error", a.logLevel)}
 	}
 	path := a.logFile
 	if path == "" {

@@ -26,15 +26,21 @@ part is missing.`,
 			defer stop()
 			report := doctor.Run(ctx, doctor.Input{Workspace: a.workspaceDir(), Sources: a.sources(),
 				Options: []llm.Option{llm.WithLogger(a.logger)}, Logger: a.logger})
-			if a.jsonOut {
-				if err := a.printJSON(report); err != nil {
-					return err
-				}
-			} else {
+			if !a.jsonOut {
 				fmt.Fprintf(a.stdout, "warren doctor: workspace %s\n\n%s", report.Workspace, report.Text())
 			}
 			if !report.OK {
-				return exitError{code: exitFailure}
+				failed := 0
+				for _, c := range report.Checks {
+					if c.Status == doctor.Fail {
+						failed++
+					}
+				}
+				return a.fail(cmd, report, withHint(fmt.Errorf("%d of %d checks failed", failed, len(report.Checks)),
+					"fix each as its check says, then run `warren doctor` again"))
+			}
+			if a.jsonOut {
+				return a.printJSON(report)
 			}
 			return nil
 		},

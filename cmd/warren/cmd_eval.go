@@ -41,7 +41,7 @@ func (a *app) evalIRCommand() *cobra.Command {
 	var format, docs, queries, qrels, mode, embedder string
 	var keepSource bool
 	var headingWeight float64
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "ir",
 		Short: "Retrieval quality on a test collection: MAP, nDCG@10, P@10, Recall@100",
 		Long: `eval ir indexes a test collection into a temporary knowledge base with warren's own
@@ -58,9 +58,6 @@ Lucene baselines for Cranfield were measured.`,
   warren eval ir --format cisi --docs CISI.ALL --queries CISI.QRY --qrels CISI.REL --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if docs == "" || queries == "" || qrels == "" {
-				return usageError{fmt.Errorf("--docs, --queries and --qrels are all required")}
-			}
 			m, err := retrieval.ParseMode(mode)
 			if err != nil {
 				return usageError{err}
@@ -85,7 +82,19 @@ Lucene baselines for Cranfield were measured.`,
 			fmt.Fprintf(a.stdout, "indexed in %.1fs, queries in %.1fs\n", res.IndexSecs, res.QuerySecs)
 			return nil
 		},
-	}
+	},
+		oneOf("format", &format, "cranfield", "cisi", "trec"),
+		oneOf("mode", &mode, string(retrieval.Hybrid), string(retrieval.Dense), string(retrieval.Lexical)),
+		oneOf("embedder", &embedder, "builtin", "ollama"),
+		above("heading-weight", &headingWeight, 0),
+		when("docs", func(cmd *cobra.Command, args []string) error {
+			for _, f := range []struct{ name, v string }{{"docs", docs}, {"queries", queries}, {"qrels", qrels}} {
+				if strings.TrimSpace(f.v) == "" {
+					return fmt.Errorf("--%s %q: allowed is the path of the collection's %s file (--docs, --queries and --qrels are all required)", f.name, f.v, f.name)
+				}
+			}
+			return nil
+		}))
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "cranfield", "cranfield, cisi or trec")
 	f.StringVar(&docs, "docs", "", "documents file")

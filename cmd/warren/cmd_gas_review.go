@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +13,7 @@ import (
 
 func (a *app) gasReviewCommand() *cobra.Command {
 	var table string
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "review",
 		Short: "Open the review desk: the gas table in the workbench's Gas tab",
 		Long: `review opens the workbench on its Gas tab: the table with every cell coloured by status, the
@@ -25,9 +24,6 @@ use warren gas query and warren gas export.`,
 		Example: "  warren gas review\n  warren gas review --table fab-k2",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.jsonOut {
-				return usageError{fmt.Errorf("the review desk is interactive: for JSON use `warren gas query --json`")}
-			}
 			return a.openWorkbench(func(ctx context.Context, e *env, m *tui.Model) error {
 				names, err := (&hmis.Store{DB: e.ws.DB}).Tables(ctx)
 				if err != nil {
@@ -37,7 +33,7 @@ use warren gas query and warren gas export.`,
 				case len(names) == 0:
 					return fmt.Errorf("no gas table in the workspace: import one with `warren gas import FILE`")
 				case table != "" && !slices.Contains(names, table):
-					return fmt.Errorf("no gas table %q in the workspace: it has %s", table, strings.Join(names, ", "))
+					return usageError{fmt.Errorf("--table %q: no such gas table; allowed is %s", table, orList(names))}
 				}
 				if !isTerminal(a.stdin) {
 					return fmt.Errorf("the review desk needs a terminal: run `warren gas review` in one (scripts use `warren gas query` and `warren gas export`)")
@@ -46,7 +42,12 @@ use warren gas query and warren gas export.`,
 				return nil
 			})
 		},
-	}
+	}, when("json", func(cmd *cobra.Command, args []string) error {
+		if a.jsonOut {
+			return fmt.Errorf("--json: the review desk is interactive; for JSON use `warren gas query --json`")
+		}
+		return nil
+	}))
 	cmd.Flags().StringVar(&table, "table", "", "the gas table to open (default: the first; t switches in the desk)")
 	return cmd
 }

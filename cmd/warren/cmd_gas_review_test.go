@@ -43,7 +43,7 @@ func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := review("--table", "nope"); err == nil || !strings.Contains(err.Error(), `no gas table "nope" in the workspace: it has fab`) {
+	if err := review("--table", "nope"); err == nil || !strings.Contains(err.Error(), `--table "nope": no such gas table; allowed is fab`) {
 		t.Errorf("a missing table: %v", err)
 	}
 	if err := review("--table", "fab"); err == nil || !strings.Contains(err.Error(), "needs a terminal") {

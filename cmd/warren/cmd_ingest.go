@@ -14,13 +14,10 @@ import (
 	"warren/registry"
 )
 
-// exitPartial means a command did its work for most items but skipped or failed some.
-const exitPartial = 3
-
 func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
-	var force bool
-	cmd := &cobra.Command{
+	var force, allowOutside bool
+	cmd := checked(&cobra.Command{
 		Use:   "ingest [PATH...]",
 		Short: "Add documents to the knowledge base (Markdown, text, PDF, HTML, folder documents)",
 		Long: `ingest loads files and folders, cuts them into sections and chunks, embeds the chunks and
@@ -29,21 +26,30 @@ numbers (such as one Markdown file per §) is one document; any other folder is 
 
 Unchanged files (same content hash) are skipped without embedding calls; changed files replace
 their chunks. Files warren cannot read are reported one by one while the rest is ingested; the
-exit status is 3 when some were skipped or failed. Ctrl-C stops after the current document,
-leaving both stores consistent.
+exit status is 3 when some were skipped or failed, and 5 when nothing was stored (every file
+was skipped or failed, or there was none). Ctrl-C stops after the current document, leaving
+both stores consistent.
 
 --registry FILE ingests every document a registry lists into its collection and adds the
-documents, titles and synonyms to the workspace registry, so references can name them.`,
+documents, titles and synonyms to the workspace registry, so references can name them. The
+registry is checked first: a path registered twice or a synonym that names two documents is
+refused with the problems listed (` + "`warren registry check FILE`" + ` shows the same), and so is a
+document outside the registry's folder unless --allow-outside is given.`,
 		Example: `  warren ingest sample/standards --collection standards
   warren ingest --registry ../shared/data/corpus/registry.json
   warren ingest --registry sample/registry.json --embedder builtin
   warren ingest notes.md --collection internal --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 0) == (registryFile == "") {
-				return usageError{fmt.Errorf("give PATHs to ingest or --registry FILE (one of the two)")}
-			}
-			if registryFile == "" && !kb.CollectionName.MatchString(collection) {
-				return usageError{fmt.Errorf("--collection %q: use lower-case letters, digits, '-' and '_'", collection)}
+			var reg *registry.Registry
+			var items []kb.Item
+			var err error
+			if registryFile != "" {
+				if reg, err = a.checkedRegistry(cmd, registryFile, allowOutside); err != nil {
+					return err
+				}
+				items = registryItems(reg, filepath.Dir(registryFile))
+			} else if items, err = kb.CollectItems(args, collection); err != nil {
+				return err
 			}
 			e, err := a.open()
 			if err != nil {
@@ -52,22 +58,6 @@ documents, titles and synonyms to the workspace registry, so references can name
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-
-			var items []kb.Item
-			var reg *registry.Registry
-			if registryFile != "" {
-				if reg, err = registry.Load(registryFile); err != nil {
-					return err
-				}
-				for _, name := range reg.Names() {
-					if !kb.CollectionName.MatchString(name) {
-						return fmt.Errorf("%s: collection name %q: use lower-case letters, digits, '-' and '_'", registryFile, name)
-					}
-				}
-				items = registryItems(reg, filepath.Dir(registryFile))
-			} else if items, err = kb.CollectItems(args, collection); err != nil {
-				return err
-			}
 			rep, err := a.ingest(ctx, e, items, embedder, force)
 			if err != nil {
 				return err
@@ -75,28 +65,95 @@ documents, titles and synonyms to the workspace registry, so references can name
 			if err := updateWorkspaceRegistry(ctx, e, reg, items, rep); err != nil {
 				return err
 			}
-			if a.jsonOut {
-				if err := a.printJSON(rep); err != nil {
-					return err
-				}
-			} else {
+			if !a.jsonOut {
 				printIngestReport(a, rep)
 			}
-			switch {
-			case rep.Canceled:
-				return fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested)
-			case rep.Partial():
-				return exitError{code: exitPartial}
+			if err := ingestOutcome(rep); err != nil {
+				return a.fail(cmd, rep, err)
+			}
+			if a.jsonOut {
+				return a.printJSON(rep)
 			}
 			return nil
 		},
-	}
+	},
+		collectionName("collection", &collection),
+		oneOf("embedder", &embedder, "auto", "builtin", "ollama"),
+		when("registry", func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0 && registryFile == "":
+				return fmt.Errorf("nothing to ingest: allowed is PATH... or --registry FILE (one of the two)")
+			case len(args) > 0 && registryFile != "":
+				return fmt.Errorf("--registry %q with PATH %q: allowed is PATH... or --registry FILE, not both", registryFile, args[0])
+			case allowOutside && registryFile == "":
+				return fmt.Errorf("--allow-outside without --registry: it allows a registry's documents outside its folder")
+			case given(cmd, "collection") && registryFile != "":
+				return fmt.Errorf("--collection %q with --registry: the registry names each document's collection", collection)
+			}
+			return nil
+		}))
 	f := cmd.Flags()
 	f.StringVarP(&collection, "collection", "c", "general", "collection for the documents")
 	f.StringVar(&registryFile, "registry", "", "ingest every document this registry file lists")
+	f.BoolVar(&allowOutside, "allow-outside", false, "with --registry: ingest documents outside the registry's folder too")
 	f.StringVar(&embedder, "embedder", "", "auto, builtin or ollama (default kb.embedder, auto)")
 	f.BoolVar(&force, "rebuild", false, "re-ingest unchanged documents too (after changing the embedder or chunking)")
 	return cmd
+}
+
+// checkedRegistry loads a registry to ingest and refuses one that would lose documents or
+// names: paths registered twice, synonyms naming two documents, documents outside its folder
+// (unless allowOutside), collection names warren cannot use.
+func (a *app) checkedRegistry(cmd *cobra.Command, path string, allowOutside bool) (*registry.Registry, error) {
+	reg, err := registry.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range reg.Names() {
+		if !kb.CollectionName.MatchString(name) {
+			return nil, fmt.Errorf("%s: collection name %q: use lower-case letters, digits, '-' and '_'", path, name)
+		}
+	}
+	dir := filepath.Dir(path)
+	refuse := func(problems []registry.Problem, what, hint string) error {
+		if !a.jsonOut {
+			for _, p := range problems {
+				fmt.Fprintln(a.stdout, p.String())
+			}
+		}
+		return a.fail(cmd, map[string]any{"registry": path, "problems": problems},
+			withHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", path, len(problems), what), hint))
+	}
+	if conflicts := registry.Conflicts(reg.Check(dir)); len(conflicts) > 0 {
+		return nil, refuse(conflicts, plural(len(conflicts), "conflicting entry", "conflicting entries"),
+			"make each path and synonym name one document (`warren registry check "+path+"` shows every problem), then ingest again")
+	}
+	if outside := reg.Outside(dir); len(outside) > 0 && !allowOutside {
+		return nil, refuse(outside, plural(len(outside), "document outside the registry's folder", "documents outside the registry's folder"),
+			"move them under "+dir+", or give --allow-outside to ingest them from where they are")
+	}
+	return reg, nil
+}
+
+// ingestOutcome is the exit class of a finished ingest: interrupted (1), nothing stored (5),
+// some files skipped or failed (3), or nil.
+func ingestOutcome(rep *kb.IngestReport) error {
+	bad := rep.Skipped + rep.Failed
+	switch {
+	case rep.Canceled:
+		return withHint(fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested),
+			"run the same ingest again to go on: stored files are unchanged and skipped")
+	case len(rep.Files) == 0:
+		return &cliError{err: errors.New("nothing stored: no files to ingest"), code: exitNothingStored,
+			hint: "give files or folders with documents warren reads (Markdown, text, PDF, HTML)"}
+	case rep.Ingested+rep.Unchanged == 0: // an unchanged file is stored
+		return &cliError{err: fmt.Errorf("nothing stored: all %d %s skipped or failed (each is listed with its reason)", bad, plural(bad, "file was", "files were")),
+			code: exitNothingStored, hint: "fix or remove the files listed, then ingest again"}
+	case rep.Partial():
+		return partialError("fix or remove the files listed, then ingest again (stored files are unchanged and skipped)",
+			"%d of %d files skipped or failed (each is listed with its reason); the others are stored", bad, len(rep.Files))
+	}
+	return nil
 }
 
 // ingest runs the items collection by collection, each with its own embedder.

@@ -33,6 +33,11 @@ func (a *app) kbCommand() *cobra.Command {
 			}
 			defer e.Close()
 			ctx := cmd.Context()
+			if collection != "" {
+				if err := e.checkCollections(ctx, "collection", collection, []string{collection}); err != nil {
+					return err
+				}
+			}
 			cols, err := e.store.Collections(ctx)
 			if err != nil {
 				return err
@@ -75,6 +80,7 @@ func (a *app) kbCommand() *cobra.Command {
 		},
 	}
 	list.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
+	checked(list, collectionName("collection", &collection))
 	rm := &cobra.Command{
 		Use:     "rm DOC...",
 		Short:   "Remove documents (and their chunks and vectors) from the knowledge base",
@@ -169,8 +175,9 @@ func trimKnownExt(name string) string {
 	return name
 }
 
-// checkCollections refuses collection names the knowledge base does not have.
-func (e *env) checkCollections(ctx context.Context, names []string) error {
+// checkCollections refuses collection names the knowledge base does not have: the value of
+// the flag that named them is a usage error that lists the collections there are.
+func (e *env) checkCollections(ctx context.Context, flag, value string, names []string) error {
 	cols, err := e.store.Collections(ctx)
 	if err != nil {
 		return err
@@ -182,9 +189,14 @@ func (e *env) checkCollections(ctx context.Context, names []string) error {
 		all = append(all, c.Name)
 	}
 	for _, n := range names {
-		if !have[n] {
-			return fmt.Errorf("no collection %q in the knowledge base (there are: %s)", n, strings.Join(all, ", "))
+		if have[n] {
+			continue
 		}
+		if len(all) == 0 {
+			return usageError{withHint(fmt.Errorf("%s %q: the knowledge base has no collections yet", flagName(flag), value),
+				"add documents with `warren ingest PATH --collection NAME`")}
+		}
+		return usageError{fmt.Errorf("%s %q: no collection %q in the knowledge base; allowed is %s", flagName(flag), value, n, orList(all))}
 	}
 	return nil
 }

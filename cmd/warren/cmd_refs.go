@@ -123,6 +123,8 @@ section the document lacks ends unresolved with the reason; nothing is guessed.
 	}
 	for _, c := range []*cobra.Command{detect, resolve} {
 		c.Flags().StringVar(&detector, "detector", "regex", "regex, model or hybrid")
+		checked(c, text(0, "TEXT", "a text with references, or - for standard input"),
+			oneOf("detector", &detector, retrieval.DetectorRegex, retrieval.DetectorModel, retrieval.DetectorHybrid))
 	}
 	resolve.Flags().StringVar(&from, "from", "", "the document the text comes from")
 	resolve.Flags().StringVar(&section, "section", "", "the section the text comes from")

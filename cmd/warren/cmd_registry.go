@@ -32,22 +32,20 @@ the names references use. warren ingest --registry copies one into the workspace
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				problems = emptyIfNil(problems)
-				if err := a.printJSON(problems); err != nil {
-					return err
-				}
-			} else {
-				for _, p := range problems {
-					fmt.Fprintln(a.stdout, p.String())
-				}
-				if len(problems) == 0 {
-					fmt.Fprintf(a.stdout, "%s: no problems.\n", path)
-				}
-			}
 			if len(problems) > 0 {
-				return exitError{code: exitFailure}
+				if !a.jsonOut {
+					for _, p := range problems {
+						fmt.Fprintln(a.stdout, p.String())
+					}
+				}
+				return a.fail(cmd, map[string]any{"registry": path, "problems": problems},
+					withHint(fmt.Errorf("%s: %d %s", path, len(problems), plural(len(problems), "problem", "problems")),
+						"correct the registry file as each problem says, then check it again"))
 			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"registry": path, "problems": emptyIfNil(problems)})
+			}
+			fmt.Fprintf(a.stdout, "%s: no problems.\n", path)
 			return nil
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,9 +23,6 @@ import (
 	"warren/internal/atomicfile"
 	"warren/retrieval"
 )
-
-// exitWaiting means the run stopped to wait for the analyst's answer: saved, not done.
-const exitWaiting = 4
 
 // answerFile holds prepared answers: one per round of questions ("/end" ends refinement), and
 // the decision(s) on the plan.
@@ -75,7 +73,7 @@ func (a *app) researchCommand() *cobra.Command {
 	var answersPath, out, resume string
 	var yes, noHITL bool
 	var budgetCalls, iterations int
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "research QUESTION",
 		Short: "Research a question headless: refine it with you, plan, follow references, write a cited report",
 		Long: `research runs the research agent without the workbench. It asks sharpening questions (answer
@@ -131,6 +129,10 @@ report, marked as such.`,
 			var state *research.State
 			if resume != "" {
 				outcome, state, err = svc.Resume(ctx, resume, nil)
+				var finished *research.FinishedError
+				if errors.As(err, &finished) {
+					return a.finishedResearch(e, resume, state, out)
+				}
 			} else {
 				run := research.NewRunID()
 				fmt.Fprintf(a.stderr, "run %s: started\n", run)
@@ -153,17 +155,20 @@ report, marked as such.`,
 				if ctx.Err() != nil {
 					return fmt.Errorf("interrupted; the run is saved: go on with `warren research --resume %s`", outcome.Run)
 				}
-				return fmt.Errorf("%w\nthe run is saved: go on with `warren research --resume %s`", err, outcome.Run)
+				return withHint(err, fmt.Sprintf("the run is saved: go on with `warren research --resume %s`", outcome.Run))
 			}
 			return a.finishResearch(ctx, e, outcome, state, out)
 		},
-	}
+	},
+		text(0, "QUESTION", "a question in words"),
+		atLeast("iterations", &iterations, 1),
+		atLeast("budget-calls", &budgetCalls, 1))
 	f := cmd.Flags()
 	f.StringVar(&answersPath, "answers", "", "answer questions and the plan from this YAML or JSON file")
 	f.BoolVarP(&yes, "yes", "y", false, "end refinement after the first round and approve the plan")
 	f.BoolVar(&noHITL, "no-hitl", false, "no questions: one clarification step instead of the loop")
-	f.IntVar(&budgetCalls, "budget-calls", 0, "model calls this run may make (default budgets.model_calls; with --resume, replaces the run's own call budget)")
-	f.IntVar(&iterations, "iterations", 3, "most rounds of questions")
+	f.IntVar(&budgetCalls, "budget-calls", 0, "model calls this run may make, 1 or more (default budgets.model_calls; with --resume, replaces the run's own call budget)")
+	f.IntVar(&iterations, "iterations", 3, "most rounds of questions, 1 or more")
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
 	f.StringVarP(&out, "out", "o", "", "write the report here (default exports/research-RUN.md)")
 	return cmd
@@ -337,7 +342,32 @@ func (a *app) finishResearch(ctx context.Context, e *env, outcome agent.Outcome,
 	if s.Exhausted {
 		partial = " (partial: " + s.PartialNote + ")"
 	}
-	fmt.Fprintf(a.stdout, "Report written to %s%s.\n%d tasks, references %v, quality %d/500, %d model calls, %d tokens.\n",
-		out, partial, len(s.Plan), sum.References, s.Quality.Total, usage.Calls, usage.Tokens())
+	fmt.Fprintf(a.stdout, "Report written to %s%s.\n%d tasks, references: %s; quality %d/500, %d model calls, %d tokens.\n",
+		out, partial, len(s.Plan), referenceCounts(sum.References), s.Quality.Total, usage.Calls, usage.Tokens())
+	return nil
+}
+
+// referenceCounts says how many references a run followed, skipped and left unresolved.
+func referenceCounts(counts map[string]int) string {
+	return countWords(counts, research.RefFollowed, research.RefSkipped, research.RefUnresolved)
+}
+
+// finishedResearch answers --resume of a run that has finished: only that, and where its
+// report is. The report is written (from the saved run) when the file is not there, or to
+// --out when that is given.
+func (a *app) finishedResearch(e *env, run string, s *research.State, out string) error {
+	path := out
+	if path == "" {
+		path = filepath.Join(e.ws.Dir, "exports", "research-"+run+".md")
+	}
+	if _, err := os.Stat(path); out != "" || err != nil {
+		if err := atomicfile.WriteFile(path, []byte(research.FullReport(s)), 0o644); err != nil {
+			return fmt.Errorf("couldn't write the report of run %s: %w", run, err)
+		}
+	}
+	if a.jsonOut {
+		return a.printJSON(map[string]any{"run": run, "status": agent.StatusDone, "finished": true, "report": path})
+	}
+	fmt.Fprintf(a.stdout, "Run %s has finished; its report is %s.\n", run, path)
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 func (a *app) searchCommand() *cobra.Command {
 	var collection, doc, section, mode, lang string
 	var k int
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the knowledge base (hybrid, dense or lexical; scoped by collection, document, section)",
 		Long: `search ranks chunks for a query. Hybrid mode fuses the BM25 ranking of the lexical index
@@ -31,12 +31,6 @@ collections were built with the built-in embedder.`,
 			if err != nil {
 				return usageError{err}
 			}
-			if len(analysis.QueryTerms(args[0], lang)) == 0 {
-				return usageError{fmt.Errorf("the query %q has no searchable words (only stop words or punctuation)", args[0])}
-			}
-			if section != "" && doc == "" {
-				return usageError{fmt.Errorf("--section needs --doc: a section number means something only within a document")}
-			}
 			e, err := a.open()
 			if err != nil {
 				return err
@@ -46,8 +40,8 @@ collections were built with the built-in embedder.`,
 			defer stop()
 			scope := kb.Scope{Section: section}
 			if collection != "" {
-				scope.Collections = strings.Split(collection, ",")
-				if err := e.checkCollections(ctx, scope.Collections); err != nil {
+				scope.Collections = splitList(collection)
+				if err := e.checkCollections(ctx, "collection", collection, scope.Collections); err != nil {
 					return err
 				}
 			}
@@ -78,7 +72,24 @@ collections were built with the built-in embedder.`,
 			}
 			return nil
 		},
-	}
+	},
+		text(0, "QUERY", "a query with words to search for"),
+		atLeast("k", &k, 1),
+		oneOf("mode", &mode, string(retrieval.Hybrid), string(retrieval.Dense), string(retrieval.Lexical)),
+		oneOf("lang", &lang, "de", "en"),
+		collectionList("collection", &collection),
+		when("section", func(cmd *cobra.Command, args []string) error {
+			if section != "" && doc == "" {
+				return fmt.Errorf("--section %q needs --doc: a section number means something only within a document", section)
+			}
+			return nil
+		}),
+		when("QUERY", func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && len(analysis.QueryTerms(args[0], lang)) == 0 {
+				return fmt.Errorf("QUERY %q has no searchable words (only stop words or punctuation): allowed is a query with words to search for", args[0])
+			}
+			return nil
+		}))
 	f := cmd.Flags()
 	f.StringVarP(&collection, "collection", "c", "", "only these collections (comma-separated)")
 	f.StringVar(&doc, "doc", "", "only this document")

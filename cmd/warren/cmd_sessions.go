@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,9 @@ import (
 	"warren/agent"
 	"warren/agent/research"
 )
+
+// runAllowed is what a RUN argument may be.
+const runAllowed = "a run ID (`warren sessions list` shows them)"
 
 func (a *app) sessionsCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -48,7 +52,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	show := &cobra.Command{
+	show := checked(&cobra.Command{
 		Use:     "show RUN",
 		Short:   "A run's trail of steps, where it stands, its ledger and references",
 		Example: "  warren sessions show 20261121-201500-a1b2c3",
@@ -92,7 +96,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			for _, r := range s.References {
 				states[r.State]++
 			}
-			fmt.Fprintf(a.stdout, "References: %v\nModel calls: %d, tokens %d (prompt %d, completion %d)\n", states, usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
+			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n", referenceCounts(states), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "STEP\tNODE\tSTATUS")
 			for _, st := range steps {
@@ -100,8 +104,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			return tw.Flush()
 		},
-	}
-	rm := &cobra.Command{
+	}, text(0, "RUN", runAllowed))
+	rm := checked(&cobra.Command{
 		Use:     "rm RUN...",
 		Short:   "Remove saved runs with their checkpoints, ledger and call journal",
 		Example: "  warren sessions rm 20261121-201500-a1b2c3",
@@ -128,7 +132,14 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			return a.printJSON(map[string]any{"removed": args})
 		},
-	}
+	}, when("RUN", func(cmd *cobra.Command, args []string) error {
+		for _, run := range args {
+			if strings.TrimSpace(run) == "" {
+				return fmt.Errorf("RUN %q: allowed is %s", run, runAllowed)
+			}
+		}
+		return nil
+	}))
 	cmd.AddCommand(list, show, rm)
 	return cmd
 }

@@ -94,11 +94,25 @@ func toxUnknown(ctx context.Context, st *toxdb.Store, inci string) error {
 	return fmt.Errorf("no toxicology profile %q: `warren tox list` shows the %d profile names", inci, len(list))
 }
 
+// inciAllowed is what an INCI argument may be.
+const inciAllowed = "an INCI name (`warren tox list` shows them)"
+
+// versionArg: argument i is a version number.
+func versionArg(i int, label string) rule {
+	return rule{label, func(_ *cobra.Command, args []string) error {
+		if i >= len(args) {
+			return nil
+		}
+		_, err := toxVersionArg(label, args[i])
+		return err
+	}}
+}
+
 // toxVersionArg reads a version number argument.
 func toxVersionArg(name, s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "v"))
 	if err != nil || n < 1 {
-		return 0, usageError{fmt.Errorf("%s %q: give a version number (1, 2, …); `warren tox history INCI` lists them", name, s)}
+		return 0, usageError{fmt.Errorf("%s %q: allowed is a version number (1, 2, …); `warren tox history INCI` lists them", name, s)}
 	}
 	return n, nil
 }
@@ -129,7 +143,7 @@ func shellQuote(s string) string {
 }
 
 func (a *app) toxImportCommand() *cobra.Command {
-	return &cobra.Command{
+	return checked(&cobra.Command{
 		Use:   "import FILE",
 		Short: "Import profiles from JSON or CSV; a changed profile gets a new version, an unchanged one none",
 		Long: `import reads a .json file (one profile object, or an array of them; each replaces the stored
@@ -142,9 +156,6 @@ makes no new versions.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			ext := strings.ToLower(filepath.Ext(path))
-			if ext != ".json" && ext != ".csv" {
-				return usageError{fmt.Errorf("%s: give a .json or .csv file (docs/tox-profile.md describes both)", path)}
-			}
 			e, st, err := a.toxStore()
 			if err != nil {
 				return err
@@ -158,7 +169,7 @@ makes no new versions.`,
 			}
 			var ie *toxdb.ImportError
 			if errors.As(err, &ie) {
-				return a.toxImportFailed(ie)
+				return a.toxImportFailed(cmd, ie)
 			}
 			if err != nil {
 				return err
@@ -180,11 +191,11 @@ makes no new versions.`,
 			}
 			return tw.Flush()
 		},
-	}
+	}, extension(0, "FILE", ".json", ".csv"))
 }
 
 // toxImportFailed reports the bad records of a file; nothing of it was imported.
-func (a *app) toxImportFailed(ie *toxdb.ImportError) error {
+func (a *app) toxImportFailed(cmd *cobra.Command, ie *toxdb.ImportError) error {
 	type bad struct {
 		Where string `json:"where,omitempty"`
 		Error string `json:"error"`
@@ -210,13 +221,8 @@ func (a *app) toxImportFailed(ie *toxdb.ImportError) error {
 			b.WriteString(r.Err.Error())
 		}
 	}
-	b.WriteString("\nfix the file and import it again (docs/tox-profile.md describes the format)")
-	if a.jsonOut {
-		if err := a.printJSON(map[string]any{"file": ie.File, "imported": false, "errors": list}); err != nil {
-			return err
-		}
-	}
-	return errors.New(b.String())
+	return a.fail(cmd, map[string]any{"file": ie.File, "imported": false, "errors": list},
+		withHint(errors.New(b.String()), "fix the file and import it again (docs/tox-profile.md describes the format)"))
 }
 
 func (a *app) toxListCommand() *cobra.Command {
@@ -262,7 +268,7 @@ func orDash(s string) string {
 
 func (a *app) toxShowCommand() *cobra.Command {
 	var version int
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "show INCI",
 		Short: "Show a profile (the latest version, or --version N): NOAEL table, DAP, Annex entries, references, statements",
 		Long: `show prints a profile readably. --json prints the stored profile document itself (the canonical
@@ -270,9 +276,6 @@ JSON that edits patch and diffs compare).`,
 		Example: "  warren tox show EUGENOL\n  warren tox show 'methyl salicylate' --version 1\n  warren tox show EUGENOL --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("version") && version < 1 {
-				return usageError{fmt.Errorf("--version %d: versions start at 1; `warren tox history %s` lists them", version, shellQuote(args[0]))}
-			}
 			e, st, err := a.toxStore()
 			if err != nil {
 				return err
@@ -297,7 +300,7 @@ JSON that edits patch and diffs compare).`,
 			writeProfile(a.stdout, v, latest.Version, p)
 			return nil
 		},
-	}
+	}, text(0, "INCI", inciAllowed), atLeast("version", &version, 1))
 	cmd.Flags().IntVar(&version, "version", 0, "show this version (default: the latest)")
 	return cmd
 }
@@ -404,7 +407,7 @@ func nonEmpty(ss ...string) []string {
 }
 
 func (a *app) toxHistoryCommand() *cobra.Command {
-	return &cobra.Command{
+	return checked(&cobra.Command{
 		Use:     "history INCI",
 		Short:   "List the versions of a profile, newest first: when, edit type, summary, batch",
 		Example: "  warren tox history EUGENOL\n  warren tox history eugenol --json",
@@ -435,7 +438,7 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 			}
 			return tw.Flush()
 		},
-	}
+	}, text(0, "INCI", inciAllowed))
 }
 
 // terminalWidth is the width of the terminal a.stdout is, or fallback.
@@ -449,7 +452,7 @@ func (a *app) terminalWidth(fallback int) int {
 }
 
 func (a *app) toxDiffCommand() *cobra.Command {
-	return &cobra.Command{
+	return checked(&cobra.Command{
 		Use:   "diff INCI V1 V2",
 		Short: "Show what changed between two versions of a profile (a unified diff; --json: RFC 6902 operations)",
 		Long: `diff compares two versions of a profile, pretty-printed with sorted keys, as a unified diff
@@ -501,13 +504,13 @@ operations that turn V1 into V2.`,
 			fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", from.INCI, v1, from.INCI, v2, text)
 			return nil
 		},
-	}
+	}, text(0, "INCI", inciAllowed), versionArg(1, "V1"), versionArg(2, "V2"))
 }
 
 func (a *app) toxRollbackCommand() *cobra.Command {
 	var to int
 	var yes bool
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "rollback INCI --to N",
 		Short: "Save a new version of a profile equal to an old one (no version is removed)",
 		Long: `rollback saves a new version whose data equals version N, after showing the diff from the
@@ -516,12 +519,6 @@ be rolled back. Outside a terminal it needs --yes.`,
 		Example: "  warren tox rollback EUGENOL --to 1\n  warren tox rollback EUGENOL --to 1 --yes --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("to") {
-				return usageError{fmt.Errorf("give the version to roll back to with --to N; `warren tox history %s` lists them", shellQuote(args[0]))}
-			}
-			if to < 1 {
-				return usageError{fmt.Errorf("--to %d: versions start at 1; `warren tox history %s` lists them", to, shellQuote(args[0]))}
-			}
 			e, st, err := a.toxStore()
 			if err != nil {
 				return err
@@ -556,8 +553,7 @@ be rolled back. Outside a terminal it needs --yes.`,
 				fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest.Version+1)
 				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-					fmt.Fprintln(a.stderr, "Not rolled back; nothing was saved.")
-					return exitError{code: exitFailure}
+					return a.fail(cmd, nil, withHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 				}
 				// The diff shown was from the latest version then: refuse if another save came since.
 				now, err := st.Latest(ctx, name)
@@ -578,7 +574,12 @@ be rolled back. Outside a terminal it needs --yes.`,
 			fmt.Fprintf(a.stdout, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
 			return nil
 		},
-	}
+	}, text(0, "INCI", inciAllowed), atLeast("to", &to, 1), when("to", func(cmd *cobra.Command, args []string) error {
+		if !given(cmd, "to") {
+			return fmt.Errorf("no --to: allowed is --to N, the version to roll back to; `warren tox history %s` lists them", shellQuote(args[0]))
+		}
+		return nil
+	}))
 	cmd.Flags().IntVar(&to, "to", 0, "the version to restore (required)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "roll back without asking")
 	return cmd

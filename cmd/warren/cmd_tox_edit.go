@@ -32,7 +32,7 @@ type toxEditResult struct {
 
 func (a *app) toxEditCommand() *cobra.Command {
 	var yes bool
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "edit INCI \"instruction or JSON\"",
 		Short: "Propose an edit of a toxicology profile as a JSON Patch diff, and approve it",
 		Long: `edit turns an instruction, a JSON payload or a pasted correction form into a proposed JSON
@@ -99,7 +99,7 @@ array also work (docs/tox-profile.md).`,
 			res.Status, res.Version = "saved", v
 			return a.printToxEdit(res)
 		},
-	}
+	}, text(0, "INCI", inciAllowed), text(1, "INSTRUCTION", "an instruction, a JSON payload or a correction form"))
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the proposal without asking")
 	return cmd
 }
@@ -137,7 +137,7 @@ func (a *app) printToxEdit(res toxEditResult) error {
 // --yes in a script.
 func (a *app) toxApproveCommand() *cobra.Command {
 	var reject, summary string
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "approve RUN",
 		Short: "Approve or reject a waiting toxicology edit proposal",
 		Long: `approve saves a proposal that ` + "`warren tox edit`" + ` or ` + "`warren tox batch`" + ` left waiting, as a
@@ -172,7 +172,15 @@ saved: propose the edit again. --reject records the rejection and its reason ins
 			}
 			return a.printToxEdit(toxEditResult{Proposal: p, Status: "saved", Version: v})
 		},
-	}
+	}, text(0, "RUN", "the run ID of a waiting proposal"), when("reject", func(cmd *cobra.Command, args []string) error {
+		switch {
+		case given(cmd, "reject") && strings.TrimSpace(reject) == "":
+			return fmt.Errorf("--reject %q: allowed is the reason for the rejection, in words", reject)
+		case given(cmd, "reject") && given(cmd, "summary"):
+			return fmt.Errorf("--summary %q with --reject: a summary is for a saved version; allowed is one of the two", summary)
+		}
+		return nil
+	}))
 	cmd.Flags().StringVar(&reject, "reject", "", "reject the proposal, giving the reason")
 	cmd.Flags().StringVar(&summary, "summary", "", "the version's summary (default: the proposal's)")
 	return cmd
@@ -180,7 +188,7 @@ saved: propose the edit again. --reject records the rejection and its reason ins
 
 func (a *app) toxBatchCommand() *cobra.Command {
 	var yes bool
-	cmd := &cobra.Command{
+	cmd := checked(&cobra.Command{
 		Use:   "batch FILE.jsonl",
 		Short: "Propose many toxicology edits from a JSONL file",
 		Long: `batch reads one edit a line, {"inci": "…", "instruction": "…"} or {"inci": "…", "payload": {…}},
@@ -191,7 +199,7 @@ starting with # are skipped.
 With --yes the edits that need no model (JSON payloads and simply parsed instructions) are saved
 at once; the others stay proposals to approve one by one in the workbench's Toxicology tab (or
 with ` + "`warren tox approve RUN`" + `). Progress goes to stderr, a results table to stdout. The exit status is
-3 when some lines failed.`,
+3 when some lines failed, and 5 when every line failed (nothing was saved or proposed).`,
 		Example: `  warren tox batch corrections.jsonl
   warren tox batch corrections.jsonl --yes
   warren tox batch corrections.jsonl --yes --json > results.json`,
@@ -217,24 +225,36 @@ with ` + "`warren tox approve RUN`" + `). Progress goes to stderr, a results tab
 			if err != nil && res == nil {
 				return err
 			}
-			if a.jsonOut {
-				if perr := a.printJSON(res); perr != nil {
-					return perr
-				}
-			} else {
+			if !a.jsonOut {
 				a.printBatch(res)
 			}
-			if err != nil {
-				return err
+			if err == nil {
+				err = batchOutcome(res)
 			}
-			if res.Failed > 0 {
-				return exitError{code: exitPartial}
+			if err != nil {
+				return a.fail(cmd, res, err)
+			}
+			if a.jsonOut {
+				return a.printJSON(res)
 			}
 			return nil
 		},
-	}
+	}, text(0, "FILE", "a JSONL file of edits"))
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the edits that need no model at once")
 	return cmd
+}
+
+// batchOutcome is the exit class of a batch: every line failed (5), some failed (3), or nil.
+func batchOutcome(res *toxedit.BatchResult) error {
+	switch {
+	case res.Failed == 0:
+		return nil
+	case res.Applied+res.Proposed+res.NoChange == 0:
+		return &cliError{err: fmt.Errorf("nothing saved or proposed: all %d %s failed (each is listed with its error)", res.Failed, plural(res.Failed, "line", "lines")),
+			code: exitNothingStored, hint: "fix the lines listed and run the batch again"}
+	}
+	return partialError("fix the lines listed and run them again (the others are done)",
+		"%d of %d lines failed (each is listed with its error)", res.Failed, res.Failed+res.Applied+res.Proposed+res.NoChange)
 }
 
 func (a *app) printBatch(res *toxedit.BatchResult) {

@@ -177,7 +177,8 @@ plan:
 	if _, err := os.Stat(out); err != nil {
 		t.Errorf("report not written: %v", err)
 	}
-	if n := srv.Count("/api/chat"); n == 0 {
+	calls := srv.Count("/api/chat")
+	if calls == 0 {
 		t.Error("no model calls")
 	}
 
@@ -189,8 +190,9 @@ plan:
 	if r = warren(t, env, "sessions", "show", sum.Run); r.code != 0 || !strings.Contains(r.stdout, "Refinement ended: ended by the analyst") {
 		t.Errorf("sessions show: %+v", r)
 	}
-	if r = warren(t, env, "research", "--resume", sum.Run, "--yes"); r.code != exitFailure || !strings.Contains(r.stderr, "already finished") {
-		t.Errorf("a finished run cannot be resumed: %+v", r)
+	want := "Run " + sum.Run + " has finished; its report is " + filepath.Join(ws.Dir, "exports", "research-"+sum.Run+".md") + ".\n"
+	if r = warren(t, env, "research", "--resume", sum.Run, "--yes"); r.code != 0 || r.stdout != want || srv.Count("/api/chat") != calls {
+		t.Errorf("resuming a finished run says where its report is, and calls no model: %+v", r)
 	}
 	if r = warren(t, env, "sessions", "rm", sum.Run); r.code != 0 {
 		t.Fatalf("sessions rm: %+v", r)
