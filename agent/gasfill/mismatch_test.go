@@ -52,12 +52,13 @@ func TestFillStopsWhenACollectionWasEmbeddedWithAnotherModel(t *testing.T) {
 		t.Fatalf("the fill must stop on the changed model:\n got %v\nwant %s…", err, want)
 	}
 	// The row that met the mismatch says so; a row still running when the fill stopped was
-	// cancelled.
+	// cancelled, or met the mismatch too but had no time left to learn all-minilm's dimension.
 	reported := 0
 	for _, r := range results {
 		switch {
 		case strings.HasPrefix(r.Err, want):
 			reported++
+		case strings.HasPrefix(r.Err, `collection "sop" was embedded with nomic-embed-text (768 dims) but warren is set to all-minilm: run`):
 		case r.Err != "" && !strings.Contains(r.Err, context.Canceled.Error()):
 			t.Errorf("row %s: %s", r.Name, r.Err)
 		}
