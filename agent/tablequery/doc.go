@@ -45,6 +45,7 @@
 //     did-you-mean names (at most 2 rounds, in the same conversation);
 //   - tier 2: a fresh start with a different prompt that lists the rejected attempts as what
 //     not to do (at most 2 rounds);
-//   - tier 3: a fallback built without the model, labelled [Answer.Fallback]: a word search
-//     over the row's text (see [Fallback]).
+//   - tier 3: a fallback built without the model, labelled [Answer.Fallback]: a word match
+//     of field names and their synonyms ("flammable", "no CAS") and of the row's text (see
+//     [Fallback]); a question with nothing to match selects no rows.
 package tablequery

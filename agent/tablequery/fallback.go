@@ -2,99 +2,200 @@ package tablequery
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
-// maxFallbackWords bounds the words the fallback searches for.
+// maxFallbackWords bounds the words the fallback searches the row's text for.
 const maxFallbackWords = 6
 
-// Fallback builds a filter without the model, for when no model expression compiled. The rule:
+// RatingFloor is where a whole-number field named by a word of the question starts to count:
+// such fields are hazard ratings (HMIS, NFPA: 0 minimal … 4 severe), and "toxic" or
+// "flammable" means a serious hazard, 3 or 4.
+const RatingFloor = 3
+
+// Fallback builds a filter without the model, for when no model expression compiled. It reads
+// the question word by word (lower-cased; a hyphen splits words except in numbers, so a CAS
+// number such as 7440-37-1 stays whole):
 //
-//   - the question is split into words (letters, digits and inner hyphens, so CAS numbers such
-//     as 7440-37-1 stay whole) and lower-cased;
-//   - words shorter than three characters (unless they hold a digit, as in "n2"), common
-//     English and German words ("show", "which", "without", "gases", "ohne", …) and words that
-//     name a field or part of one ("cas", "number" for cas_number) are dropped: they describe
-//     columns or the query, not values;
-//   - a row matches when its text fields mention any of the first six remaining words,
-//     ignoring case: `any_text contains "w1" or any_text contains "w2"`.
+//   - Words that name fields. A word names a field when it is a part of the field's name or a
+//     word of its Doc ("cas" → cas_number, "flash" → flash_point_c), also with up to three
+//     more letters ("names", "toxicity"), or through the synonyms below. Neighbouring words
+//     narrow each other: "cas number" is cas_number alone, "flash point" flash_point_c. The
+//     fields one word names are alternatives: a true/false field must be true, a whole-number
+//     field (a hazard rating) at least [RatingFloor], a text or number field must have a
+//     value. "toxic" → `hmis_health >= 3 or nfpa_health >= 3 or ghs06_toxic or …`.
+//   - Negations ("no", "not", "non", "without", "missing", "empty", "unknown"; German
+//     "ohne", "kein", "nicht", "fehlende", "leer") turn the next field or word around: "no
+//     CAS" → `empty(cas_number)`; "non-flammable" → no flammability field says so and one at
+//     least is filled in (a blank cell is not a "no"). "missing", "empty", "blank", "unknown",
+//     "fehlt", "fehlen" and "leer" may also follow their field ("CAS number missing") when
+//     nothing but "and" or "or" comes after them.
+//   - Any other word of three letters or more (or two with a digit, as "n2") that is not a
+//     common word of questions ("show", "which", "gases", "mit", …) is searched for in the
+//     row's text, ignoring case: `any_text contains "silane"`. These words are alternatives
+//     (at most six): "silane and arsine" finds both rows.
+//   - The conditions must all hold, except where the question says "or" between two fields:
+//     "toxic or pyrophoric".
 //
-// It is a word search, not an understanding of the question (negations such as "without" are
-// lost), which is why its answer is labelled a fallback. Without any word left the filter is
-// `true`, every row, so the analyst starts from the whole table. note says which it was.
+// Synonyms, each leading to the field-name words it stands for:
+//
+//	flammable, inflammable, flammability, combustible, burn(s), burning, fire, flame,
+//	  brennbar, entzündbar, entzündlich          → flammable, flammability
+//	toxic, toxicity, poison(ous), giftig, toxisch → toxic, health
+//	pyrophoric, pyrophor, selbstentzündlich      → pyrophoric
+//	oxidising, oxidizing, oxidiser, oxidizer, oxidant, brandfördernd → oxidising
+//	corrosive, corrosion, ätzend                 → corrosive
+//	explosive, explosion, explosiv               → explosive
+//	harmful, irritant, reizend                   → harmful
+//	environment(al), aquatic, umweltgefährlich   → environment
+//	odour, odor, smell, geruch                   → odour
+//	nummer, nr                                   → number
+//
+// It is a word match, not an understanding of the question, which is why its answer is
+// labelled a fallback and note says how each word was read. When nothing in the question
+// names a field or a value the filter is `false` and note says so: the fallback never answers
+// with the whole table.
 func Fallback(schema Schema, question string) (expression, note string) {
-	words := fallbackWords(schema, question)
-	if len(words) == 0 {
-		return "true", "fallback: the question has no words to search for, so the filter keeps every row; edit it to narrow the table"
+	items := readQuestion(schema, question)
+	if len(items) == 0 {
+		return "false", "fallback: nothing in the question names a field or a value to look for, so no rows are selected; " +
+			`name a gas, a field ("no CAS number") or a hazard ("flammable"), or write the filter yourself`
 	}
-	clauses := make([]string, len(words))
-	for i, w := range words {
-		clauses[i] = AnyText + " contains " + strconv.Quote(w)
+	var clauses, searches, readings, texts []string
+	previousWasField := false
+	for _, it := range items {
+		switch {
+		case it.fields == nil && it.negated:
+			readings = append(readings, it.quoted()+" as no mention of "+strconv.Quote(it.value))
+		case it.fields == nil:
+			texts = append(texts, it.quoted())
+		default:
+			readings = append(readings, it.quoted()+" as "+it.fieldNames(schema))
+		}
+		clause := it.clause(schema)
+		switch {
+		case it.fields == nil && !it.negated:
+			searches = append(searches, clause) // the words searched for are alternatives
+		case it.fields != nil && it.orWithPrevious && previousWasField:
+			last := len(clauses) - 1
+			clauses[last] = "(" + unparen(clauses[last]) + " or " + unparen(clause) + ")"
+		case !slices.Contains(clauses, clause):
+			clauses = append(clauses, clause)
+		}
+		previousWasField = it.fields != nil
 	}
-	return strings.Join(clauses, " or "),
-		fmt.Sprintf("fallback: rows whose text mentions any of %s (a word search without the model; edit the filter to refine it)",
-			strings.Join(quoteAll(words), ", "))
+	if len(searches) > 0 {
+		clauses = append(clauses, group(searches, " or "))
+	}
+	if len(clauses) == 1 {
+		clauses[0] = unparen(clauses[0])
+	}
+	var parts []string
+	if len(readings) > 0 {
+		parts = append(parts, "reads "+strings.Join(readings, "; "))
+	}
+	if len(texts) > 0 {
+		parts = append(parts, "rows whose text mentions "+strings.Join(texts, ", "))
+	}
+	return strings.Join(clauses, " and "),
+		"fallback: " + strings.Join(parts, "; ") + " (a word match without the model; edit the filter to refine it)"
 }
 
-func fallbackWords(schema Schema, question string) []string {
-	fieldWords := map[string]bool{}
-	for _, f := range schema {
-		name := strings.ToLower(f.Name)
-		fieldWords[name] = true
-		for _, p := range strings.Split(name, "_") {
-			fieldWords[p] = true
-		}
-	}
-	tokens := strings.FieldsFunc(strings.ToLower(question), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
-	})
-	var words []string
-	seen := map[string]bool{}
-	for _, t := range tokens {
-		t = strings.Trim(t, "-")
-		n := len([]rune(t))
-		hasDigit := strings.ContainsFunc(t, unicode.IsDigit)
-		if n < 2 || n < 3 && !hasDigit || stopwords[t] || fieldWords[t] || seen[t] {
-			continue
-		}
-		seen[t] = true
-		words = append(words, t)
-		if len(words) == maxFallbackWords {
-			break
-		}
-	}
-	return words
+// item is one thing the question asks for: fields (named by one or more neighbouring words)
+// or a word to search the row's text for.
+type item struct {
+	words          []string // as the question has them, a negation included
+	value          string   // the word searched for in the text; "" for fields
+	fields         []int    // indexes into the schema; nil for a text search
+	negated        bool
+	orWithPrevious bool // the question said "or" between this and the item before
 }
 
-func quoteAll(words []string) []string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		out[i] = strconv.Quote(w)
+func (it item) clause(schema Schema) string {
+	if it.fields == nil {
+		c := AnyText + " contains " + strconv.Quote(it.value)
+		if it.negated {
+			return "not (" + c + ")"
+		}
+		return c
 	}
-	return out
+	var alts []string
+	presence := true // every field only has to have a value (or, negated, lack one)
+	for _, i := range it.fields {
+		f := schema[i]
+		switch f.Type {
+		case TypeBool:
+			alts = append(alts, f.Name)
+			presence = false
+		case TypeInt:
+			alts = append(alts, fmt.Sprintf("%s >= %d", f.Name, RatingFloor))
+			presence = false
+		case TypeString, TypeNumber:
+			if it.negated {
+				alts = append(alts, fnEmpty+"("+f.Name+")")
+			} else {
+				alts = append(alts, fnHas+"("+f.Name+")")
+			}
+		}
+	}
+	switch {
+	case it.negated && presence:
+		return group(alts, " and ")
+	case it.negated && len(alts) == 1 && schema[it.fields[0]].Type == TypeBool:
+		return alts[0] + " == false"
+	case it.negated:
+		// Known not to be: no field says so, and one at least has a value. A blank is not a
+		// "no" ("non-flammable" must not bring back every gas whose cells are empty).
+		known := make([]string, len(it.fields))
+		for i, f := range it.fields {
+			known[i] = fnHas + "(" + schema[f].Name + ")"
+		}
+		return "(not (" + unparen(group(alts, " or ")) + ") and " + group(known, " or ") + ")"
+	}
+	return group(alts, " or ")
 }
 
-// stopwords are words of questions about a table that say nothing about the values sought.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`
-		the a an and or not no nor but of in on at by to for from with without into onto than then
-		is are was were be been being do does did have has had having can could would should will
-		all any some each every only also just more most less least very much many few
-		which what who whom whose where when why how that this these those there their them they
-		it its me us we you our your please show list find give get tell display return select
-		filter search look want need matching match matches rows row table entries entry records
-		record items item value values gas gases compound compounds substance substances chemical
-		chemicals material materials missing empty blank null none unknown known set given
-		greater lower higher smaller larger bigger above below under over between equal equals
-		least most than like same other others another such both either neither
-		der die das den dem des ein eine einer eines einem einen und oder nicht ohne mit für von
-		zu zum zur ist sind war waren hat haben alle alles jede jeder welche welcher welches
-		zeige zeig liste gib finde gase kein keine keinen deren dessen über unter als wie auf bei
-		aus nach mehr weniger fehlt fehlen fehlende leer leere bitte`) {
-		m[w] = true
+func (it item) quoted() string { return strconv.Quote(strings.Join(it.words, " ")) }
+
+func (it item) fieldNames(schema Schema) string {
+	names := make([]string, len(it.fields))
+	for i, f := range it.fields {
+		names[i] = schema[f].Name
 	}
-	return m
-}()
+	return strings.Join(names, ", ")
+}
+
+// group joins alternatives, in parentheses when there are several.
+func group(alts []string, op string) string {
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	return "(" + strings.Join(alts, op) + ")"
+}
+
+// unparen drops parentheses around a whole clause.
+func unparen(s string) string {
+	if strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")") && balanced(s[1:len(s)-1]) {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// balanced reports whether every parenthesis in s closes one opened before it.
+func balanced(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
+}

@@ -73,27 +73,3 @@ func TestRunFailingRows(t *testing.T) {
 		t.Errorf("nil row: %v, %v", got, err)
 	}
 }
-
-func TestFallbackRule(t *testing.T) {
-	for _, tc := range []struct {
-		question, expr string
-		rows           []int
-	}{
-		{"flammable gases without a CAS number", `any_text contains "flammable"`, []int{1, 2, 3}},
-		{"Show me silane and arsine", `any_text contains "silane" or any_text contains "arsine"`, []int{1, 4}},
-		{"Gase mit CAS 7440-37-1", `any_text contains "7440-37-1"`, []int{0}},
-		{"which rows have a name?", `true`, []int{0, 1, 2, 3, 4}},
-	} {
-		expr, note := Fallback(gasSchema, tc.question)
-		if expr != tc.expr {
-			t.Errorf("%q: fallback %q, want %q", tc.question, expr, tc.expr)
-			continue
-		}
-		if !strings.HasPrefix(note, "fallback:") {
-			t.Errorf("%q: note %q is not labelled", tc.question, note)
-		}
-		if got := match(t, expr); !slices.Equal(got, tc.rows) {
-			t.Errorf("%q: rows %v, want %v", tc.question, got, tc.rows)
-		}
-	}
-}
