@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Drives the real warren binary in tmux through a research run against the scripted
-# Ollama-compatible server, checking the screen at each step.
+# Drives the real warren binary in tmux against the scripted Ollama-compatible server, the way
+# a newcomer would: a whole research run at 110×32, then the interaction rules at 80×24 (focus,
+# safe quitting, cancelling at every phase, no dead ends, help that fits, mouse, clipboard,
+# resizing). Each check reads the screen; a failure prints it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,50 +12,94 @@ if ! command -v tmux >/dev/null; then
 fi
 
 work=$(mktemp -d)
-session="warren-e2e-$$"
-server_pid=""
+socket="warren-e2e-$$"
+session=""
+pids=()
 cleanup() {
-	tmux kill-session -t "$session" 2>/dev/null || true
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+	tmux -L "$socket" kill-server 2>/dev/null || true
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 go build -o "$work/warren" ./cmd/warren
 go build -o "$work/llmtest-server" ./agent/llm/llmtest/cmd/llmtest-server
-port=$((20000 + RANDOM % 20000))
-"$work/llmtest-server" --addr "127.0.0.1:$port" --meaningless --latency 20ms >"$work/server.log" 2>&1 &
-server_pid=$!
+# Two scripted servers: a quick one, and a slow one so that a run is still in flight when a key
+# arrives.
+fast=$((20000 + RANDOM % 10000))
+slow=$((fast + 10000))
+"$work/llmtest-server" --addr "127.0.0.1:$fast" --meaningless --latency 20ms >"$work/fast.log" 2>&1 &
+pids+=($!)
+"$work/llmtest-server" --addr "127.0.0.1:$slow" --meaningless --latency 700ms >"$work/slow.log" 2>&1 &
+pids+=($!)
 "$work/warren" init "$work/ws" >/dev/null
 "$work/warren" -w "$work/ws" ingest --registry sample/registry.json --embedder builtin >/dev/null
 "$work/warren" -w "$work/ws" gas import sample/gas/hmis-sample.csv >/dev/null
 "$work/warren" -w "$work/ws" tox import sample/tox/profiles.json >/dev/null
 
-tmux new-session -d -s "$session" -x 110 -y 32 "OLLAMA_HOST=127.0.0.1:$port '$work/warren' -w '$work/ws'; sleep 30"
+t() { tmux -L "$socket" "$@"; }
+# start opens warren in a new session of the given size, talking to the server on port $3.
+start() {
+	session="$1"
+	t new-session -d -s "$session" -x "$2" -y "$3" \
+		"OLLAMA_HOST=127.0.0.1:$4 '$work/warren' -w '$work/ws'; echo 'warren exited'; sleep 600"
+	t set-option -g set-clipboard on
+}
+screen() { t capture-pane -p -t "$session"; }
 passed=0
+fail() {
+	echo "FAIL: $1"
+	screen
+	echo "$passed passed, 1 failed"
+	exit 1
+}
+# expect waits up to 15 s for the screen to show text.
 expect() {
 	for _ in $(seq 150); do
-		if tmux capture-pane -p -t "$session" | grep -qF -- "$1"; then
+		if screen | grep -qF -- "$1"; then
 			passed=$((passed + 1))
 			return 0
 		fi
 		sleep 0.1
 	done
-	echo "FAIL: the screen never showed: $1"
-	tmux capture-pane -p -t "$session"
-	echo "$passed passed, 1 failed"
-	exit 1
+	fail "the screen never showed: $1"
 }
-keys() { tmux send-keys -t "$session" "$@"; sleep 0.2; }
+# absent checks, after the screen settled, that text is not on it.
+absent() {
+	sleep 0.4
+	if screen | grep -qF -- "$1"; then
+		fail "the screen still shows: $1"
+	fi
+	passed=$((passed + 1))
+}
+# help_fits checks that the help line (the last line) ends with the pointer to the other keys.
+help_fits() {
+	local last
+	last=$(screen | tail -n 1 | sed 's/ *$//')
+	case "$last" in
+	*"? more" | *"f1 more" | *"n/esc stay") passed=$((passed + 1)) ;;
+	*) fail "the help line is cut or lacks '? more': '$last'" ;;
+	esac
+}
+keys() { t send-keys -t "$session" "$@"; sleep 0.25; }
+typed() { t send-keys -t "$session" -l "$1"; sleep 0.25; }
+# click and wheel send the terminal's own (SGR) mouse reports; columns and rows count from 1.
+click() { typed $'\e[<0;'"$1;$2"'M'; typed $'\e[<0;'"$1;$2"'m'; }
+wheel_up() { typed $'\e[<64;'"$1;$2"'M'; }
 
+# 1. A whole research run at 110×32 (the flow every release must keep).
+start flow 110 32 "$fast"
 expect "Research question"
 expect "models: ready"
 keys "Which purge sequence applies to silane cylinders?" Enter
 expect "Refinement, round 1"
+expect "passages found"
 keys "Only the purge before disconnect" C-s
 expect "Refinement, round 2"
+expect "Your answer, round 1: Only the purge before disconnect"
 keys C-e
 expect "Proposed plan"
+expect "Done when:"
 keys a
 keys "purge before disconnect silane" Enter
 expect "purge before disconnect silane"
@@ -66,24 +112,162 @@ keys t
 expect "Rabbit-hole tree"
 keys 5
 expect "Events and model calls"
+absent "elapsed_ns"
+absent "ref_tokens"
+expect "report written ("
 keys 3
 expect "Gas table hmis-sample"
 keys / "flammable gases without a CAS number" Enter
-expect "fallback filter"
+expect "fallback"
 keys Escape
 keys 4
 expect "EUGENOL"
 keys 5
 expect "Events and model calls"
 keys q
-for _ in $(seq 50); do
-	tmux capture-pane -p -t "$session" | grep -q "Rabbit-hole\|Events and model" || break
-	sleep 0.1
-done
-if tmux capture-pane -p -t "$session" | grep -q "Events and model calls"; then
-	echo "FAIL: q did not quit the workbench"
-	echo "$passed passed, 1 failed"
-	exit 1
-fi
+expect "warren exited"
+t kill-session -t flow
+
+# 2. The interaction rules at 80×24.
+start rules 80 24 "$fast"
+expect "Research question"
+help_fits
+# The exact sequence that once lost letters and quit mid-sentence.
+keys Escape
+expect "not typing"
+keys 5
+expect "Events and model calls"
+keys 1
+typed "liquid"
+expect "> liquid"
+expect "esc leave field"
+typed " test q"
+expect "> liquid test q"
+absent "warren exited"
+absent "Quit warren?"
+help_fits
+# Backspace on a field left with Esc edits it instead of vanishing.
+keys Escape
+expect "not typing"
+keys BSpace BSpace
+expect "> liquid test"
+# q with unsent text asks first; any other key stays.
+keys Escape
+expect "not typing"
+keys q
+expect "Quit warren?"
+expect "the question field holds text not yet sent"
+keys n
+expect "still here"
+absent "Quit warren?"
+# A tab switched away and back keeps the text, and its messages stay with their tab.
+keys 2
+absent "still here"
+keys 1
+expect "liquid test"
+keys C-u
+typed "Which purge sequence applies to silane cylinders?"
+keys Enter
+expect "Refinement, round 1"
+expect "Question: Which purge sequence applies to silane cylinders?"
+# ctrl+c cancels at the questions, keeping the typed answer for the resume.
+typed "only silane"
+keys C-c
+expect "run: canceled"
+expect "r resume"
+help_fits
+keys r
+expect "Refinement, round 1"
+expect "only silane"
+keys C-s
+expect "Refinement, round 2"
+keys C-e
+expect "Proposed plan"
+expect "Why:"
+help_fits
+# Esc on the plan goes back, the run stays resumable, and an added task survives the resume.
+keys a
+typed "added before esc"
+keys Enter
+expect "added before esc"
+keys Escape
+expect "run: canceled"
+keys r
+expect "Proposed plan"
+expect "added before esc"
+keys Enter
+expect "report ready"
+help_fits
+# The status message belongs to the report: it clears in the run view. The finished report is
+# one key away from there.
+keys Escape
+expect "enter report"
+absent "report ready"
+help_fits
+keys Enter
+expect "Report  run"
+# c copies the whole report (no citation selected) through OSC 52 into tmux's buffer.
+keys c
+expect "copied the report as Markdown"
+if ! t show-buffer | grep -q "## Sources"; then fail "the clipboard does not hold the report"; fi
 passed=$((passed + 1))
+# The tree: a followed reference expands to where it led.
+keys t
+expect "Rabbit-hole tree"
+for _ in $(seq 40); do
+	if screen | grep -q "▸ *→ «.*followed"; then break; fi
+	keys Down
+done
+keys Enter
+expect "led to "
+keys Escape
+# Search results open their passage with enter, showing score, title and section.
+keys 2
+keys /
+typed "silane purge"
+keys Enter
+expect "Results for"
+expect "Gas Cabinet Procedure §"
+help_fits
+keys Enter
+expect "score "
+keys c
+expect "copied the passage with its source"
+keys Escape
+expect "Results for"
+# Mouse: a click on a tab opens it; the wheel scrolls the Log tab.
+click 31 2
+expect "Gas table hmis-sample"
+click 50 2
+expect "Events and model calls"
+before=$(screen | tail -n +4 | head -n 5)
+for _ in 1 2 3 4 5 6; do wheel_up 10 10; done
+sleep 0.3
+if [ "$(screen | tail -n +4 | head -n 5)" = "$before" ]; then fail "the wheel did not scroll the Log tab"; fi
+passed=$((passed + 1))
+# A run in flight: q asks first, naming the run; ctrl+c in its run view cancels it.
+t kill-session -t rules
+start inflight 80 24 "$slow"
+expect "Research question"
+typed "Which purge sequence applies to silane cylinders?"
+keys Enter
+expect "Phase"
+keys q
+expect "Quit warren?"
+expect "is in flight"
+keys n
+keys C-c
+expect "run: canceled"
+# Resizing keeps the frame whole.
+t resize-window -t inflight -x 60 -y 18
+expect "1 Research"
+t resize-window -t inflight -x 80 -y 24
+expect "1 Research"
+help_fits
+# With nothing at stake q quits at once.
+keys n
+keys Escape
+keys q
+expect "warren exited"
+
 echo "e2e-tui: $passed passed, 0 failed"

@@ -27,6 +27,11 @@ func printable(msg tea.KeyPressMsg) bool {
 	return k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper) == 0
 }
 
+// editingKeys change a field's text or move in it: on an idle field they, too, give it the
+// keyboard first.
+var editingKeys = map[string]bool{"backspace": true, "delete": true, "left": true, "right": true, "home": true, "end": true,
+	"ctrl+u": true, "ctrl+w": true, "ctrl+k": true, "ctrl+a": true}
+
 // route decides where a key goes. It returns the command of whoever took it.
 func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.panels[m.tab]
@@ -58,7 +63,7 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 			return m.selectTab(i)
 		}
 	}
-	if field == fieldIdle && printable(msg) {
+	if field == fieldIdle && (printable(msg) || editingKeys[msg.String()]) {
 		focus := p.FocusField()
 		return tea.Batch(focus, m.toPanel(m.tab, msg))
 	}

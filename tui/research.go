@@ -404,7 +404,7 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 		r.report.set(research.FullReport(r.state))
 	}
 	r.view = viewReport
-	msgText := "report ready: n selects a citation, enter opens its source, c copies, x exports"
+	msgText := "report ready: n selects a citation, enter opens it, c copies, x exports"
 	if r.state != nil && r.state.Exhausted {
 		msgText = "the budget ran out: the report is partial"
 	}

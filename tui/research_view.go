@@ -55,7 +55,7 @@ func (r *researchTab) editorView() string {
 		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  typing · esc leaves the field") + "\n\n")
 	} else {
 		q.Prompt = "  "
-		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  not typing · any letter types, q quits, 1-5 tabs") + "\n\n")
+		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  not typing · q ? 1-5 are commands, other keys type") + "\n\n")
 	}
 	b.WriteString(q.View() + "\n\n")
 	b.WriteString(wrap(r.st.Subtle.Render("warren will sharpen the question with you, propose a plan for your approval, follow the "+
@@ -155,7 +155,7 @@ func (r *researchTab) refineView() string {
 	}
 	if r.state != nil {
 		for _, a := range r.state.Answers {
-			b.WriteString(truncate(r.st.Subtle.Render(fmt.Sprintf("Your answer, round %d: %s", a.Iteration, oneLine(a.Text))), r.width) + "\n")
+			b.WriteString(truncate(r.st.Subtle.Render(fmt.Sprintf("Your answer, round %d: %s", a.Iteration+1, oneLine(a.Text))), r.width) + "\n")
 		}
 	}
 	b.WriteString("\n")

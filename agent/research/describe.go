@@ -56,7 +56,11 @@ func DescribeChange(before, after *State) string {
 		}
 	}
 	if after.Quality.Checked && (after.Quality.Total != before.Quality.Total || after.Quality.Decision != before.Quality.Decision || !before.Quality.Checked) {
-		add("quality %d/500, %s", after.Quality.Total, after.Quality.Decision)
+		if after.Quality.Decision != "" {
+			add("quality %d/500, %s", after.Quality.Total, after.Quality.Decision)
+		} else {
+			add("quality %d/500", after.Quality.Total)
+		}
 	}
 	if len(after.Attribution) > 0 && len(before.Attribution) == 0 {
 		add("sources attributed to tasks")
