@@ -19,10 +19,11 @@ import (
 // VML drawing, the relationships and the content types, and the two parts are then written
 // whole, with every comment, as the workbook is zipped (excelize's SetZipWriter hook).
 
-// note is one comment: a 1-based sheet row below the header, a 0-based column, the text.
+// note is one comment: a 1-based sheet row below the header, a 0-based column, the text and
+// its author.
 type note struct {
-	row, col int
-	text     string
+	row, col     int
+	text, author string
 }
 
 func (n note) ref() string { return columnLetters(n.col+1) + strconv.Itoa(n.row+1) }
@@ -33,7 +34,7 @@ type commentWriter struct {
 
 // newCommentWriter adds the first note through excelize and prepares the full parts.
 func newCommentWriter(f *excelize.File, sheet string, notes []note) (*commentWriter, error) {
-	if err := f.AddComment(sheet, excelize.Comment{Cell: notes[0].ref(), Author: "warren", Text: notes[0].text}); err != nil {
+	if err := f.AddComment(sheet, excelize.Comment{Cell: notes[0].ref(), Author: notes[0].author, Text: notes[0].text}); err != nil {
 		return nil, err
 	}
 	if len(f.Comments) != 1 || len(f.VMLDrawing) != 1 {
@@ -80,9 +81,19 @@ func (z *replacingZip) Close() error           { return z.zw.Close() }
 func commentsXML(notes []note) []byte {
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
-	b.WriteString(`<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors><author>warren</author></authors><commentList>`)
+	b.WriteString(`<comments xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><authors>`)
+	authorID := map[string]int{}
 	for _, n := range notes {
-		b.WriteString(`<comment ref="` + n.ref() + `" authorId="0"><text><t xml:space="preserve">`)
+		if _, ok := authorID[n.author]; !ok {
+			authorID[n.author] = len(authorID)
+			b.WriteString(`<author>`)
+			xml.EscapeText(&b, []byte(strings.ToValidUTF8(n.author, "�")))
+			b.WriteString(`</author>`)
+		}
+	}
+	b.WriteString(`</authors><commentList>`)
+	for _, n := range notes {
+		b.WriteString(`<comment ref="` + n.ref() + `" authorId="` + strconv.Itoa(authorID[n.author]) + `"><text><t xml:space="preserve">`)
 		xml.EscapeText(&b, []byte(strings.ToValidUTF8(n.text, "�")))
 		b.WriteString(`</t></text></comment>`)
 	}

@@ -2,9 +2,13 @@ package hmis
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"os/user"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xuri/excelize/v2"
@@ -14,7 +18,8 @@ import (
 
 // provenanceHeaders are the columns of the Provenance sheet, one row per cell that the sheet's
 // value alone doesn't describe (anything but a plain original value).
-var provenanceHeaders = []string{"Row", "Sheet Row", "Chemical Name", "Field", "Value", "Unit", "Status",
+// The CAS number finds the record's row when the analyst renamed the chemical in the workbook.
+var provenanceHeaders = []string{"Row", "Sheet Row", "Chemical Name", "CAS No.", "Field", "Value", "Unit", "Status",
 	"Confidence", "Method", "Source Document", "Section", "Chunk", "Excerpt", "Note", "Updated"}
 
 // statusFill is the background of a cell per status; original and empty cells keep none.
@@ -82,7 +87,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 		for j, fn := range colField {
 			if c, ok := r.Cells[fn]; ok && fn != "" && !plain(colFields[j], c) {
 				if text := commentText(c); text != "" {
-					notes = append(notes, note{row: i + 1, col: j, text: text})
+					notes = append(notes, note{row: i + 1, col: j, text: text, author: commentAuthor(c)})
 				}
 			}
 		}
@@ -98,10 +103,18 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(headers) > 0 {
-		if err := sw.SetColWidth(1, len(headers), 16); err != nil {
-			return nil, err
+	widths := newColumnWidths(headers, headerWidthMax)
+	for _, r := range t.Rows {
+		for j, fn := range colField {
+			if fn == "" {
+				widths.fit(j, r.Extra[headers[j]])
+			} else {
+				widths.fit(j, r.Cells[fn].Value)
+			}
 		}
+	}
+	if err := widths.set(sw); err != nil {
+		return nil, err
 	}
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return nil, err
@@ -148,7 +161,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 			if !c.UpdatedAt.IsZero() {
 				updated = c.UpdatedAt.Format(time.RFC3339Nano)
 			}
-			prov = append(prov, []any{r.ID, sheetRow, r.Name(), field.Name, c.Value, c.Unit, string(c.Status),
+			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, field.Name, c.Value, c.Unit, string(c.Status),
 				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated})
 		}
 	}
@@ -161,6 +174,15 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 	}
 	pw, err := f.NewStreamWriter(SheetProvenance)
 	if err != nil {
+		return nil, err
+	}
+	pwidths := newColumnWidths(provenanceHeaders, provenanceWidthMax)
+	for _, rec := range prov {
+		for j, v := range rec {
+			pwidths.fit(j, fmt.Sprint(v))
+		}
+	}
+	if err := pwidths.set(pw); err != nil {
 		return nil, err
 	}
 	if err := pw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
@@ -275,4 +297,82 @@ func commentText(c Cell) string {
 		b.WriteString("\nNote: " + c.Note)
 	}
 	return b.String()
+}
+
+// commentAuthor is the author of a cell's comment: the analyst for a value they decided
+// (approved, edited, rejected), warren for what warren filled or flagged.
+func commentAuthor(c Cell) string {
+	switch c.Status {
+	case StatusApproved, StatusEdited, StatusRejected:
+		return analystName()
+	}
+	return "warren"
+}
+
+// analystName is the name of the account warren runs under: the decision log records no
+// other name of who decided.
+var analystName = sync.OnceValue(func() string {
+	if u, err := user.Current(); err == nil {
+		if name, _, _ := strings.Cut(u.Name, ","); strings.TrimSpace(name) != "" { // GECOS: "Full Name,room,phone"
+			return strings.TrimSpace(name)
+		}
+		if u.Username != "" {
+			return u.Username
+		}
+	}
+	for _, k := range []string{"USER", "USERNAME", "LOGNAME"} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			return v
+		}
+	}
+	return "analyst"
+})
+
+// Column widths, in characters of the default font. A column is as wide as its header, so that
+// names and units stay readable, and as its longest value up to a cap, so that one long excerpt
+// doesn't push the rest of the sheet out of sight.
+const (
+	headerWidthMax     = 40  // values of the HMIS sheet
+	provenanceWidthMax = 60  // excerpts and notes of the Provenance sheet
+	minColumnWidth     = 8   // a column of one-digit ratings
+	maxColumnWidth     = 100 // a header of any length (excelize allows 255)
+)
+
+type columnWidths struct {
+	w          []float64
+	contentMax float64
+}
+
+func newColumnWidths(headers []string, contentMax int) *columnWidths {
+	cw := &columnWidths{w: make([]float64, len(headers)), contentMax: float64(contentMax)}
+	for j, h := range headers {
+		cw.w[j] = max(minColumnWidth, textWidth(h)*1.1+2) // the header is bold
+	}
+	return cw
+}
+
+// fit widens column j for a value.
+func (cw *columnWidths) fit(j int, v string) {
+	if j < len(cw.w) && v != "" {
+		cw.w[j] = max(cw.w[j], min(textWidth(v), cw.contentMax)+2)
+	}
+}
+
+// set gives a stream writer the widths; it must come before the first row.
+func (cw *columnWidths) set(sw *excelize.StreamWriter) error {
+	for j, w := range cw.w {
+		if err := sw.SetColWidth(j+1, j+1, math.Round(min(w, maxColumnWidth))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// textWidth is the length in characters of the longest line of a text.
+func textWidth(s string) float64 {
+	n := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		n = max(n, len([]rune(line)))
+	}
+	return float64(n)
 }

@@ -168,7 +168,7 @@ func TestExportLayout(t *testing.T) {
 	if len(prov) != 1+9 {
 		t.Errorf("%d provenance rows, want 9", len(prov)-1)
 	}
-	if r := prov[1]; r[0] != "1" || r[1] != "2" || r[2] != "Silane" || r[3] != "boiling_point_c" || r[6] != "filled" || r[7] != "0.85" {
+	if r := prov[1]; r[0] != "1" || r[1] != "2" || r[2] != "Silane" || r[3] != "7803-62-5" || r[4] != "boiling_point_c" || r[7] != "filled" || r[8] != "0.85" {
 		t.Errorf("first provenance row %q", r)
 	}
 	// No temporary files are left next to the export.
@@ -333,7 +333,7 @@ func TestImportMalformedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f, err := excelize.OpenFile(badProv); err == nil {
-		f.SetCellValue(SheetProvenance, "G2", "maybe")
+		f.SetCellValue(SheetProvenance, "H2", "maybe")
 		f.Save()
 		f.Close()
 	}
