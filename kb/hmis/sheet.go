@@ -15,12 +15,18 @@ import (
 type sheetTable struct {
 	*Table
 	bySheetRow map[int]*Row // 1-based grid row → table row
+	report     ImportReport
 }
+
+// cellFixer may replace the text of a data cell before it is read: grid row and column
+// (0-based), whether the column holds a field, the text. xlsx.go uses it to read dates as shown.
+type cellFixer func(i, j int, isField bool, v string) string
 
 // tableFromGrid builds a table from rows of cells. The header row is the first non-empty row;
 // headers are matched with MatchHeader and each known value is normalised. A value that
-// doesn't validate is kept as written and flagged for review.
-func tableFromGrid(name, path string, grid [][]string) (*sheetTable, error) {
+// doesn't validate is kept as written and flagged for review. Headers that match no field
+// are kept as extra columns and named in the report. fix may be nil.
+func tableFromGrid(name, path string, grid [][]string, fix cellFixer) (*sheetTable, error) {
 	h := headerRow(grid)
 	if h < 0 {
 		return nil, fmt.Errorf("%s has no header row: the sheet is empty", path)
@@ -41,7 +47,7 @@ func tableFromGrid(name, path string, grid [][]string) (*sheetTable, error) {
 		used    = map[string]bool{}
 	)
 	for j := 0; j < width; j++ {
-		head := strings.Join(strings.Fields(cellAt(grid[h], j)), " ")
+		head := strings.Join(strings.Fields(xmlText(cellAt(grid[h], j))), " ")
 		if head == "" {
 			hasData := false
 			for _, r := range grid[h+1:] {
@@ -64,6 +70,7 @@ func tableFromGrid(name, path string, grid [][]string) (*sheetTable, error) {
 		gridCol = append(gridCol, j)
 	}
 	colField := columnFields(columns)
+	unmatched := unmatchedHeaders(columns, gridCol, colField)
 	hasName := false
 	units := make([]string, len(columns))
 	for i, fn := range colField {
@@ -79,14 +86,18 @@ func tableFromGrid(name, path string, grid [][]string) (*sheetTable, error) {
 		return nil, fmt.Errorf("%s: no column holds the chemical name (the header row %d has %s); name it \"Chemical Name\"",
 			path, h+1, quoteList(columns, 8))
 	}
-	st := &sheetTable{Table: &Table{Name: name, Columns: columns}, bySheetRow: map[int]*Row{}}
+	st := &sheetTable{Table: &Table{Name: name, Columns: columns}, bySheetRow: map[int]*Row{},
+		report: ImportReport{HeaderRows: []int{h + 1}, UnmatchedHeaders: unmatched}}
 	for i := h + 1; i < len(grid); i++ {
 		if blankRow(grid[i]) {
 			continue
 		}
 		row := &Row{ID: len(st.Rows) + 1, Cells: map[string]Cell{}}
 		for c, j := range gridCol {
-			raw := strings.TrimSpace(cellAt(grid[i], j))
+			raw := strings.TrimSpace(xmlText(cellAt(grid[i], j)))
+			if fix != nil && raw != "" {
+				raw = strings.TrimSpace(fix(i, j, colField[c] != "", raw))
+			}
 			if raw == "" {
 				continue
 			}
@@ -104,6 +115,33 @@ func tableFromGrid(name, path string, grid [][]string) (*sheetTable, error) {
 		st.bySheetRow[i+1] = row
 	}
 	return st, nil
+}
+
+// unmatchedHeaders lists the columns that hold no field: headers that name none (with the
+// field they may mean), headers that name a field an earlier column holds, headerless columns.
+func unmatchedHeaders(columns []string, gridCol []int, colField []string) []UnmatchedHeader {
+	holder := map[string]string{} // field → the header of the column that holds it
+	for i, fn := range colField {
+		if fn != "" {
+			holder[fn] = columns[i]
+		}
+	}
+	var out []UnmatchedHeader
+	for i, fn := range colField {
+		if fn != "" {
+			continue
+		}
+		u := UnmatchedHeader{Column: columnLetters(gridCol[i] + 1), Header: columns[i]}
+		if f, ok := MatchHeader(columns[i]); ok {
+			u.Field, u.Duplicate = f.Name, holder[f.Name]
+		} else if columns[i] != "Column "+u.Column {
+			if f, ok := SuggestField(columns[i]); ok {
+				u.Field, u.Suggestion = f.Name, f.Label
+			}
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // headerRowScan is how far down headerRow looks for a row naming the chemical.
@@ -219,6 +257,24 @@ func headerUnitIsCanonical(f Field, header string) bool {
 		conv, known = units[f.Kind][k]
 	}
 	return known && conv == nil
+}
+
+// xmlText replaces the characters an xlsx workbook cannot hold (control characters other than
+// tab and line breaks, U+FFFE, U+FFFF) with U+FFFD, as an export would, so that an imported
+// table is one its export gives back.
+func xmlText(s string) string {
+	bad := func(r rune) bool {
+		return (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF
+	}
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if bad(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 func blankRow(r []string) bool {

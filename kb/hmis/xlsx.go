@@ -17,20 +17,29 @@ const (
 )
 
 // ImportXLSX reads a gas table from the sheet named "HMIS", or else the first sheet, of an xlsx
-// workbook (see tableFromGrid for how the grid becomes a table). When the workbook has a
-// Provenance sheet written by ExportXLSX, the statuses, confidences, methods, sources and notes
-// recorded there are restored, so that importing an export gives back the exported table. A
-// value the analyst changed in the workbook after the export becomes an edited cell, one they
-// deleted a rejected cell, each with a note saying what warren had.
+// workbook (see tableFromGrid for how the grid becomes a table). Cells are read as stored, not
+// as their number format shows them (see xlsxread.go), and a header whose cells are merged
+// over two rows is read as one header. When the workbook has a Provenance sheet written by
+// ExportXLSX, the statuses, confidences, methods, sources and notes recorded there are
+// restored, so that importing an export gives back the exported table. A value the analyst
+// changed in the workbook after the export becomes an edited cell, one they deleted a rejected
+// cell, each with a note saying what warren had.
 func ImportXLSX(path string) (*Table, error) {
+	t, _, err := ImportXLSXWithReport(path)
+	return t, err
+}
+
+// ImportXLSXWithReport is ImportXLSX with the report of what the import noticed (see
+// ImportReport).
+func ImportXLSXWithReport(path string) (*Table, *ImportReport, error) {
 	f, err := excelize.OpenFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't open %s as an xlsx workbook: %w", path, err)
+		return nil, nil, fmt.Errorf("couldn't open %s as an xlsx workbook: %w", path, err)
 	}
 	defer f.Close()
 	sheets := f.GetSheetList()
 	if len(sheets) == 0 {
-		return nil, fmt.Errorf("%s has no sheets", path)
+		return nil, nil, fmt.Errorf("%s has no sheets", path)
 	}
 	sheet := sheets[0]
 	hasProvenance := false
@@ -45,32 +54,41 @@ func ImportXLSX(path string) (*Table, error) {
 	if sheet == SheetProvenance && len(sheets) > 1 {
 		sheet = sheets[1]
 	}
-	grid, err := f.GetRows(sheet)
+	grid, sr, err := readSheet(f, sheet)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read sheet %q of %s: %w", sheet, path, err)
+		return nil, nil, fmt.Errorf("couldn't read sheet %q of %s: %w", sheet, path, err)
+	}
+	grid, headerRows, err := mergedHeader(f, sheet, grid)
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't read the merged cells of sheet %q of %s: %w", sheet, path, err)
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	st, err := tableFromGrid(name, path, grid)
+	st, err := tableFromGrid(name, path, grid, sr.fix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if headerRows != nil {
+		st.report.HeaderRows = headerRows
 	}
 	if hasProvenance {
 		if props, err := f.GetDocProps(); err == nil && props.Title != "" {
 			st.Name = props.Title
 		}
-		prov, err := f.GetRows(SheetProvenance)
+		prov, err := f.GetRows(SheetProvenance, excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, fmt.Errorf("couldn't read the Provenance sheet of %s: %w", path, err)
+			return nil, nil, fmt.Errorf("couldn't read the Provenance sheet of %s: %w", path, err)
 		}
 		if err := applyProvenance(st, prov); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return st.Table, nil
+	return st.Table, st.finishReport(), nil
 }
 
 // applyProvenance restores the cells recorded in a Provenance sheet. A record finds its row by
-// the sheet row it names, or, if the rows were sorted since, by the chemical name.
+// the sheet row it names when the chemical name there agrees, else by the chemical name (the
+// rows were sorted since), else by the CAS number (the chemical was renamed). A record that
+// finds no row is not applied but kept in the report, with every cell it carried.
 func applyProvenance(st *sheetTable, grid [][]string) error {
 	if len(grid) == 0 {
 		return nil
@@ -90,6 +108,7 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 		}
 		return ""
 	}
+	renamed := map[*Row]int{} // row → index in report.RenamedRows
 	for i, r := range grid[1:] {
 		if blankRow(r) {
 			continue
@@ -100,13 +119,7 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 		}
 		sheetRow, _ := strconv.Atoi(strings.TrimSpace(get(r, "Sheet Row")))
 		chem := strings.TrimSpace(get(r, "Chemical Name"))
-		row := st.bySheetRow[sheetRow]
-		if row == nil || (chem != "" && !strings.EqualFold(strings.TrimSpace(row.Name()), chem)) {
-			row = uniqueRowByName(st.Table, chem)
-		}
-		if row == nil {
-			continue
-		}
+		cas := strings.TrimSpace(get(r, "CAS No."))
 		c := Cell{
 			Value:         get(r, "Value"),
 			Unit:          get(r, "Unit"),
@@ -135,7 +148,33 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 			}
 			c.UpdatedAt = t
 		}
-		row.Set(f.Name, reconcile(f, row.Cells[f.Name], c))
+		row := st.bySheetRow[sheetRow]
+		if row == nil || (chem != "" && !strings.EqualFold(strings.TrimSpace(row.Name()), chem)) {
+			row = uniqueRowByName(st.Table, chem)
+			if row == nil {
+				if row = uniqueRowByCAS(st.Table, cas); row != nil {
+					k, ok := renamed[row]
+					if !ok {
+						k = len(st.report.RenamedRows)
+						renamed[row] = k
+						st.report.RenamedRows = append(st.report.RenamedRows, RenamedRow{
+							SheetRow: sheetRowOf(st, row), Was: chem, Now: row.Name(), CAS: row.Cells["cas_number"].Value})
+					}
+					st.report.RenamedRows[k].Records++
+				}
+			}
+		}
+		if row == nil {
+			st.report.UnmatchedProvenance = append(st.report.UnmatchedProvenance, ProvenanceRecord{
+				ProvenanceRow: i + 2, SheetRow: sheetRow, Chemical: chem, CAS: cas, Field: f.Name, Cell: c})
+			continue
+		}
+		got := reconcile(f, row.Cells[f.Name], c)
+		if got.Status != c.Status || got.Value != c.Value {
+			st.report.ChangedAfterExport = append(st.report.ChangedAfterExport,
+				ReportCell{Row: row.ID, Chemical: row.Name(), Field: f.Name, Value: got.Value, Note: got.Note})
+		}
+		row.Set(f.Name, got)
 	}
 	return nil
 }
@@ -183,4 +222,31 @@ func uniqueRowByName(t *Table, name string) *Row {
 		}
 	}
 	return found
+}
+
+// uniqueRowByCAS returns the one row whose CAS number is cas, or nil.
+func uniqueRowByCAS(t *Table, cas string) *Row {
+	if cas == "" {
+		return nil
+	}
+	var found *Row
+	for _, r := range t.Rows {
+		if strings.EqualFold(strings.TrimSpace(r.Cells["cas_number"].Value), cas) {
+			if found != nil {
+				return nil
+			}
+			found = r
+		}
+	}
+	return found
+}
+
+// sheetRowOf returns the 1-based sheet row a table row was read from.
+func sheetRowOf(st *sheetTable, row *Row) int {
+	for n, r := range st.bySheetRow {
+		if r == row {
+			return n
+		}
+	}
+	return 0
 }
