@@ -80,11 +80,12 @@ func (a *app) gasImportCommand() *cobra.Command {
 			}
 			defer e.Close()
 			var t *hmis.Table
+			var rep *hmis.ImportReport
 			switch strings.ToLower(filepath.Ext(args[0])) {
 			case ".xlsx":
-				t, err = hmis.ImportXLSX(args[0])
+				t, rep, err = hmis.ImportXLSXWithReport(args[0])
 			case ".csv":
-				t, err = hmis.ImportCSV(args[0])
+				t, rep, err = hmis.ImportCSVWithReport(args[0])
 			default:
 				return usageError{fmt.Errorf("%s: give an .xlsx or .csv file", args[0])}
 			}
@@ -112,17 +113,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 					return err
 				}
 			}
-			empty, flagged := len(t.EmptyCells()), t.Counts()[hmis.StatusReview]
-			sum := map[string]any{"table": name, "rows": len(t.Rows), "columns": len(t.Columns), "empty_cells": empty, "flagged_in_sheet": flagged}
-			if a.jsonOut {
-				return a.printJSON(sum)
-			}
-			fmt.Fprintf(a.stdout, "Imported %q: %d rows, %d columns, %d empty cells of %d", name, len(t.Rows), len(t.Columns), empty, len(t.Rows)*len(hmis.Fields()))
-			if flagged > 0 {
-				fmt.Fprintf(a.stdout, ", %d invalid values kept and flagged for review", flagged)
-			}
-			fmt.Fprintln(a.stdout, ".")
-			return nil
+			return a.printGasImport(name, t, rep)
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "table name (default: the file name)")
