@@ -16,7 +16,7 @@ func phaseOf(node string) string {
 	case "plan":
 		return "2 plan"
 	case "execute":
-		return "3 tasks"
+		return "3 working the plan"
 	case "synthesize", "quality", "remediate", "attribute", "write_partial":
 		return "4 report"
 	}
@@ -99,8 +99,18 @@ func (r *researchTab) runView() string {
 		for _, ref := range r.state.References {
 			counts[ref.State]++
 		}
-		b.WriteString(r.st.Subtle.Render(fmt.Sprintf("references: %d followed, %d skipped, %d unresolved, %d over budget · %d findings",
-			counts[research.RefFollowed], counts[research.RefSkipped], counts[research.RefUnresolved], counts[research.RefOverBudget], len(r.state.Findings))) + "\n")
+		done := 0
+		for _, t := range r.state.Plan {
+			if t.Status == "done" {
+				done++
+			}
+		}
+		tasks := "no plan yet"
+		if len(r.state.Plan) > 0 {
+			tasks = fmt.Sprintf("%d of %s done", done, plural(len(r.state.Plan), "task"))
+		}
+		b.WriteString(truncate(r.st.Subtle.Render(fmt.Sprintf("%s · %s · references: %d followed, %d skipped, %d unresolved, %d over budget",
+			tasks, plural(len(r.state.Findings), "finding"), counts[research.RefFollowed], counts[research.RefSkipped], counts[research.RefUnresolved], counts[research.RefOverBudget])), r.width) + "\n")
 	}
 	b.WriteString("\n" + r.st.Title.Render("Trail") + "\n")
 	room := max(r.height-9, 1)
