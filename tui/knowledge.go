@@ -76,7 +76,8 @@ type knowledgeTab struct {
 	chunkAt int
 
 	input    textinput.Model
-	inputFor string // "", "search", "ingest"
+	inputFor string            // "", "search", "ingest"
+	drafts   map[string]string // what each field held when esc left it
 	mode     int
 	query    string
 	results  []retrieval.Result
@@ -91,7 +92,7 @@ type knowledgeTab struct {
 
 func newKnowledgeTab(be Backend, st *styles.Styles) *knowledgeTab {
 	in := textinput.New()
-	return &knowledgeTab{be: be, st: st, input: in, showing: "docs"}
+	return &knowledgeTab{be: be, st: st, input: in, showing: "docs", drafts: map[string]string{}}
 }
 
 func (k *knowledgeTab) SetSize(w, h int) { k.width, k.height = w, h; k.input.SetWidth(max(w-14, 10)) }
@@ -167,6 +168,8 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	if k.inputFor != "" {
 		switch s {
 		case "esc":
+			// What was typed stays in the field for the next / or i.
+			k.drafts[k.inputFor] = k.input.Value()
 			k.inputFor = ""
 			k.input.Blur()
 			return nil
@@ -175,6 +178,11 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			mode := k.inputFor
 			k.inputFor = ""
 			k.input.Blur()
+			if mode == "search" {
+				k.drafts[mode] = text // / opens with the last query, to refine it
+			} else {
+				delete(k.drafts, mode)
+			}
 			if text == "" {
 				return nil
 			}
@@ -190,14 +198,14 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	switch s {
 	case "/":
 		k.inputFor, k.input.Placeholder = "search", "search the knowledge base"
-		k.input.SetValue("")
+		k.input.SetValue(k.drafts["search"])
 		return k.input.Focus()
 	case "i":
 		if k.ingest != nil {
 			return setStatus("an ingest is running: esc cancels it", false)
 		}
 		k.inputFor, k.input.Placeholder = "ingest", "path to a file or folder, then enter (collection: general)"
-		k.input.SetValue("")
+		k.input.SetValue(k.drafts["ingest"])
 		return k.input.Focus()
 	case "m":
 		k.mode = (k.mode + 1) % len(searchModes)

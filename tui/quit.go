@@ -36,7 +36,7 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.quitting = nil
-	return m.setStatusNow(m.tab, "still here: nothing was stopped", false)
+	return tagStatus(setStatus("still here: nothing was stopped", false), m.tab)
 }
 
 // stopAll cancels every job before quitting, so each ends at a consistent checkpoint.

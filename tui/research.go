@@ -108,17 +108,25 @@ type researchTab struct {
 }
 
 func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
+	// Steady cursors: no redraw every half second over SSH.
 	q := textinput.New()
 	q.Placeholder = "Ask a research question, then press enter"
+	qs := q.Styles()
+	qs.Cursor.Blink = false
+	q.SetStyles(qs)
 	q.Focus()
 	a := textarea.New()
 	a.Placeholder = "Your answer (ctrl+s sends it, ctrl+e or /end stops refining)"
 	a.ShowLineNumbers = false
+	as := a.Styles()
+	as.Cursor.Blink = false
+	a.SetStyles(as)
 	e := textinput.New()
+	e.SetStyles(qs)
 	return &researchTab{be: be, st: st, log: log, question: q, answer: a, edit: e}
 }
 
-func (r *researchTab) Init() tea.Cmd { return textinput.Blink }
+func (r *researchTab) Init() tea.Cmd { return nil }
 
 func (r *researchTab) restyle(st *styles.Styles) tea.Cmd {
 	r.st = st

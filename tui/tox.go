@@ -102,6 +102,7 @@ type toxTab struct {
 	line     textinput.Model // filter and comment
 	inputErr string
 
+	drafts        map[string]string // instructions left with esc, by profile key
 	proposal      *toxedit.Proposal
 	comment       string
 	proposeSeq    int
@@ -129,7 +130,7 @@ func newToxTab(be Backend, st *styles.Styles) *toxTab {
 	ist := in.Styles()
 	ist.Cursor.Blink = false
 	in.SetStyles(ist)
-	return &toxTab{be: be, st: st, loc: time.Local, text: ta, line: in}
+	return &toxTab{be: be, st: st, loc: time.Local, text: ta, line: in, drafts: map[string]string{}}
 }
 
 func (x *toxTab) SetSize(w, h int) {
@@ -401,6 +402,10 @@ func (x *toxTab) openInstruction() tea.Cmd {
 	x.input, x.inputErr = toxInstruction, ""
 	x.text.Placeholder = `e.g. Set NOAEL 1 to 200 mg/kg bw/day — or a JSON Patch: [{"op":"replace","path":"/noael/0/value","value":200}]`
 	x.text.Reset()
+	if d, ok := x.drafts[toxdb.Key(x.profile.INCI)]; ok {
+		x.text.SetValue(d)
+		delete(x.drafts, toxdb.Key(x.profile.INCI))
+	}
 	return x.text.Focus()
 }
 
@@ -484,9 +489,15 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case k == "esc":
+		var keep tea.Cmd
+		if x.input == toxInstruction && text != "" && x.profile != nil {
+			// Leaving the editor keeps what was typed: i brings it back for this profile.
+			x.drafts[toxdb.Key(x.profile.INCI)] = x.text.Value()
+			keep = setStatus("instruction kept as a draft: i brings it back", false)
+		}
 		x.input, x.inputErr = toxNoInput, ""
 		x.text.Blur()
-		return nil
+		return keep
 	case submit:
 		if text == "" {
 			x.inputErr = "type an instruction or JSON (esc cancels)"

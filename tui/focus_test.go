@@ -1,0 +1,188 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// run feeds keys to the workbench as the program would and reports whether it quit.
+func run(t *testing.T, m *Model, names ...string) (quit bool) {
+	t.Helper()
+	for _, k := range keys(names...) {
+		msgs := []tea.Msg{k}
+		for steps := 0; len(msgs) > 0; steps++ {
+			if steps > 100 {
+				t.Fatal("the messages never settle")
+			}
+			msg := msgs[0]
+			msgs = msgs[1:]
+			if _, ok := msg.(tea.QuitMsg); ok {
+				return true
+			}
+			_, cmd := m.Update(msg)
+			if _, ok := msg.(statusMsg); ok {
+				continue // its command is the timer that clears it
+			}
+			msgs = append(msgs, drain(cmd)...)
+		}
+	}
+	return false
+}
+
+func TestTypingNeverDropsALetterNorQuits(t *testing.T) {
+	m := sized(80, 24)
+	// The sequence that once lost "li" and then quit mid-sentence.
+	if run(t, m, "esc", "5", "1", "liquid") {
+		t.Fatal("warren quit")
+	}
+	if got := m.research.question.Value(); got != "liquid" {
+		t.Fatalf("the field holds %q, want liquid", got)
+	}
+	if m.research.Field() != fieldActive {
+		t.Error("the field that took the letters does not show it has the keyboard")
+	}
+	if run(t, m, " test q") {
+		t.Fatal("q in the middle of a sentence quit warren")
+	}
+	if got := m.research.question.Value(); got != "liquid test q" {
+		t.Fatalf("the field holds %q", got)
+	}
+	if !strings.Contains(m.helpLine(), "esc") || strings.Contains(m.helpLine(), "type") {
+		t.Errorf("the help line does not match a focused field: %q", m.helpLine())
+	}
+	// Esc leaves the field; the help line and the field say so.
+	run(t, m, "esc")
+	if m.research.Field() != fieldIdle || !strings.Contains(ansi.Strip(m.helpLine()), "type to write") ||
+		!strings.Contains(ansi.Strip(m.Render()), "not typing") {
+		t.Errorf("after esc: field %d, help %q", m.research.Field(), m.helpLine())
+	}
+}
+
+func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
+	m := sized(80, 24)
+	if !run(t, m, "esc", "q") {
+		t.Fatal("with nothing at stake q should quit at once")
+	}
+	m = sized(80, 24)
+	run(t, m, "half a question", "esc")
+	if run(t, m, "q") {
+		t.Fatal("q quit with unsent text")
+	}
+	if m.quitting == nil || !strings.Contains(ansi.Strip(m.Render()), "the question field holds text not yet sent") {
+		t.Fatalf("no question before quitting:\n%s", m.Render())
+	}
+	if run(t, m, "n") || m.quitting != nil {
+		t.Fatal("n should close the question and stay")
+	}
+	if m.research.question.Value() != "half a question" {
+		t.Fatal("staying lost the text")
+	}
+	run(t, m, "q")
+	if !run(t, m, "y") {
+		t.Fatal("y should quit")
+	}
+}
+
+func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
+	m := New(blocking{})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.research.question.SetValue("How are cylinders purged?")
+	cmd := m.research.key(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !m.research.running() {
+		t.Fatal("the run should be running")
+	}
+	// Elsewhere, ctrl+c asks: a run is in flight.
+	run(t, m, "2")
+	m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if m.quitting == nil || !strings.Contains(ansi.Strip(m.Render()), "is in flight") {
+		t.Fatalf("ctrl+c outside the run view should ask:\n%s", m.Render())
+	}
+	run(t, m, "esc", "1")
+	// In the run view it cancels the run.
+	m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if m.quitting != nil {
+		t.Fatal("ctrl+c in the run view asked to quit instead of cancelling")
+	}
+	var done runDoneMsg
+	for _, msg := range drain(cmd) {
+		if d, ok := msg.(runDoneMsg); ok {
+			done = d
+		}
+	}
+	m.Update(done)
+	if m.research.running() || m.research.status != "canceled" {
+		t.Fatalf("the run was not cancelled: status %q", m.research.status)
+	}
+}
+
+func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
+	m := sized(80, 24)
+	run(t, m, "esc", "2")
+	m.Update(statusMsg{text: "ingested 3 files", tab: 1})
+	if !strings.Contains(m.statusLine(), "ingested 3 files") {
+		t.Fatal("the Knowledge tab's message is not shown there")
+	}
+	run(t, m, "1")
+	if strings.Contains(m.statusLine(), "ingested") {
+		t.Fatal("the Knowledge tab's message shows on the Research tab")
+	}
+	run(t, m, "2", "/")
+	if strings.Contains(m.statusLine(), "ingested") {
+		t.Fatal("the message outlived the screen it belonged to")
+	}
+	long := strings.Repeat("a long message about the gas table ", 6)
+	m.Update(statusMsg{text: long, tab: 1})
+	line := m.statusLine()
+	if !strings.Contains(line, "(5 Log: all of it)") || strings.Contains(line, "tab…") {
+		t.Fatalf("a long message is not cut at a word with a pointer to the Log: %q", line)
+	}
+	if !strings.Contains(m.log.View(), "gas table a long") {
+		t.Error("the Log tab does not keep the message whole")
+	}
+}
+
+func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
+	m := New(newToxBackend(t))
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	settle(t, m, drain(m.tox.load())...)
+	m.tab = toxTabIndex
+	if m.tox.profile == nil {
+		t.Fatal("no profile loaded")
+	}
+	run(t, m, "i", "set NOAEL 1 to 120", "esc")
+	if m.tox.Field() != noField {
+		t.Fatal("esc did not leave the editor")
+	}
+	run(t, m, "i")
+	if got := m.tox.text.Value(); got != "set NOAEL 1 to 120" {
+		t.Fatalf("the instruction came back as %q", got)
+	}
+	if len(m.tox.Pending()) == 0 {
+		t.Error("an unsent instruction is not named before quitting")
+	}
+
+	k := sized(80, 24)
+	run(t, k, "esc", "2", "/", "silane purge", "esc", "/")
+	if got := k.knowledge.input.Value(); got != "silane purge" {
+		t.Fatalf("the search field came back as %q", got)
+	}
+}
+
+func TestMouseClickOpensTabAndWheelScrolls(t *testing.T) {
+	m := sized(80, 24)
+	m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, X: 28, Y: tabsRow})
+	if m.tab != gasTabIndex {
+		t.Fatalf("a click on the Gas tab opened tab %d", m.tab)
+	}
+	m.tab = 4
+	for i := 0; i < 50; i++ {
+		m.log.addStatus("line", false)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp, X: 5, Y: 10})
+	if m.log.offset != 1 {
+		t.Fatalf("the wheel did not scroll the Log tab: offset %d", m.log.offset)
+	}
+}
