@@ -377,7 +377,9 @@ func (s *suite) gasFill(root string) {
 	}
 	s.measure("gas fill (3 rows)", func() (result, string) {
 		r := warren(t, 10*time.Minute, s.env, "gas", "fill", "--rows", "1-3", "--json")
-		if r.code != 0 {
+		// Exit 3 is a partial fill: some rows ended with an error, and the summary (in the
+		// same JSON object as the error) still lists every row.
+		if r.code != 0 && r.code != 3 {
 			if typedModelError(r.stderr) == "" {
 				t.Fatalf("gas fill: exit %d without a typed error:\n%s", r.code, lastLines(r.stderr, 10))
 			}
