@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // An import reads and checks the whole file first and then saves every profile in one
@@ -283,6 +284,12 @@ func readCSVProfiles(r io.Reader) ([]*csvGroup, []RecordError) {
 			return nil, append(errs, RecordError{"", err})
 		}
 		line, _ := cr.FieldPos(0)
+		// Stored JSON would carry U+FFFD for a byte that isn't UTF-8, and the same file imported
+		// again would then make a new version that changes nothing.
+		if !utf8.ValidString(strings.Join(rec, "")) {
+			errs = append(errs, RecordError{fmt.Sprintf("line %d", line), errors.New("not UTF-8 text; save the file as CSV UTF-8")})
+			continue
+		}
 		get := func(name string) string {
 			if i, ok := col[name]; ok {
 				return strings.TrimSpace(rec[i])
