@@ -1,0 +1,436 @@
+// Package service is warren's application layer: it opens a workspace, offers every use case,
+// and owns the long jobs (research runs, gas fills, ingests, toxicology batches), which outlive
+// any one screen. The CLI and the workbench are front ends over it.
+package service
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"warren/agent"
+	"warren/kb"
+)
+
+func init() {
+	kb.RegisterMigration(kb.Migration{Version: 40, Name: "jobs", SQL: `
+CREATE TABLE jobs (
+	id         TEXT PRIMARY KEY,
+	kind       TEXT NOT NULL,
+	owner      TEXT NOT NULL,
+	title      TEXT NOT NULL,
+	state      TEXT NOT NULL,
+	done       INTEGER NOT NULL DEFAULT 0,
+	total      INTEGER NOT NULL DEFAULT 0,
+	current    TEXT NOT NULL DEFAULT '',
+	error      TEXT NOT NULL DEFAULT '',
+	process    TEXT NOT NULL DEFAULT '',
+	pid        INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+`})
+}
+
+// Job kinds.
+const (
+	KindResearch = "research"
+	KindGasFill  = "gasfill"
+	KindIngest   = "ingest"
+	KindToxBatch = "toxbatch"
+)
+
+// Job states.
+const (
+	JobRunning     = "running"
+	JobWaiting     = "waiting"     // stopped at a question for the analyst; resumable
+	JobDone        = "done"        // finished
+	JobFailed      = "failed"      // stopped by an error; resumable where its kind allows
+	JobCanceled    = "canceled"    // cancelled; resumable where its kind allows
+	JobInterrupted = "interrupted" // its process died while it ran; resumable on request
+)
+
+// Progress is how far a job has come.
+type Progress struct {
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+	Current string `json:"current,omitempty"` // what it works on now, in words
+}
+
+// Job is one long operation.
+type Job struct {
+	ID       string    `json:"id"`
+	Kind     string    `json:"kind"`
+	Owner    string    `json:"owner"`
+	Title    string    `json:"title"`
+	State    string    `json:"state"`
+	Progress Progress  `json:"progress"`
+	Error    string    `json:"error,omitempty"`
+	Created  time.Time `json:"created_at"`
+	Updated  time.Time `json:"updated_at"`
+	// Snapshot is the job's latest own state (a research run's state after its last step), so
+	// a subscriber that attaches late can draw it before the live events arrive.
+	Snapshot json.RawMessage `json:"snapshot,omitempty"`
+}
+
+// Active reports a job that still runs.
+func (j Job) Active() bool { return j.State == JobRunning }
+
+// Event is one thing that happened in a job: its new state or progress, or an event of the agent
+// run it drives.
+type Event struct {
+	Job   Job          `json:"job"`
+	Agent *agent.Event `json:"agent,omitempty"`
+}
+
+// Work is what a job does. It reports through the emitter and returns when it ends; its state
+// afterwards is the one it returns (JobDone, JobWaiting, …) or, with an error, JobFailed or,
+// when ctx was cancelled, JobCanceled.
+type Work func(ctx context.Context, em *Emitter) (state string, err error)
+
+// Jobs owns the workspace's jobs: it runs them, records them in warren.db and fans their events
+// out to subscribers, which attach and detach without touching the job.
+type Jobs struct {
+	db      *sql.DB
+	process string // this process, so that a later one can tell our jobs from a dead one's
+	now     func() time.Time
+
+	mu   sync.Mutex
+	live map[string]*liveJob
+	wg   sync.WaitGroup
+}
+
+type liveJob struct {
+	job    Job
+	cancel context.CancelFunc
+	subs   map[*Subscription]bool
+	done   chan struct{}
+}
+
+// NewJobs opens the job table of a workspace database. Jobs recorded as running by a process
+// that is gone are marked interrupted.
+func NewJobs(ctx context.Context, db *sql.DB) (*Jobs, error) {
+	j := &Jobs{db: db, process: agent.NewRunID("proc"), now: time.Now, live: map[string]*liveJob{}}
+	if err := j.markOrphans(ctx); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// markOrphans marks interrupted the running jobs whose process no longer exists.
+func (j *Jobs) markOrphans(ctx context.Context) error {
+	rows, err := j.db.QueryContext(ctx, `SELECT id, pid FROM jobs WHERE state = ?`, JobRunning)
+	if err != nil {
+		return fmt.Errorf("couldn't read the jobs: %w", err)
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		var pid int
+		if err := rows.Scan(&id, &pid); err != nil {
+			rows.Close()
+			return err
+		}
+		if !processAlive(pid) {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if _, err := j.db.ExecContext(ctx, `UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ?`,
+			JobInterrupted, "its process ended while it ran", j.now().UTC().Format(time.RFC3339Nano), id); err != nil {
+			return fmt.Errorf("couldn't mark job %s interrupted: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// ErrJobRunning means a job with that id already runs.
+var ErrJobRunning = errors.New("the job is already running")
+
+// ErrNoJob means there is no job with that id.
+var ErrNoJob = errors.New("no such job")
+
+// Start runs work as the job id (a research run's id, say; a job started again under the same
+// id, as a resumed run is, keeps its record). It returns once the job is recorded.
+func (j *Jobs) Start(ctx context.Context, id, kind, owner, title string, work Work) (Job, error) {
+	// A job another live process runs is not started twice.
+	var pid int
+	err := j.db.QueryRowContext(ctx, `SELECT pid FROM jobs WHERE id = ? AND state = ?`, id, JobRunning).Scan(&pid)
+	if err == nil && pid != os.Getpid() && processAlive(pid) {
+		return Job{}, fmt.Errorf("%w in process %d: %s", ErrJobRunning, pid, id)
+	}
+	j.mu.Lock()
+	if _, ok := j.live[id]; ok {
+		j.mu.Unlock()
+		return Job{}, fmt.Errorf("%w: %s", ErrJobRunning, id)
+	}
+	now := j.now().UTC()
+	job := Job{ID: id, Kind: kind, Owner: owner, Title: title, State: JobRunning, Created: now, Updated: now}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	lj := &liveJob{job: job, cancel: cancel, subs: map[*Subscription]bool{}, done: make(chan struct{})}
+	j.live[id] = lj
+	j.mu.Unlock()
+	if err := j.record(ctx, job); err != nil {
+		j.mu.Lock()
+		delete(j.live, id)
+		j.mu.Unlock()
+		cancel()
+		return Job{}, err
+	}
+	em := &Emitter{jobs: j, id: id}
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		defer cancel()
+		state, err := work(runCtx, em)
+		j.finish(id, state, err, runCtx.Err() != nil)
+	}()
+	return job, nil
+}
+
+func (j *Jobs) record(ctx context.Context, job Job) error {
+	_, err := j.db.ExecContext(context.WithoutCancel(ctx), `
+INSERT INTO jobs (id, kind, owner, title, state, done, total, current, error, process, pid, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, 0, 0, '', '', ?, ?, ?, ?)
+ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, state = excluded.state, error = '', current = '',
+	process = excluded.process, pid = excluded.pid, updated_at = excluded.updated_at`,
+		job.ID, job.Kind, job.Owner, job.Title, job.State, j.process, os.Getpid(),
+		job.Created.Format(time.RFC3339Nano), job.Updated.Format(time.RFC3339Nano))
+	if err != nil {
+		return fmt.Errorf("couldn't record job %s: %w", job.ID, err)
+	}
+	return nil
+}
+
+// finish records how a job ended and closes its subscriptions.
+func (j *Jobs) finish(id, state string, err error, canceled bool) {
+	j.mu.Lock()
+	lj := j.live[id]
+	delete(j.live, id)
+	j.mu.Unlock()
+	if lj == nil {
+		return
+	}
+	job := lj.job
+	switch {
+	case err != nil && (canceled || errors.Is(err, context.Canceled)):
+		job.State, job.Error = JobCanceled, err.Error()
+	case err != nil:
+		job.State, job.Error = JobFailed, err.Error()
+	case state == "":
+		job.State = JobDone
+	default:
+		job.State = state
+	}
+	job.Updated = j.now().UTC()
+	if _, dbErr := j.db.Exec(`UPDATE jobs SET state = ?, error = ?, done = ?, total = ?, current = ?, updated_at = ? WHERE id = ?`,
+		job.State, job.Error, job.Progress.Done, job.Progress.Total, job.Progress.Current, job.Updated.Format(time.RFC3339Nano), id); dbErr != nil {
+		job.Error = errors.Join(errors.New(job.Error), dbErr).Error()
+	}
+	j.mu.Lock()
+	subs := lj.subs
+	lj.subs = nil
+	lj.job = job
+	j.mu.Unlock()
+	for s := range subs {
+		s.push(Event{Job: job})
+		s.close()
+	}
+	close(lj.done)
+}
+
+// Subscribe attaches to a job's events. The subscription's first event is the job as it is now
+// (with its snapshot); live events follow until the job ends or Detach is called. A job that is
+// not running gives its recorded state and ends at once.
+func (j *Jobs) Subscribe(ctx context.Context, id string) (*Subscription, error) {
+	s := newSubscription()
+	j.mu.Lock()
+	if lj, ok := j.live[id]; ok {
+		s.push(Event{Job: lj.job})
+		lj.subs[s] = true
+		s.detach = func() {
+			j.mu.Lock()
+			if lj.subs != nil {
+				delete(lj.subs, s)
+			}
+			j.mu.Unlock()
+			s.close()
+		}
+		j.mu.Unlock()
+		return s, nil
+	}
+	j.mu.Unlock()
+	job, err := j.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s.push(Event{Job: job})
+	s.close()
+	s.detach = func() {}
+	return s, nil
+}
+
+// Cancel stops a running job; it ends at a consistent point and stays resumable where its kind
+// allows.
+func (j *Jobs) Cancel(id string) error {
+	j.mu.Lock()
+	lj, ok := j.live[id]
+	j.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w running: %s", ErrNoJob, id)
+	}
+	lj.cancel()
+	return nil
+}
+
+// Wait blocks until the job ends (at once when it is not running here).
+func (j *Jobs) Wait(ctx context.Context, id string) error {
+	j.mu.Lock()
+	lj, ok := j.live[id]
+	j.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	select {
+	case <-lj.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close cancels every running job and waits for them to end.
+func (j *Jobs) Close() {
+	j.mu.Lock()
+	for _, lj := range j.live {
+		lj.cancel()
+	}
+	j.mu.Unlock()
+	j.wg.Wait()
+}
+
+// Get returns a job: the live one if it runs here, else its record.
+func (j *Jobs) Get(ctx context.Context, id string) (Job, error) {
+	j.mu.Lock()
+	if lj, ok := j.live[id]; ok {
+		job := lj.job
+		j.mu.Unlock()
+		return job, nil
+	}
+	j.mu.Unlock()
+	row := j.db.QueryRowContext(ctx, `SELECT id, kind, owner, title, state, done, total, current, error, created_at, updated_at FROM jobs WHERE id = ?`, id)
+	job, err := scanJob(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, fmt.Errorf("%w: %s", ErrNoJob, id)
+	}
+	return job, err
+}
+
+// List returns the recorded jobs, newest first, live ones with their current progress.
+func (j *Jobs) List(ctx context.Context) ([]Job, error) {
+	rows, err := j.db.QueryContext(ctx, `SELECT id, kind, owner, title, state, done, total, current, error, created_at, updated_at
+FROM jobs ORDER BY created_at DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list the jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		job, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		j.mu.Lock()
+		if lj, ok := j.live[job.ID]; ok {
+			job = lj.job
+		}
+		j.mu.Unlock()
+		out = append(out, job)
+	}
+	return out, rows.Err()
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanJob(s scanner) (Job, error) {
+	var job Job
+	var created, updated string
+	if err := s.Scan(&job.ID, &job.Kind, &job.Owner, &job.Title, &job.State, &job.Progress.Done, &job.Progress.Total,
+		&job.Progress.Current, &job.Error, &created, &updated); err != nil {
+		return Job{}, err
+	}
+	job.Created, _ = time.Parse(time.RFC3339Nano, created)
+	job.Updated, _ = time.Parse(time.RFC3339Nano, updated)
+	return job, nil
+}
+
+// Emitter is a job's voice: progress, a new snapshot, and the events of the run it drives.
+type Emitter struct {
+	jobs *Jobs
+	id   string
+}
+
+// update changes the live job and sends the result (with e) to every subscriber.
+func (em *Emitter) update(change func(*Job), agentEvent *agent.Event) {
+	j := em.jobs
+	j.mu.Lock()
+	lj, ok := j.live[em.id]
+	if !ok {
+		j.mu.Unlock()
+		return
+	}
+	if change != nil {
+		change(&lj.job)
+		lj.job.Updated = j.now().UTC()
+	}
+	ev := Event{Job: lj.job, Agent: agentEvent}
+	ev.Job.Snapshot = nil // sent once, on attach; events carry their own state
+	subs := make([]*Subscription, 0, len(lj.subs))
+	for s := range lj.subs {
+		subs = append(subs, s)
+	}
+	j.mu.Unlock()
+	for _, s := range subs {
+		s.push(ev)
+	}
+}
+
+// Progress reports how far the job has come.
+func (em *Emitter) Progress(p Progress) { em.update(func(j *Job) { j.Progress = p }, nil) }
+
+// Agent passes on an event of the run the job drives; a finished step's state becomes the
+// job's snapshot.
+func (em *Emitter) Agent(e agent.Event) {
+	em.update(func(j *Job) {
+		if len(e.State) > 0 {
+			j.Snapshot = e.State
+		}
+		if e.Kind == agent.EventNodeStarted || e.Kind == agent.EventNote {
+			j.Progress.Current = e.Node
+			if e.Kind == agent.EventNote {
+				j.Progress.Current = e.Summary
+			}
+		}
+	}, &e)
+}
+
+// processAlive reports whether a process with that id exists (on this machine).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscallZero) == nil
+}
