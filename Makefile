@@ -33,7 +33,7 @@ e2e-tui: ## drive the real workbench in tmux against the scripted model server
 	bash scripts/e2e-tui.sh
 
 bench: ## run the benchmarks, each group as the README reports it
-	$(GO) test -run '^$$' -bench . -benchmem ./agent/llm/
+	$(GO) test -run '^$$' -bench . -benchmem ./llm/
 	$(GO) test -run '^$$' -bench . -benchtime 100x -timeout 30m ./kb/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/

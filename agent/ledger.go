@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"warren/agent/llm"
 	"warren/kb"
+	"warren/llm"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"warren/agent/llm"
+	"warren/llm"
 )
 
 // Event kinds a run emits.

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
 )
 
 type counter struct {

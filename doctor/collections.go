@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"warren/agent/llm"
 	"warren/kb"
+	"warren/llm"
 )
 
 // checkCollections compares the embedder and dimension each collection was built with against

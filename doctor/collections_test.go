@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 // embeddedWorkspace is a workspace whose collection "sop" was embedded by the server's

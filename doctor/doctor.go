@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
 	"warren/registry"
 )
 

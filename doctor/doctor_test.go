@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/kb"
+	"warren/llm/llmtest"
 )
 
 func workspace(t *testing.T) string {

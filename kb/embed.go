@@ -7,9 +7,9 @@ import (
 	"math"
 	"strings"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb/analysis"
+	"warren/llm"
 )
 
 // Embedder turns texts into vectors. A collection records the ID of the embedder that built

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/internal/shareddata"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func openTestStore(t *testing.T) (*Workspace, *Store) {

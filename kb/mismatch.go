@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"warren/agent/llm"
+	"warren/llm"
 )
 
 // A collection records the embedder that built it (its ID: "ollama:<model>" or the built-in

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func TestEmbedderMismatchMessages(t *testing.T) {

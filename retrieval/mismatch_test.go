@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func gatewayFor(t *testing.T, srv *llmtest.Server, embedModel string) *llm.Gateway {

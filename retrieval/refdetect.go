@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"warren/agent/llm"
 	"warren/config"
+	"warren/llm"
 	"warren/retrieval/refs"
 )
 

@@ -14,16 +14,16 @@ import (
 
 	"github.com/ollama/ollama/api"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/internal/shareddata"
+	"warren/llm"
 	"warren/retrieval/refs"
 )
 
 // FuzzDetectHybrid feeds the hybrid detector a passage and what the model answers about it.
 // The answer is given as lines "type|target|original text|document context" and sent as valid
 // JSON, so every input reaches the grounding and merging code rather than the JSON parser
-// (agent/llm fuzzes that). Whatever the model says, every reference must point into the passage,
+// (llm fuzzes that). Whatever the model says, every reference must point into the passage,
 // the regex references must all be kept, and a model reference must add something new.
 func FuzzDetectHybrid(f *testing.F) {
 	var mu sync.Mutex

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func testGateway(t *testing.T, srv *llmtest.Server) *llm.Gateway {

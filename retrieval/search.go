@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"warren/agent/llm"
 	"warren/kb"
+	"warren/llm"
 )
 
 // Mode chooses the rankings a search uses.

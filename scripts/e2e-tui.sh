@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/warren" ./cmd/warren
-go build -o "$work/llmtest-server" ./agent/llm/llmtest/cmd/llmtest-server
+go build -o "$work/llmtest-server" ./llm/llmtest/cmd/llmtest-server
 # Two scripted servers: a quick one, and a slow one so that a run is still in flight when a key
 # arrives.
 fast=$((20000 + RANDOM % 10000))

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
 	"warren/agent/toxedit"
 	"warren/config"
@@ -16,6 +15,7 @@ import (
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/llm"
 	"warren/retrieval"
 )
 

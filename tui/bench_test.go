@@ -11,8 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
+	"warren/llm"
 )
 
 // bigState has a 2,000-line report and a reference tree of about 500 nodes.

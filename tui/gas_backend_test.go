@@ -9,13 +9,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/agent/tablequery"
 	"warren/config"
 	"warren/doctor"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 // gasBackend is the fixture with a real gas desk behind it: the tables in a workspace

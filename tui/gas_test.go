@@ -10,8 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"warren/agent/llm/llmtest"
 	"warren/kb/hmis"
+	"warren/llm/llmtest"
 )
 
 // stored reads a cell back from SQLite.

@@ -13,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
 	"warren/agent/toxedit"
 	"warren/config"
@@ -21,6 +20,7 @@ import (
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 )

@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
+	"warren/llm"
 )
 
 // blocking runs until it is cancelled, like a slow model.

@@ -8,10 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/llm"
 )
 
 type extractedValue struct {

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"sync"
 
-	"warren/agent/llm"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/llm"
 	"warren/retrieval"
 )
 

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/llm"
+	"warren/llm/llmtest"
 	"warren/retrieval"
 )
 

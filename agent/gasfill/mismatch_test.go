@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
+	"warren/llm/llmtest"
 	"warren/retrieval"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
 	"warren/retrieval"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/agent/llm"
+	"warren/llm"
 )
 
 // Interrupt kinds of a research run.

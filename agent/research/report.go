@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/config"
+	"warren/llm"
 )
 
 // DefaultQualityThreshold is the total (of 500) below which a retry is considered.

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"warren/agent"
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/internal/testkb"
+	"warren/llm"
+	"warren/llm/llmtest"
 	"warren/retrieval"
 )
 

@@ -4,7 +4,7 @@
 package research
 
 import (
-	"warren/agent/llm"
+	"warren/llm"
 
 	"warren/retrieval"
 )

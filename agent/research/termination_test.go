@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func TestRefinementEndsByConvergence(t *testing.T) {

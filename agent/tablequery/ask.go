@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"warren/agent/llm"
+	"warren/llm"
 )
 
 // MaxCalls is the most model exchanges one question may spend, the gateway's repair rounds

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 const question = "flammable gases without a CAS number"

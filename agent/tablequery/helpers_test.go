@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent/llm"
 	"warren/config"
+	"warren/llm"
 )
 
 // gasSchema is a small stand-in for the HMIS gas table.

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
+	"warren/llm"
 )
 
 // Methods: how a proposal's patch was made.

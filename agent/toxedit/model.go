@@ -8,10 +8,10 @@ import (
 	"sort"
 	"strings"
 
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
+	"warren/llm"
 )
 
 const schemaSummary = `A profile has: inci (string, never changed), cas (string "NNNNNNN-NN-N"),

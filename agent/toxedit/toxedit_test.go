@@ -10,12 +10,12 @@ import (
 	"testing"
 
 	"warren/agent"
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/kb/toxdb"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 type harness struct {

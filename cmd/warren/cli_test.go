@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm/llmtest"
+	"warren/llm/llmtest"
 )
 
 type result struct {

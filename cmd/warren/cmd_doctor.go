@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"warren/agent/llm"
 	"warren/doctor"
+	"warren/llm"
 )
 
 func (a *app) doctorCommand() *cobra.Command {

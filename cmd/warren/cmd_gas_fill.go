@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent/gasfill"
-	"warren/agent/llm"
 	"warren/kb/hmis"
+	"warren/llm"
 	"warren/retrieval"
 )
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm/llmtest"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/llm/llmtest"
 )
 
 // The review desk opens only on a table that exists, and only in a terminal; each refusal is

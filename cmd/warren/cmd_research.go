@@ -18,9 +18,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
 	"warren/internal/atomicfile"
+	"warren/llm"
 	"warren/retrieval"
 )
 

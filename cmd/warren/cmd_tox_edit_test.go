@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/llm/llmtest"
 	"warren/agent/toxedit"
 	"warren/internal/testkb"
 	"warren/kb/toxdb"
+	"warren/llm/llmtest"
 )
 
 func toxEditWorkspace(t *testing.T) ([]string, *toxdb.Store) {

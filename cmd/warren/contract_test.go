@@ -15,11 +15,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"warren/agent"
-	"warren/agent/llm/llmtest"
 	"warren/agent/research"
 	"warren/config"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/llm/llmtest"
 )
 
 // noOllama points warren at a port nothing listens on: a command that reached a model would

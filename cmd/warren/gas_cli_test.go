@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"warren/agent"
-	"warren/agent/llm/llmtest"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
+	"warren/llm/llmtest"
 )
 
 // scriptOdour answers extraction with an odour for every row that asks for one, from the first

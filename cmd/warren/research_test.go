@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/agent/llm/llmtest"
 	"warren/agent/research"
 	"warren/internal/testkb"
+	"warren/llm/llmtest"
 )
 
 // TestMeaninglessModelRunCompletesWithinBudget runs `warren research --yes` over the shared

@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/agent/research"
 	"warren/agent/tablequery"
 	"warren/agent/toxedit"
@@ -20,6 +19,7 @@ import (
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/llm"
 	"warren/retrieval"
 	"warren/tui"
 )

@@ -12,10 +12,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"warren/agent/llm/llmtest"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/llm/llmtest"
 	"warren/tui"
 )
 

@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent"
-	"warren/agent/llm"
 	"warren/config"
 	"warren/kb"
+	"warren/llm"
 	"warren/registry"
 )
 

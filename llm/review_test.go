@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 func TestEmbedUnderTokenBudgetLeavesRoomForLaterCalls(t *testing.T) {

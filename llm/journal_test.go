@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 type memJournal struct {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 // BenchmarkStructured measures one structured call through the whole gateway (schema, request,

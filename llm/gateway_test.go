@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent/llm"
-	"warren/agent/llm/llmtest"
 	"warren/config"
+	"warren/llm"
+	"warren/llm/llmtest"
 )
 
 // verdict is a small structured answer used across the tests.

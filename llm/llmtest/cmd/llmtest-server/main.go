@@ -3,7 +3,7 @@
 // /api/show, /api/version and /api/embed for the models it is given; chat requests answer
 // with a rule file's replies.
 //
-//	go run ./agent/llm/llmtest/cmd/llmtest-server --addr 127.0.0.1:11999
+//	go run ./llm/llmtest/cmd/llmtest-server --addr 127.0.0.1:11999
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"syscall"
 
-	"warren/agent/llm/llmtest"
+	"warren/llm/llmtest"
 )
 
 // fileRule is one chat rule as written in a --rules JSON file.
