@@ -11,8 +11,7 @@ import (
 	"warren/kb"
 )
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 10, Name: "runs and checkpoints", SQL: `
+var checkpointsMigration = kb.Migration{Version: 10, Name: "runs and checkpoints", SQL: `
 CREATE TABLE runs (
 	id         TEXT PRIMARY KEY,
 	graph      TEXT NOT NULL,
@@ -34,8 +33,11 @@ CREATE TABLE checkpoints (
 	saved_at  TEXT NOT NULL,
 	PRIMARY KEY (run, step)
 );
-`})
-}
+`}
+
+// Migrations are the graph runtime's schema steps in warren.db (versions 10 to 19): runs and
+// checkpoints, the call ledger and journal.
+var Migrations = []kb.Migration{checkpointsMigration, ledgerMigration}
 
 // Run statuses.
 const (

@@ -12,8 +12,7 @@ import (
 	"warren/llm"
 )
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 11, Name: "ledger and call journal", SQL: `
+var ledgerMigration = kb.Migration{Version: 11, Name: "ledger and call journal", SQL: `
 CREATE TABLE ledger (
 	id                INTEGER PRIMARY KEY,
 	run               TEXT NOT NULL,
@@ -37,8 +36,7 @@ CREATE TABLE call_journal (
 	answer TEXT NOT NULL,
 	PRIMARY KEY (run, key)
 );
-`})
-}
+`}
 
 // RecordLedger stores a ledger entry.
 func (s *Store) RecordLedger(ctx context.Context, e llm.LedgerEntry) error {

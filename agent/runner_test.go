@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"slices"
 	"warren/config"
 	"warren/kb"
 	"warren/llm"
@@ -22,8 +23,8 @@ type counter struct {
 func testStore(t *testing.T) *Store {
 	t.Helper()
 	dir := t.TempDir()
-	kb.Init(dir)
-	ws, err := kb.Open(dir, config.Sources{})
+	kb.Init(dir, slices.Concat(kb.Migrations, Migrations))
+	ws, err := kb.Open(dir, config.Sources{}, slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}

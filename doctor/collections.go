@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
 )
@@ -17,7 +18,7 @@ import (
 // when it is not available (then only the model's name is compared). A collection that does
 // not match fails with the rebuild that fixes it; the others share one line.
 func (r *Report) checkCollections(ctx context.Context, dir string, g *llm.Gateway, dim int) {
-	db, err := kb.OpenDB(filepath.Join(dir, kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(dir, kb.DBFileName), schema.All())
 	if err != nil {
 		r.add(Check{Name: "collections", Status: Skip, Detail: "the database does not open"})
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
@@ -16,7 +17,7 @@ import (
 func embeddedWorkspace(t *testing.T, srv *llmtest.Server) string {
 	t.Helper()
 	dir := workspace(t)
-	ws, err := kb.Open(dir, config.Sources{})
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

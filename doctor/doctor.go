@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
 	"warren/registry"
@@ -113,7 +114,7 @@ func (r *Report) finish() Report {
 }
 
 func (r *Report) checkStores(dir string) {
-	db, err := kb.OpenDB(filepath.Join(dir, kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(dir, kb.DBFileName), schema.All())
 	if err != nil {
 		r.add(Check{Name: "database", Status: Fail, Detail: err.Error(),
 			Fix: "move " + kb.DBFileName + " aside and run `warren init` to create a fresh one"})

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm/llmtest"
 )
 
 func workspace(t *testing.T) string {
 	dir := t.TempDir()
-	if _, err := kb.Init(dir); err != nil {
+	if _, err := kb.Init(dir, schema.All()); err != nil {
 		t.Fatal(err)
 	}
 	return dir

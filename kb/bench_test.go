@@ -111,10 +111,10 @@ func buildBenchWorkspace(b *testing.B) string {
 		if benchErr != nil {
 			return
 		}
-		if _, benchErr = kb.Init(benchDir); benchErr != nil {
+		if _, benchErr = kb.Init(benchDir, kb.Migrations); benchErr != nil {
 			return
 		}
-		ws, err := kb.Open(benchDir, config.Sources{})
+		ws, err := kb.Open(benchDir, config.Sources{}, kb.Migrations)
 		if err != nil {
 			benchErr = err
 			return
@@ -167,7 +167,7 @@ func BenchmarkHybridQuery100kCommonTerms(b *testing.B) {
 
 func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string) {
 	dir := buildBenchWorkspace(b)
-	ws, err := kb.Open(dir, config.Sources{})
+	ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func BenchmarkOpen100k(b *testing.B) {
 	dir := buildBenchWorkspace(b)
 	ctx := context.Background()
 	for b.Loop() {
-		ws, err := kb.Open(dir, config.Sources{})
+		ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -247,8 +247,8 @@ func BenchmarkIngestCorpus(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
-		kb.Init(dir)
-		ws, err := kb.Open(dir, config.Sources{})
+		kb.Init(dir, kb.Migrations)
+		ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
 		if err != nil {
 			b.Fatal(err)
 		}

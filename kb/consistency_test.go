@@ -15,7 +15,7 @@ import (
 // secondStore opens the same workspace through its own connection, as another process would.
 func secondStore(t *testing.T, ws *Workspace) *Store {
 	t.Helper()
-	other, err := Open(ws.Dir, config.Sources{})
+	other, err := Open(ws.Dir, config.Sources{}, Migrations)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,32 +15,43 @@ import (
 // DBFileName is the SQLite database inside a workspace.
 const DBFileName = "warren.db"
 
-// Migration is one step of the database schema. Packages that keep tables in warren.db (the
-// lexical index, sessions, gas provenance, toxicology versions) register theirs with
-// RegisterMigration; each runs once, in version order, inside a transaction.
+// Migration is one step of the database schema. Each package that keeps tables in warren.db
+// (the lexical index, sessions and checkpoints, the call ledger, gas provenance, toxicology
+// versions, jobs) exports its steps as a value, and whoever opens the workspace composes the
+// list (internal/schema); each step runs once, in version order, inside a transaction.
 type Migration struct {
 	Version int
 	Name    string
 	SQL     string
 }
 
-var migrations = []Migration{
-	{Version: 1, Name: "meta", SQL: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`},
-}
+var metaMigration = Migration{Version: 1, Name: "meta", SQL: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`}
 
-// RegisterMigration adds a schema step; call it from an init function.
-func RegisterMigration(m Migration) {
-	for _, old := range migrations {
-		if old.Version == m.Version {
-			panic(fmt.Sprintf("kb: migration %d registered twice (%s, %s)", m.Version, old.Name, m.Name))
+// Migrations are the knowledge base's own schema steps (versions below 10).
+var Migrations = []Migration{metaMigration, knowledgeBaseMigration}
+
+// checkMigrations refuses a list that is not in strictly ascending version order: a version
+// given twice is two packages claiming the same step.
+func checkMigrations(migrations []Migration) error {
+	for i := 1; i < len(migrations); i++ {
+		prev, m := migrations[i-1], migrations[i]
+		switch {
+		case m.Version == prev.Version:
+			return fmt.Errorf("schema step %d is given twice (%s, %s)", m.Version, prev.Name, m.Name)
+		case m.Version < prev.Version:
+			return fmt.Errorf("schema steps out of order: %d (%s) after %d (%s)", m.Version, m.Name, prev.Version, prev.Name)
 		}
 	}
-	migrations = append(migrations, m)
+	return nil
 }
 
 // OpenDB opens (creating if needed) the workspace database in WAL mode, so that the workbench
-// can read while a run writes, and brings its schema up to date.
-func OpenDB(path string) (*sql.DB, error) {
+// can read while a run writes, and brings its schema up to date: every step of migrations
+// (in ascending version order) that the database has not applied yet is applied.
+func OpenDB(path string, migrations []Migration) (*sql.DB, error) {
+	if err := checkMigrations(migrations); err != nil {
+		return nil, fmt.Errorf("couldn't open %s: %w", path, err)
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
@@ -66,14 +77,14 @@ func OpenDB(path string) (*sql.DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("couldn't switch %s to WAL mode (it is in %s mode); is it on a network file system?", path, mode)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err := migrate(ctx, db, migrations); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB, migrations []Migration) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("couldn't prepare the schema table: %w", err)
@@ -92,13 +103,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		applied[v] = true
 	}
 	rows.Close()
-	ordered := append([]Migration(nil), migrations...)
-	for i := 1; i < len(ordered); i++ {
-		for j := i; j > 0 && ordered[j].Version < ordered[j-1].Version; j-- {
-			ordered[j], ordered[j-1] = ordered[j-1], ordered[j]
-		}
-	}
-	for _, m := range ordered {
+	for _, m := range migrations {
 		if applied[m.Version] {
 			continue
 		}

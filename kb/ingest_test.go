@@ -17,10 +17,10 @@ import (
 func openTestStore(t *testing.T) (*Workspace, *Store) {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Init(dir); err != nil {
+	if _, err := Init(dir, Migrations); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := Open(dir, config.Sources{})
+	ws, err := Open(dir, config.Sources{}, Migrations)
 	if err != nil {
 		t.Fatal(err)
 	}

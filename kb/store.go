@@ -22,8 +22,7 @@ import (
 // from a snapshot per collection and rebuilt from warren.db when the snapshot is stale, so an
 // interrupted ingest never leaves the two disagreeing.
 
-func init() {
-	RegisterMigration(Migration{Version: 2, Name: "knowledge base", SQL: `
+var knowledgeBaseMigration = Migration{Version: 2, Name: "knowledge base", SQL: `
 CREATE TABLE collections (
 	name       TEXT PRIMARY KEY,
 	embedder   TEXT NOT NULL,
@@ -63,8 +62,7 @@ CREATE INDEX chunks_doc ON chunks(doc, seq);
 CREATE INDEX chunks_section ON chunks(doc, section);
 CREATE INDEX chunks_collection ON chunks(collection);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, body, scope, tokenize = 'unicode61 remove_diacritics 0');
-`})
-}
+`}
 
 // Store is the knowledge base of one workspace.
 type Store struct {

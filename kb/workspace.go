@@ -38,9 +38,10 @@ type InitResult struct {
 	Existing []string `json:"existing"`
 }
 
-// Init creates a workspace in dir, or completes one that lacks parts. It never overwrites an
-// existing file: a configuration or registry the analyst edited is kept as it is.
-func Init(dir string) (*InitResult, error) {
+// Init creates a workspace in dir, or completes one that lacks parts; its database gets the
+// schema steps of migrations (see OpenDB). It never overwrites an existing file: a
+// configuration or registry the analyst edited is kept as it is.
+func Init(dir string, migrations []Migration) (*InitResult, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't resolve %s: %w", dir, err)
@@ -88,7 +89,7 @@ func Init(dir string) (*InitResult, error) {
 	}
 	dbPath := filepath.Join(abs, DBFileName)
 	_, statErr := os.Stat(dbPath)
-	db, err := OpenDB(dbPath)
+	db, err := OpenDB(dbPath, migrations)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +108,9 @@ func IsWorkspace(dir string) bool {
 }
 
 // Open opens an existing workspace with its configuration layered from src (src.File is set
-// to the workspace's warren.toml).
-func Open(dir string, src config.Sources) (*Workspace, error) {
+// to the workspace's warren.toml), bringing its database up to date with migrations (see
+// OpenDB).
+func Open(dir string, src config.Sources, migrations []Migration) (*Workspace, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't resolve %s: %w", dir, err)
@@ -121,7 +123,7 @@ func Open(dir string, src config.Sources) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := OpenDB(filepath.Join(abs, DBFileName))
+	db, err := OpenDB(filepath.Join(abs, DBFileName), migrations)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
@@ -30,10 +31,10 @@ func gatewayFor(t *testing.T, srv *llmtest.Server, embedModel string) *llm.Gatew
 func mixedStore(t *testing.T, srv *llmtest.Server) *kb.Store {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := kb.Init(dir); err != nil {
+	if _, err := kb.Init(dir, schema.All()); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := kb.Open(dir, config.Sources{})
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,7 @@ import (
 	"warren/kb"
 )
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 40, Name: "jobs", SQL: `
+var jobsMigration = kb.Migration{Version: 40, Name: "jobs", SQL: `
 CREATE TABLE jobs (
 	id         TEXT PRIMARY KEY,
 	kind       TEXT NOT NULL,
@@ -34,8 +33,10 @@ CREATE TABLE jobs (
 	created_at TEXT NOT NULL,
 	updated_at TEXT NOT NULL
 );
-`})
-}
+`}
+
+// Migrations are the application layer's schema steps in warren.db (versions 40 to 49).
+var Migrations = []kb.Migration{jobsMigration}
 
 // Job kinds.
 const (

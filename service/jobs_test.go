@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"slices"
 	"warren/agent"
 	"warren/kb"
 )
 
 func openJobs(t *testing.T) (*Jobs, *sql.DB) {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), "warren.db"))
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), "warren.db"), slices.Concat(kb.Migrations, agent.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"warren/agent/tablequery"
 	"warren/config"
 	"warren/doctor"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/llm"
@@ -29,7 +30,7 @@ type gasBackend struct {
 
 func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*hmis.Table) *gasBackend {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

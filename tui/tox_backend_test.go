@@ -13,6 +13,7 @@ import (
 
 	"warren/agent/toxedit"
 	"warren/doctor"
+	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/kb/toxdb"
@@ -31,7 +32,7 @@ type toxBackend struct {
 
 func newToxBackend(t *testing.T) *toxBackend {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

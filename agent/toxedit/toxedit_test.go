@@ -11,6 +11,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/kb/toxdb"
@@ -25,7 +26,7 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/retrieval"
 	"warren/retrieval/ireval"
@@ -114,10 +115,10 @@ func (a *app) runIREval(ctx context.Context, coll *ireval.Collection, mode retri
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if _, err := kb.Init(dir); err != nil {
+	if _, err := kb.Init(dir, schema.All()); err != nil {
 		return nil, err
 	}
-	ws, err := kb.Open(dir, config.Sources{Env: a.env, Flags: a.sources().Flags})
+	ws, err := kb.Open(dir, config.Sources{Env: a.env, Flags: a.sources().Flags}, schema.All())
 	if err != nil {
 		return nil, err
 	}

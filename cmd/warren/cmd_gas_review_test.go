@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/llm/llmtest"
@@ -18,7 +19,7 @@ import (
 func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
 	srv := llmtest.New(t)
 	dir := filepath.Join(t.TempDir(), "ws")
-	if _, err := kb.Init(dir); err != nil {
+	if _, err := kb.Init(dir, schema.All()); err != nil {
 		t.Fatal(err)
 	}
 	a := &app{env: []string{"WARREN_WORKSPACE=" + dir, "OLLAMA_HOST=" + srv.URL}, stdin: strings.NewReader(""),

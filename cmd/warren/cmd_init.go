@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/schema"
 	"warren/kb"
 )
 
@@ -23,7 +24,7 @@ existing workspace to add missing parts; files you edited are never overwritten.
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			res, err := kb.Init(dir)
+			res, err := kb.Init(dir, schema.All())
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 	"warren/agent"
 	"warren/agent/research"
 	"warren/config"
+	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/llm/llmtest"
@@ -338,7 +339,7 @@ func TestIngestWithEveryFileSkippedStoresNothing(t *testing.T) {
 // finishedRun saves a run that has finished, with its report and references.
 func finishedRun(t *testing.T, ws string) string {
 	t.Helper()
-	w, err := kb.Open(ws, config.Sources{})
+	w, err := kb.Open(ws, config.Sources{}, schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
 	"warren/registry"
@@ -34,7 +35,7 @@ func (e *env) Close() { e.ws.Close() }
 
 // open opens the workspace named by the global flags.
 func (a *app) open() (*env, error) {
-	ws, err := kb.Open(a.workspaceDir(), a.sources())
+	ws, err := kb.Open(a.workspaceDir(), a.sources(), schema.All())
 	if err != nil {
 		return nil, err
 	}

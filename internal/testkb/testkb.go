@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/internal/schema"
 	"warren/internal/shareddata"
 	"warren/kb"
 	"warren/registry"
@@ -42,10 +43,10 @@ func fromRegistry(t testing.TB, regPath string) (*kb.Workspace, *kb.Store, *regi
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := kb.Init(dir); err != nil {
+	if _, err := kb.Init(dir, schema.All()); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := kb.Open(dir, config.Sources{})
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}

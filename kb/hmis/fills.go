@@ -14,8 +14,7 @@ import (
 // A fill run is recorded so that an interrupted one can go on where it stopped: each finished
 // row is saved with its cells in one transaction, and marked done in the same one.
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 22, Name: "gas fill runs", SQL: `
+var gasFillsMigration = kb.Migration{Version: 22, Name: "gas fill runs", SQL: `
 CREATE TABLE gas_fills (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	table_name TEXT NOT NULL,
@@ -28,8 +27,7 @@ CREATE TABLE gas_fill_rows (
 	fill   INTEGER NOT NULL REFERENCES gas_fills(id) ON DELETE CASCADE,
 	row_id INTEGER NOT NULL,
 	PRIMARY KEY (fill, row_id)
-);`})
-}
+);`}
 
 // Fill is a recorded fill run.
 type Fill struct {

@@ -16,8 +16,7 @@ import (
 // and after, which is what Undo and the audit trail read. SQL names use table_name and row_id
 // because TABLE and ROW are SQL keywords.
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 20, Name: "gas tables", SQL: `
+var gasTablesMigration = kb.Migration{Version: 20, Name: "gas tables", SQL: `
 CREATE TABLE gas_tables (
 	name        TEXT PRIMARY KEY,
 	columns     TEXT NOT NULL,
@@ -48,8 +47,9 @@ CREATE TABLE gas_cells (
 	PRIMARY KEY (table_name, row_id, field),
 	FOREIGN KEY (table_name, row_id) REFERENCES gas_rows(table_name, id) ON DELETE CASCADE
 );
-CREATE INDEX gas_cells_status ON gas_cells(table_name, status);`})
-	kb.RegisterMigration(kb.Migration{Version: 21, Name: "gas decisions", SQL: `
+CREATE INDEX gas_cells_status ON gas_cells(table_name, status);`}
+
+var gasDecisionsMigration = kb.Migration{Version: 21, Name: "gas decisions", SQL: `
 CREATE TABLE gas_decisions (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	table_name TEXT NOT NULL,
@@ -61,8 +61,10 @@ CREATE TABLE gas_decisions (
 	at         TEXT NOT NULL,
 	undoes     INTEGER REFERENCES gas_decisions(id)
 );
-CREATE INDEX gas_decisions_cell ON gas_decisions(table_name, row_id, field);`})
-}
+CREATE INDEX gas_decisions_cell ON gas_decisions(table_name, row_id, field);`}
+
+// Migrations are the gas tables' schema steps in warren.db (versions 20 to 29).
+var Migrations = []kb.Migration{gasTablesMigration, gasDecisionsMigration, gasFillsMigration}
 
 // ErrNoTable is returned for a table name the store doesn't hold.
 var ErrNoTable = errors.New("no such gas table")

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"slices"
 	"warren/kb"
 )
 
 func openStore(t *testing.T) *Store {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName))
+	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-
-	"warren/internal/testkb"
 )
 
 // The profiles shipped in the sample workspace are valid and import as version 1 each; a
 // second import changes nothing.
 func TestSampleProfilesImport(t *testing.T) {
 	s, _ := openStore(t)
-	path := filepath.Join(testkb.SampleDir(), "tox", "profiles.json")
+	path := filepath.Join("..", "..", "sample", "tox", "profiles.json")
 	results, err := s.ImportJSON(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)

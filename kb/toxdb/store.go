@@ -18,8 +18,7 @@ import (
 // transactions IMMEDIATE, so two savers of the same profile are serialised, and the unique
 // (inci_key, version) pair is the last line of defence.
 
-func init() {
-	kb.RegisterMigration(kb.Migration{Version: 30, Name: "toxicology profile versions", SQL: `
+var toxVersionsMigration = kb.Migration{Version: 30, Name: "toxicology profile versions", SQL: `
 CREATE TABLE tox_versions (
 	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	inci       TEXT NOT NULL,
@@ -33,13 +32,16 @@ CREATE TABLE tox_versions (
 	batch_id   TEXT NOT NULL,
 	created_at TEXT NOT NULL,
 	UNIQUE (inci_key, version)
-);`})
-	kb.RegisterMigration(kb.Migration{Version: 31, Name: "toxicology versions are append-only", SQL: `
+);`}
+
+var toxAppendOnlyMigration = kb.Migration{Version: 31, Name: "toxicology versions are append-only", SQL: `
 CREATE TRIGGER tox_versions_no_update BEFORE UPDATE ON tox_versions
 BEGIN SELECT RAISE(ABORT, 'tox_versions is append-only: save a new version instead'); END;
 CREATE TRIGGER tox_versions_no_delete BEFORE DELETE ON tox_versions
-BEGIN SELECT RAISE(ABORT, 'tox_versions is append-only: versions are never deleted'); END;`})
-}
+BEGIN SELECT RAISE(ABORT, 'tox_versions is append-only: versions are never deleted'); END;`}
+
+// Migrations are the toxicology store's schema steps in warren.db (versions 30 to 39).
+var Migrations = []kb.Migration{toxVersionsMigration, toxAppendOnlyMigration}
 
 // Edit types that this package writes itself; agent/toxedit writes its own (FORM_EDIT_STRUCTURED,
 // FORM_EDIT_RAW, NLI_EDIT).

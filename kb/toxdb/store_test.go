@@ -13,13 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"slices"
 	"warren/kb"
 )
 
 func openStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), kb.DBFileName)
-	db, err := kb.OpenDB(path)
+	db, err := kb.OpenDB(path, slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestSaveIsAtomic(t *testing.T) {
 	if _, err := s.Save(ctx, "RETINOL", 0, []byte(retinolJSON), nil, "", EditImport, ""); err != nil {
 		t.Fatal(err)
 	}
-	other, err := kb.OpenDB(path)
+	other, err := kb.OpenDB(path, slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestHelperKilledSave(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process only")
 	}
-	db, err := kb.OpenDB(path)
+	db, err := kb.OpenDB(path, slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestKilledSaveLeavesThePreviousVersion(t *testing.T) {
 	}
 	t.Logf("WAL: %d bytes before the save, %d when it was killed", walBefore, walDuring)
 	// A fresh connection, as after a restart.
-	db, err := kb.OpenDB(path)
+	db, err := kb.OpenDB(path, slices.Concat(kb.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}
