@@ -64,6 +64,7 @@ type (
 
 type trailItem struct {
 	node     string
+	started  time.Time
 	duration time.Duration
 	summary  string
 	done     bool
@@ -85,6 +86,7 @@ type researchTab struct {
 
 	run     string
 	cancel  context.CancelFunc
+	ticking bool // the elapsed-time tick is on
 	queue   *eventQueue
 	state   *research.State
 	pending *agent.Interrupt
@@ -278,12 +280,23 @@ func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) 
 	}
 	r.run, r.cancel, r.queue, r.pending, r.status = run, cancel, q, nil, ""
 	r.view = viewRun
+	var tick tea.Cmd
+	if !r.ticking {
+		r.ticking, tick = true, elapsedTick()
+	}
 	work := func() tea.Msg {
 		defer q.Close()
 		out, st, err := call(ctx, q.Push)
 		return runDoneMsg{run: run, queue: q, outcome: out, state: st, err: err}
 	}
-	return tea.Batch(work, q.wait())
+	return tea.Batch(work, q.wait(), tick)
+}
+
+// elapsedTickMsg redraws a running step's elapsed time.
+type elapsedTickMsg struct{}
+
+func elapsedTick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return elapsedTickMsg{} })
 }
 
 func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
@@ -296,6 +309,12 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case runDoneMsg:
 		return r.finished(msg)
+	case elapsedTickMsg:
+		if r.running() {
+			return elapsedTick()
+		}
+		r.ticking = false
+		return nil
 	case runsMsg:
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
@@ -344,7 +363,20 @@ func (r *researchTab) absorb(events []agent.Event) {
 		}
 		switch e.Kind {
 		case agent.EventNodeStarted:
-			r.trail = append(r.trail, trailItem{node: e.Node})
+			r.trail = append(r.trail, trailItem{node: e.Node, started: e.Time})
+		case agent.EventNote:
+			// A step inside the node: the trail says what it does now, and a changed state
+			// grows the tree while the node works.
+			if n := len(r.trail); n > 0 && !r.trail[n-1].done {
+				r.trail[n-1].summary = e.Summary
+			}
+			if len(e.State) > 0 {
+				var s research.State
+				if json.Unmarshal(e.State, &s) == nil {
+					r.state = &s
+					r.tree.build(r.state, r.st)
+				}
+			}
 		case agent.EventNodeFinished:
 			if n := len(r.trail); n > 0 && r.trail[n-1].node == e.Node {
 				r.trail[n-1].done, r.trail[n-1].duration, r.trail[n-1].summary = true, e.Duration, e.Summary

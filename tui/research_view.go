@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"warren/agent/research"
 )
@@ -120,6 +121,9 @@ func (r *researchTab) runView() string {
 		dur := t.duration.Round(1e6).String()
 		if !t.done {
 			mark, dur = r.st.Selected.Render("…"), "running"
+			if !t.started.IsZero() {
+				dur = time.Since(t.started).Round(time.Second).String()
+			}
 		}
 		b.WriteString(fmt.Sprintf("%s %-16s %-9s %s\n", mark, t.node, dur, r.st.Subtle.Render(t.summary)))
 	}

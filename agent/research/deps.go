@@ -27,11 +27,23 @@ type Deps struct {
 	OnToken func(text string)
 	// Note reports progress inside a node ("task 2/5: following 3 references").
 	Note func(text string)
+	// Progress receives the finer steps inside a node as they happen: a passage read, the
+	// references found in it, each one gated, resolved or left unresolved. s is the state
+	// after a step that changed it (nil otherwise); it is only passed from the node's own
+	// goroutine, while text alone may come from its workers.
+	Progress func(text string, s *State)
 }
 
 func (d *Deps) note(text string) {
 	if d.Note != nil {
 		d.Note(text)
+	}
+	d.progress(text, nil)
+}
+
+func (d *Deps) progress(text string, s *State) {
+	if d.Progress != nil {
+		d.Progress(text, s)
 	}
 }
 

@@ -117,24 +117,40 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 	found := make([][]refs.Reference, len(sources))
 	err := parallel(ctx, len(fresh)+len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
 		if i >= len(fresh) {
-			r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, sources[i-len(fresh)].chunk.Text)
+			c := sources[i-len(fresh)].chunk
+			r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, c.Text)
 			found[i-len(fresh)] = r
+			if err == nil && len(r) > 0 {
+				w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)
+			}
 			return err
 		}
 		c := fresh[i].chunk
 		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
 			w.task.Query, c.Doc, c.Section, c.Text)
-		return w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &extracted[i])
+		if err := w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &extracted[i]); err != nil {
+			return err
+		}
+		verdict := "not relevant"
+		if extracted[i].Relevant {
+			verdict = "relevant"
+		}
+		w.d.progress(fmt.Sprintf("read %s: %s", place(c.Doc, c.Section), verdict), nil)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	before := len(w.s.Findings)
 	for i, f := range fresh {
 		if extracted[i].Relevant && strings.TrimSpace(extracted[i].Information) != "" {
 			c := f.chunk
 			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
 				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: excerpt(c.Text, 400)})
 		}
+	}
+	if n := len(w.s.Findings) - before; n > 0 {
+		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
 	}
 	type candidate struct {
 		from frontierChunk
@@ -159,7 +175,15 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 		}
 		prompt := fmt.Sprintf("Task: %s\nIn %s %s (reached at depth %d of %d) the passage refers to «%s» (%s %s%s).\nShould this reference be followed for the task?",
 			w.task.Query, c.from.chunk.Doc, c.from.chunk.Section, c.from.depth, w.d.Budgets.ReferenceDepth, c.ref.OriginalText, c.ref.Type, c.ref.Target, contextNote(c.ref))
-		return w.d.structured(ctx, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i])
+		if err := w.d.structured(ctx, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i]); err != nil {
+			return err
+		}
+		decision := "skip"
+		if gates[i].Follow {
+			decision = "follow"
+		}
+		w.d.progress(fmt.Sprintf("gate: %s «%s»: %s", decision, oneLine(c.ref.OriginalText), gates[i].Reason), nil)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -170,12 +194,35 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			Text: c.ref.OriginalText, Context: c.ref.DocumentContext}
 		chunks := w.follow(ctx, c.ref, c.from, gates[i], &rec)
 		w.s.References = append(w.s.References, rec)
+		w.d.progress(refProgress(rec), w.s)
 		for _, ch := range chunks {
 			nested = append(nested, frontierChunk{chunk: ch, depth: c.from.depth + 1})
 		}
 	}
 	return w.filter(ctx, nested)
 }
+
+// refProgress says what became of a reference, and where it led.
+func refProgress(r RefRecord) string {
+	text := fmt.Sprintf("«%s» %s", oneLine(r.Text), strings.ReplaceAll(r.State, "_", " "))
+	if r.Resolved != nil && r.State == RefFollowed {
+		text += " → " + place(r.Resolved.Doc, r.Resolved.Section)
+	}
+	if r.Reason != "" {
+		text += ": " + r.Reason
+	}
+	return text
+}
+
+// place names a passage: "doc § section".
+func place(doc, section string) string {
+	if section == "" {
+		return doc
+	}
+	return doc + " § " + section
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func contextNote(r refs.Reference) string {
 	if r.DocumentContext != "" {

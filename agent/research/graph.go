@@ -159,6 +159,19 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 		}
 	})
 	meter.Restore(used)
+	if svc.Deps.Progress == nil && svc.Sink != nil {
+		// Steps inside a node reach the event stream, with the state when it changed, so the
+		// reference tree grows while execute works.
+		svc.Deps.Progress = func(text string, s *State) {
+			e := agent.Event{Time: time.Now(), Run: run, Node: "execute", Kind: agent.EventNote, Summary: text}
+			if s != nil {
+				if data, err := json.Marshal(s); err == nil {
+					e.State = data
+				}
+			}
+			svc.Sink(e)
+		}
+	}
 	if svc.Deps.OnToken == nil && svc.Sink != nil {
 		// The report streams into the event stream, for the workbench and the log.
 		svc.Deps.OnToken = func(text string) {

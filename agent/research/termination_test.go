@@ -71,8 +71,12 @@ func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
 	if problems := CheckCitations(s.Report, len(s.Sources)); len(problems) > 0 || len(s.Findings) == 0 {
 		t.Errorf("the partial report cites what was found: %v, %d findings", problems, len(s.Findings))
 	}
-	if n := h.srv.Count("/api/chat"); n != budget {
-		t.Errorf("the budget is spent exactly and never exceeded: %d chat requests for a budget of %d", n, budget)
+	// Never exceeded. Calls in flight beside the one that ran out of budget are cancelled, and a
+	// call cancelled after it reserved its place but before it was sent leaves that place
+	// unused: at most the other calls in flight.
+	inFlight := config.Default().Ollama.MaxConcurrency
+	if n := h.srv.Count("/api/chat"); n > budget || n <= budget-inFlight {
+		t.Errorf("the budget is spent and never exceeded: %d chat requests for a budget of %d", n, budget)
 	}
 	if h.nodesRun()["write_partial"] != 1 {
 		t.Errorf("write_partial must run once: %v", h.nodesRun())

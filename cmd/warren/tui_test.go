@@ -237,3 +237,58 @@ func TestWorkbenchToxDesk(t *testing.T) {
 		t.Errorf("the rollback is version 3 equal to version 1: v%d", latest.Version)
 	}
 }
+
+func TestWorkbenchTreeGrowsDuringExecute(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	tm, _ := workbench(t, srv)
+	waitFor(t, tm, "Research question")
+	tm.Type("Welche Pflichten hat der Arbeitgeber bei der Gefährdungsbeurteilung?")
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "Refinement, round 1")
+	press(tm, 'e', tea.ModCtrl) // /end
+	waitFor(t, tm, "Proposed plan")
+	// The task searches where the corpus is dense with references (the meaningless model's
+	// own query is "lorem").
+	tm.Type("e")
+	press(tm, 'u', tea.ModCtrl)
+	tm.Type("Gefährdungsbeurteilung Schutzmaßnahmen § 6 § 7 GefStoffV")
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "Schutzmaßnahmen § 6 § 7 GefStoffV")
+	// Every answer now takes a while, so that execute spans many frames; the tree is open
+	// while it works.
+	srv.SetLatency(60 * time.Millisecond)
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "run: execute")
+	tm.Type("t")
+	waitFor(t, tm, "Rabbit-hole tree")
+	// Count the reference lines of each frame drawn while execute still runs.
+	seen := map[int]bool{}
+	var counts []int
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		frame := ansi.Strip(tm.m.LastFrame())
+		header := strings.SplitN(frame, "\n", 2)[0]
+		if !strings.Contains(header, "run: execute") {
+			if strings.Contains(header, "run: synthesize") || strings.Contains(header, "finished") {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+			continue
+		}
+		n := strings.Count(frame, "→ «")
+		if n > 0 && !seen[n] {
+			seen[n] = true
+			counts = append(counts, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if len(counts) < 3 {
+		t.Fatalf("the tree showed references in %d distinct frames during execute (%v), want at least 3; last frame:\n%s", len(counts), counts, ansi.Strip(tm.m.LastFrame()))
+	}
+	for i := 1; i < len(counts); i++ {
+		if counts[i] < counts[i-1] {
+			t.Errorf("the tree shrank while execute worked: %v", counts)
+		}
+	}
+}
