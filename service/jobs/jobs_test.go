@@ -1,4 +1,4 @@
-package service
+package jobs
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"warren/kb"
 )
 
-func openJobs(t *testing.T) (*Jobs, *sql.DB) {
+func openJobs(t *testing.T) (*Manager, *sql.DB) {
 	t.Helper()
 	db, err := kb.OpenDB(filepath.Join(t.TempDir(), "warren.db"), slices.Concat(kb.Migrations, agent.Migrations, Migrations))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	jobs, err := NewJobs(context.Background(), db)
+	jobs, err := New(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ VALUES ('run-dead', 'research', 'ana', 'q', 'running', 2147483600, ?, ?)`, now, 
 		t.Fatal(err)
 	}
 	jobs.Close()
-	again, err := NewJobs(ctx, db)
+	again, err := New(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package service is warren's application layer: it opens a workspace, offers every use case,
-// and owns the long jobs (research runs, gas fills, ingests, toxicology batches), which outlive
-// any one screen. The CLI and the workbench are front ends over it.
-package service
+// Package jobs runs warren's long operations (research runs, gas fills, ingests, toxicology
+// batches) so that they outlive any one screen: each is recorded in warren.db with its owner,
+// state and progress, and any number of subscribers attach to its events and detach again.
+package jobs
 
 import (
 	"context"
@@ -35,7 +35,7 @@ CREATE TABLE jobs (
 );
 `}
 
-// Migrations are the application layer's schema steps in warren.db (versions 40 to 49).
+// Migrations are the job table's schema steps in warren.db (versions 40 to 49).
 var Migrations = []kb.Migration{jobsMigration}
 
 // Job kinds.
@@ -94,9 +94,9 @@ type Event struct {
 // when ctx was cancelled, JobCanceled.
 type Work func(ctx context.Context, em *Emitter) (state string, err error)
 
-// Jobs owns the workspace's jobs: it runs them, records them in warren.db and fans their events
+// Manager owns the workspace's jobs: it runs them, records them in warren.db and fans their events
 // out to subscribers, which attach and detach without touching the job.
-type Jobs struct {
+type Manager struct {
 	db      *sql.DB
 	process string // this process, so that a later one can tell our jobs from a dead one's
 	now     func() time.Time
@@ -113,10 +113,10 @@ type liveJob struct {
 	done   chan struct{}
 }
 
-// NewJobs opens the job table of a workspace database. Jobs recorded as running by a process
+// New opens the job table of a workspace database. Jobs recorded as running by a process
 // that is gone are marked interrupted.
-func NewJobs(ctx context.Context, db *sql.DB) (*Jobs, error) {
-	j := &Jobs{db: db, process: agent.NewRunID("proc"), now: time.Now, live: map[string]*liveJob{}}
+func New(ctx context.Context, db *sql.DB) (*Manager, error) {
+	j := &Manager{db: db, process: agent.NewRunID("proc"), now: time.Now, live: map[string]*liveJob{}}
 	if err := j.markOrphans(ctx); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func NewJobs(ctx context.Context, db *sql.DB) (*Jobs, error) {
 }
 
 // markOrphans marks interrupted the running jobs whose process no longer exists.
-func (j *Jobs) markOrphans(ctx context.Context) error {
+func (j *Manager) markOrphans(ctx context.Context) error {
 	rows, err := j.db.QueryContext(ctx, `SELECT id, pid FROM jobs WHERE state = ?`, JobRunning)
 	if err != nil {
 		return fmt.Errorf("couldn't read the jobs: %w", err)
@@ -159,7 +159,7 @@ var ErrNoJob = errors.New("no such job")
 
 // Start runs work as the job id (a research run's id, say; a job started again under the same
 // id, as a resumed run is, keeps its record). It returns once the job is recorded.
-func (j *Jobs) Start(ctx context.Context, id, kind, owner, title string, work Work) (Job, error) {
+func (j *Manager) Start(ctx context.Context, id, kind, owner, title string, work Work) (Job, error) {
 	// A job another live process runs is not started twice.
 	var pid int
 	err := j.db.QueryRowContext(ctx, `SELECT pid FROM jobs WHERE id = ? AND state = ?`, id, JobRunning).Scan(&pid)
@@ -195,7 +195,7 @@ func (j *Jobs) Start(ctx context.Context, id, kind, owner, title string, work Wo
 	return job, nil
 }
 
-func (j *Jobs) record(ctx context.Context, job Job) error {
+func (j *Manager) record(ctx context.Context, job Job) error {
 	_, err := j.db.ExecContext(context.WithoutCancel(ctx), `
 INSERT INTO jobs (id, kind, owner, title, state, done, total, current, error, process, pid, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, 0, 0, '', '', ?, ?, ?, ?)
@@ -210,7 +210,7 @@ ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, state = excluded.state, er
 }
 
 // finish records how a job ended and closes its subscriptions.
-func (j *Jobs) finish(id, state string, err error, canceled bool) {
+func (j *Manager) finish(id, state string, err error, canceled bool) {
 	j.mu.Lock()
 	lj := j.live[id]
 	delete(j.live, id)
@@ -249,7 +249,7 @@ func (j *Jobs) finish(id, state string, err error, canceled bool) {
 // Subscribe attaches to a job's events. The subscription's first event is the job as it is now
 // (with its snapshot); live events follow until the job ends or Detach is called. A job that is
 // not running gives its recorded state and ends at once.
-func (j *Jobs) Subscribe(ctx context.Context, id string) (*Subscription, error) {
+func (j *Manager) Subscribe(ctx context.Context, id string) (*Subscription, error) {
 	s := newSubscription()
 	j.mu.Lock()
 	if lj, ok := j.live[id]; ok {
@@ -279,7 +279,7 @@ func (j *Jobs) Subscribe(ctx context.Context, id string) (*Subscription, error) 
 
 // Cancel stops a running job; it ends at a consistent point and stays resumable where its kind
 // allows.
-func (j *Jobs) Cancel(id string) error {
+func (j *Manager) Cancel(id string) error {
 	j.mu.Lock()
 	lj, ok := j.live[id]
 	j.mu.Unlock()
@@ -291,7 +291,7 @@ func (j *Jobs) Cancel(id string) error {
 }
 
 // Wait blocks until the job ends (at once when it is not running here).
-func (j *Jobs) Wait(ctx context.Context, id string) error {
+func (j *Manager) Wait(ctx context.Context, id string) error {
 	j.mu.Lock()
 	lj, ok := j.live[id]
 	j.mu.Unlock()
@@ -307,7 +307,7 @@ func (j *Jobs) Wait(ctx context.Context, id string) error {
 }
 
 // Close cancels every running job and waits for them to end.
-func (j *Jobs) Close() {
+func (j *Manager) Close() {
 	j.mu.Lock()
 	for _, lj := range j.live {
 		lj.cancel()
@@ -317,7 +317,7 @@ func (j *Jobs) Close() {
 }
 
 // Get returns a job: the live one if it runs here, else its record.
-func (j *Jobs) Get(ctx context.Context, id string) (Job, error) {
+func (j *Manager) Get(ctx context.Context, id string) (Job, error) {
 	j.mu.Lock()
 	if lj, ok := j.live[id]; ok {
 		job := lj.job
@@ -334,7 +334,7 @@ func (j *Jobs) Get(ctx context.Context, id string) (Job, error) {
 }
 
 // List returns the recorded jobs, newest first, live ones with their current progress.
-func (j *Jobs) List(ctx context.Context) ([]Job, error) {
+func (j *Manager) List(ctx context.Context) ([]Job, error) {
 	rows, err := j.db.QueryContext(ctx, `SELECT id, kind, owner, title, state, done, total, current, error, created_at, updated_at
 FROM jobs ORDER BY created_at DESC`)
 	if err != nil {
@@ -373,7 +373,7 @@ func scanJob(s scanner) (Job, error) {
 
 // Emitter is a job's voice: progress, a new snapshot, and the events of the run it drives.
 type Emitter struct {
-	jobs *Jobs
+	jobs *Manager
 	id   string
 }
 
