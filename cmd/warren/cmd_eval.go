@@ -12,6 +12,7 @@ import (
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
+	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/ireval"
 )
@@ -129,13 +130,14 @@ func (a *app) runIREval(ctx context.Context, coll *ireval.Collection, mode retri
 	}
 	var emb kb.Embedder = kb.Builtin{}
 	if embedderName == "ollama" {
-		e := &env{ws: ws, store: store}
-		if e.gateway, err = newGateway(ws.Config, a); err != nil {
+		g, err := llm.New(ws.Config, llm.WithLogger(a.logger))
+		if err != nil {
 			return nil, err
 		}
-		if emb, err = e.embedderFor(ctx, "eval", "ollama", func(string) {}); err != nil {
+		if err := g.CheckModel(ctx, config.RoleEmbed); err != nil {
 			return nil, err
 		}
+		emb = kb.Ollama{Gateway: g}
 	} else if embedderName != "builtin" {
 		return nil, usageError{fmt.Errorf("--embedder %q: use builtin or ollama", embedderName)}
 	}

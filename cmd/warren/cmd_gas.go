@@ -12,6 +12,7 @@ import (
 
 	"warren/agent/tablequery"
 	"warren/kb/hmis"
+	"warren/service"
 )
 
 func (a *app) gasCommand() *cobra.Command {
@@ -53,7 +54,7 @@ func gasTable(ctx context.Context, st *hmis.Store, name string) (string, error) 
 // loadGasTable opens the gas store of the workspace and loads the table --table names (the
 // only one when it names none), setting *name to it.
 func loadGasTable(ctx context.Context, e *env, name *string) (*hmis.Store, *hmis.Table, error) {
-	st := &hmis.Store{DB: e.ws.DB}
+	st := &hmis.Store{DB: e.WS.DB}
 	var err error
 	if *name, err = gasTable(ctx, st, *name); err != nil {
 		return nil, nil, err
@@ -96,7 +97,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 				name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
 			}
 			t.Name = name
-			st := &hmis.Store{DB: e.ws.DB}
+			st := &hmis.Store{DB: e.WS.DB}
 			existing, err := st.Tables(cmd.Context())
 			if err != nil {
 				return err
@@ -133,7 +134,7 @@ func (a *app) gasListCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			names, err := (&hmis.Store{DB: e.ws.DB}).Tables(cmd.Context())
+			names, err := (&hmis.Store{DB: e.WS.DB}).Tables(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -246,10 +247,10 @@ a simple word match is used instead and the output says so.`,
 			answer := &tablequery.Answer{Expression: expression}
 			ledgerRun := ""
 			if expression == "" {
-				answer, err = tablequery.Ask(ctx, e.gateway, schema, args[0])
+				answer, err = tablequery.Ask(ctx, e.Gateway, schema, args[0])
 				if answer != nil {
-					ledgerRun = queryLedgerRun()
-					keepLedger(ctx, e, ledgerRun, answer.Ledger...)
+					ledgerRun = service.QueryLedgerRun()
+					e.KeepLedger(ctx, ledgerRun, answer.Ledger...)
 				}
 				if err != nil {
 					return err

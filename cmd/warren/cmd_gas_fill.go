@@ -106,12 +106,12 @@ listed; the others are saved) and 1 when every row failed or the fill stopped.`,
 				}
 			}
 			opts := gasfill.DefaultOptions()
-			opts.Concurrency = max(e.ws.Config.Ollama.MaxConcurrency, 1)
-			opts.MinConfidence = e.ws.Config.Thresholds.FillConfidence
-			opts.OverwriteMargin = e.ws.Config.Thresholds.OverwriteMargin
+			opts.Concurrency = max(e.WS.Config.Ollama.MaxConcurrency, 1)
+			opts.MinConfidence = e.WS.Config.Thresholds.FillConfidence
+			opts.OverwriteMargin = e.WS.Config.Thresholds.OverwriteMargin
 			if tiers != "" {
 				opts.Tiers = splitList(tiers) // "suppliers, standards" names two collections
-				if err := e.checkCollections(ctx, "tiers", tiers, opts.Tiers); err != nil {
+				if err := checkCollections(ctx, e, "tiers", tiers, opts.Tiers); err != nil {
 					return err
 				}
 			}
@@ -140,10 +140,10 @@ listed; the others are saved) and 1 when every row failed or the fill stopped.`,
 			if err != nil {
 				return err
 			}
-			f := &gasfill.Filler{Gateway: e.gateway, Searcher: &retrieval.Searcher{Store: e.store, Gateway: e.gateway}, Store: e.store,
+			f := &gasfill.Filler{Gateway: e.Gateway, Searcher: &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}, Store: e.Store,
 				Options: opts, Rejected: gasfill.RejectedValues(decisions)}
 			ledgerRun := fmt.Sprintf("gasfill-%d", fillID)
-			f.Ledger = func(le llm.LedgerEntry) { keepLedger(ctx, e, ledgerRun, le) }
+			f.Ledger = func(le llm.LedgerEntry) { e.KeepLedger(ctx, ledgerRun, le) }
 			total := len(t.Rows)
 			if len(ids) > 0 {
 				total = len(ids)

@@ -25,7 +25,7 @@ use warren gas query and warren gas export.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.openWorkbench(func(ctx context.Context, e *env, m *tui.Model) error {
-				names, err := (&hmis.Store{DB: e.ws.DB}).Tables(ctx)
+				names, err := (&hmis.Store{DB: e.WS.DB}).Tables(ctx)
 				if err != nil {
 					return err
 				}

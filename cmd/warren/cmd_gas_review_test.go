@@ -39,7 +39,7 @@ func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name"}, Rows: []*hmis.Row{{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}}}}}
-	err = (&hmis.Store{DB: e.ws.DB}).SaveTable(context.Background(), tab)
+	err = (&hmis.Store{DB: e.WS.DB}).SaveTable(context.Background(), tab)
 	e.Close()
 	if err != nil {
 		t.Fatal(err)

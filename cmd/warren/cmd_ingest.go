@@ -178,11 +178,11 @@ func (a *app) ingest(ctx context.Context, e *env, items []kb.Item, choice string
 			bar.done()
 			fmt.Fprintln(a.stderr, "note:", msg)
 		}
-		emb, err := e.embedderFor(ctx, name, choice, note)
+		emb, err := e.EmbedderFor(ctx, name, choice, note)
 		if force && errors.Is(err, kb.ErrEmbedderChanged) {
 			// The collection's embedder is no longer configured: a rebuild moves it to the one a
 			// new collection would get.
-			emb, err = e.embedderFor(ctx, "", choice, note)
+			emb, err = e.EmbedderFor(ctx, "", choice, note)
 		}
 		if err != nil {
 			bar.done()
@@ -191,15 +191,15 @@ func (a *app) ingest(ctx context.Context, e *env, items []kb.Item, choice string
 		if force {
 			// A rebuild with another embedder starts the collection afresh: old and new vectors
 			// are not comparable.
-			if err := e.store.ResetCollection(ctx, name, emb.ID()); err != nil {
+			if err := e.Store.ResetCollection(ctx, name, emb.ID()); err != nil {
 				return nil, err
 			}
 		}
 		offset := done
-		rep, err := e.store.Ingest(ctx, byCollection[name], kb.IngestOptions{
+		rep, err := e.Store.Ingest(ctx, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: force,
-			Chunk: kb.ChunkOptions{Size: e.ws.Config.KB.ChunkSize, Overlap: e.ws.Config.KB.ChunkOverlap},
-			Load:  kb.LoadOptions{MaxFileBytes: int64(e.ws.Config.KB.MaxFileMB) << 20},
+			Chunk: kb.ChunkOptions{Size: e.WS.Config.KB.ChunkSize, Overlap: e.WS.Config.KB.ChunkOverlap},
+			Load:  kb.LoadOptions{MaxFileBytes: int64(e.WS.Config.KB.MaxFileMB) << 20},
 			Progress: func(p kb.Progress) {
 				p.Files, p.FilesDone = len(items), p.FilesDone+offset
 				p.Chunks += total.Chunks
@@ -250,7 +250,7 @@ func registryItems(reg *registry.Registry, dir string) []kb.Item {
 // an ingested registry are copied with their synonyms; other documents get synonyms suggested
 // from their metadata. Entries the analyst already has are kept.
 func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registry, items []kb.Item, rep *kb.IngestReport) error {
-	ws, err := e.registry()
+	ws, err := e.Registry()
 	if err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registr
 					entry.Title, entry.Synonyms = d.Title, d.Synonyms
 				}
 			}
-		} else if info, ok, err := e.store.Document(ctx, f.Doc); err == nil && ok {
+		} else if info, ok, err := e.Store.Document(ctx, f.Doc); err == nil && ok {
 			// Title and path only: synonyms are the analyst's to approve (`warren registry suggest`).
 			entry.Title = info.Title
 		}
@@ -283,7 +283,7 @@ func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registr
 	if !changed {
 		return nil
 	}
-	return ws.Save(filepath.Join(e.ws.Dir, registry.FileName))
+	return ws.Save(filepath.Join(e.WS.Dir, registry.FileName))
 }
 
 // upsert adds a document to a collection of the registry unless it is there; an existing

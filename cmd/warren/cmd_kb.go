@@ -34,15 +34,15 @@ func (a *app) kbCommand() *cobra.Command {
 			defer e.Close()
 			ctx := cmd.Context()
 			if collection != "" {
-				if err := e.checkCollections(ctx, "collection", collection, []string{collection}); err != nil {
+				if err := checkCollections(ctx, e, "collection", collection, []string{collection}); err != nil {
 					return err
 				}
 			}
-			cols, err := e.store.Collections(ctx)
+			cols, err := e.Store.Collections(ctx)
 			if err != nil {
 				return err
 			}
-			docs, err := e.store.Documents(ctx, collection)
+			docs, err := e.Store.Documents(ctx, collection)
 			if err != nil {
 				return err
 			}
@@ -96,16 +96,16 @@ func (a *app) kbCommand() *cobra.Command {
 			ctx := cmd.Context()
 			var removed []string
 			for _, name := range args {
-				id, err := e.findDocument(ctx, name)
+				id, err := findDocument(ctx, e, name)
 				if err != nil {
 					return err
 				}
-				if _, err := e.store.RemoveDocument(ctx, id); err != nil {
+				if _, err := e.Store.RemoveDocument(ctx, id); err != nil {
 					return err
 				}
 				removed = append(removed, id)
 			}
-			if err := e.store.SaveVectors(ctx); err != nil {
+			if err := e.Store.SaveVectors(ctx); err != nil {
 				return err
 			}
 			if a.jsonOut {
@@ -122,8 +122,8 @@ func (a *app) kbCommand() *cobra.Command {
 // findDocument turns what an analyst typed into a stored document ID: the ID itself, or else
 // a registry name (synonym, title) or the file or folder name, with or without a known
 // extension. When these point at different documents the name is ambiguous and says so.
-func (e *env) findDocument(ctx context.Context, name string) (string, error) {
-	docs, err := e.store.Documents(ctx, "")
+func findDocument(ctx context.Context, e *env, name string) (string, error) {
+	docs, err := e.Store.Documents(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -137,7 +137,7 @@ func (e *env) findDocument(ctx context.Context, name string) (string, error) {
 			candidates[d.ID] = true
 		}
 	}
-	reg, err := e.registry()
+	reg, err := e.Registry()
 	if err != nil {
 		return "", err
 	}
@@ -177,8 +177,8 @@ func trimKnownExt(name string) string {
 
 // checkCollections refuses collection names the knowledge base does not have: the value of
 // the flag that named them is a usage error that lists the collections there are.
-func (e *env) checkCollections(ctx context.Context, flag, value string, names []string) error {
-	cols, err := e.store.Collections(ctx)
+func checkCollections(ctx context.Context, e *env, flag, value string, names []string) error {
+	cols, err := e.Store.Collections(ctx)
 	if err != nil {
 		return err
 	}

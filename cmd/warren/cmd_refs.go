@@ -81,21 +81,21 @@ section the document lacks ends unresolved with the reason; nothing is guessed.
 			defer stop()
 			origin := retrieval.Origin{Section: section, Context: text}
 			if from != "" {
-				if origin.Doc, err = e.findDocument(ctx, from); err != nil {
+				if origin.Doc, err = findDocument(ctx, e, from); err != nil {
 					return err
 				}
 			}
-			found, err := retrieval.Detect(ctx, detector, e.gateway, text)
+			found, err := retrieval.Detect(ctx, detector, e.Gateway, text)
 			if err != nil && len(found) == 0 {
 				return err
 			} else if err != nil {
 				fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
 			}
-			reg, err := e.registry()
+			reg, err := e.Registry()
 			if err != nil {
 				return err
 			}
-			r := retrieval.NewResolver(e.store, reg, &retrieval.Searcher{Store: e.store, Gateway: e.gateway})
+			r := retrieval.NewResolver(e.Store, reg, &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway})
 			results := make([]retrieval.Resolved, 0, len(found))
 			for _, ref := range found {
 				results = append(results, r.Resolve(ctx, ref, origin))
@@ -144,7 +144,7 @@ func (a *app) detect(cmd *cobra.Command, detector, text string) ([]refs.Referenc
 	defer e.Close()
 	ctx, stop := interruptible(cmd)
 	defer stop()
-	found, err := retrieval.Detect(ctx, detector, e.gateway, text)
+	found, err := retrieval.Detect(ctx, detector, e.Gateway, text)
 	if err != nil && len(found) > 0 {
 		fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
 		return found, nil

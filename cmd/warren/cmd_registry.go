@@ -64,11 +64,11 @@ workspace registry.`,
 				return err
 			}
 			defer e.Close()
-			reg, err := e.registry()
+			reg, err := e.Registry()
 			if err != nil {
 				return err
 			}
-			docs, err := e.store.Documents(cmd.Context(), "")
+			docs, err := e.Store.Documents(cmd.Context(), "")
 			if err != nil {
 				return err
 			}
@@ -94,7 +94,7 @@ workspace registry.`,
 				}
 			}
 			if apply && len(proposals) > 0 {
-				if err := reg.Save(filepath.Join(e.ws.Dir, registry.FileName)); err != nil {
+				if err := reg.Save(filepath.Join(e.WS.Dir, registry.FileName)); err != nil {
 					return err
 				}
 			}

@@ -176,18 +176,18 @@ report, marked as such.`,
 
 // researchService wires the research agent to the workspace.
 func (a *app) researchService(e *env, budgetCalls int) (*research.Service, error) {
-	reg, err := e.registry()
+	reg, err := e.Registry()
 	if err != nil {
 		return nil, err
 	}
-	cfg := e.ws.Config
+	cfg := e.WS.Config
 	budget := llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}
-	searcher := &retrieval.Searcher{Store: e.store, Gateway: e.gateway}
+	searcher := &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}
 	progress := &researchProgress{w: a.stderr, quiet: a.jsonOut}
-	deps := &research.Deps{Gateway: e.gateway, Searcher: searcher, Resolver: retrieval.NewResolver(e.store, reg, searcher),
-		Store: e.store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets,
+	deps := &research.Deps{Gateway: e.Gateway, Searcher: searcher, Resolver: retrieval.NewResolver(e.Store, reg, searcher),
+		Store: e.Store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets,
 		Note: progress.note}
-	return &research.Service{Deps: deps, Store: &agent.Store{DB: e.ws.DB}, Sink: progress.event, Budget: budget, CallsOverride: budgetCalls,
+	return &research.Service{Deps: deps, Store: &agent.Store{DB: e.WS.DB}, Sink: progress.event, Budget: budget, CallsOverride: budgetCalls,
 		RunTime: cfg.Budgets.RunTime}, nil
 }
 
@@ -306,7 +306,7 @@ func isTerminal(r io.Reader) bool {
 
 // finishResearch writes the report and prints the summary.
 func (a *app) finishResearch(ctx context.Context, e *env, outcome agent.Outcome, s *research.State, out string) error {
-	store := &agent.Store{DB: e.ws.DB}
+	store := &agent.Store{DB: e.WS.DB}
 	usage, err := store.Usage(ctx, outcome.Run)
 	if err != nil {
 		return err
@@ -329,7 +329,7 @@ func (a *app) finishResearch(ctx context.Context, e *env, outcome agent.Outcome,
 		return exitError{code: exitWaiting}
 	}
 	if out == "" {
-		out = filepath.Join(e.ws.Dir, "exports", "research-"+outcome.Run+".md")
+		out = filepath.Join(e.WS.Dir, "exports", "research-"+outcome.Run+".md")
 	}
 	if err := atomicfile.WriteFile(out, []byte(research.FullReport(s)), 0o644); err != nil {
 		return err
@@ -358,7 +358,7 @@ func referenceCounts(counts map[string]int) string {
 func (a *app) finishedResearch(e *env, run string, s *research.State, out string) error {
 	path := out
 	if path == "" {
-		path = filepath.Join(e.ws.Dir, "exports", "research-"+run+".md")
+		path = filepath.Join(e.WS.Dir, "exports", "research-"+run+".md")
 	}
 	if _, err := os.Stat(path); out != "" || err != nil {
 		if err := atomicfile.WriteFile(path, []byte(research.FullReport(s)), 0o644); err != nil {

@@ -41,16 +41,16 @@ collections were built with the built-in embedder.`,
 			scope := kb.Scope{Section: section}
 			if collection != "" {
 				scope.Collections = splitList(collection)
-				if err := e.checkCollections(ctx, "collection", collection, scope.Collections); err != nil {
+				if err := checkCollections(ctx, e, "collection", collection, scope.Collections); err != nil {
 					return err
 				}
 			}
 			if doc != "" {
-				if scope.Doc, err = e.findDocument(ctx, doc); err != nil {
+				if scope.Doc, err = findDocument(ctx, e, doc); err != nil {
 					return err
 				}
 			}
-			s := &retrieval.Searcher{Store: e.store, Gateway: e.gateway}
+			s := &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}
 			results, err := s.Search(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: m, Language: lang})
 			if err != nil {
 				return err

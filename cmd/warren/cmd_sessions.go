@@ -32,7 +32,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			runs, err := (&agent.Store{DB: e.ws.DB}).Runs(cmd.Context())
+			runs, err := (&agent.Store{DB: e.WS.DB}).Runs(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			defer e.Close()
 			ctx := cmd.Context()
-			store := &agent.Store{DB: e.ws.DB}
+			store := &agent.Store{DB: e.WS.DB}
 			latest, err := store.Latest(ctx, args[0])
 			if err != nil {
 				return err
@@ -116,7 +116,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			store := &agent.Store{DB: e.ws.DB}
+			store := &agent.Store{DB: e.WS.DB}
 			for _, run := range args {
 				ok, err := store.DeleteRun(cmd.Context(), run)
 				if err != nil {

@@ -49,7 +49,7 @@ func (a *app) toxStore() (*env, *toxdb.Store, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return e, &toxdb.Store{DB: e.ws.DB}, nil
+	return e, &toxdb.Store{DB: e.WS.DB}, nil
 }
 
 // toxNameKey is the form of an INCI name that suggestions compare: upper case, without spaces,

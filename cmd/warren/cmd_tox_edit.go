@@ -20,7 +20,7 @@ func (a *app) toxEditor() (*env, *toxedit.Editor, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return e, &toxedit.Editor{Gateway: e.gateway, Profiles: &toxdb.Store{DB: e.ws.DB}, Runs: &agent.Store{DB: e.ws.DB}}, nil
+	return e, &toxedit.Editor{Gateway: e.Gateway, Profiles: &toxdb.Store{DB: e.WS.DB}, Runs: &agent.Store{DB: e.WS.DB}}, nil
 }
 
 // toxEditResult is what `warren tox edit --json` prints.

@@ -21,6 +21,7 @@ import (
 	"warren/kb/toxdb"
 	"warren/llm"
 	"warren/retrieval"
+	"warren/service"
 	"warren/tui"
 )
 
@@ -30,11 +31,11 @@ type backend struct {
 	e *env
 }
 
-func (b *backend) Workspace() string       { return b.e.ws.Dir }
-func (b *backend) Budgets() config.Budgets { return b.e.ws.Config.Budgets }
+func (b *backend) Workspace() string       { return b.e.WS.Dir }
+func (b *backend) Budgets() config.Budgets { return b.e.WS.Config.Budgets }
 
 func (b *backend) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Workspace: b.e.ws.Dir, Sources: b.a.sources(), Logger: b.a.logger})
+	return doctor.Run(ctx, doctor.Input{Workspace: b.e.WS.Dir, Sources: b.a.sources(), Logger: b.a.logger})
 }
 
 func (b *backend) service(sink agent.Sink) (*research.Service, error) {
@@ -62,7 +63,7 @@ func (b *backend) ResumeResearch(ctx context.Context, run string, answer json.Ra
 	return svc.Resume(ctx, run, answer)
 }
 
-func (b *backend) store() *agent.Store { return &agent.Store{DB: b.e.ws.DB} }
+func (b *backend) store() *agent.Store { return &agent.Store{DB: b.e.WS.DB} }
 
 func (b *backend) Runs(ctx context.Context) ([]agent.RunInfo, error) { return b.store().Runs(ctx) }
 
@@ -83,28 +84,28 @@ func (b *backend) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, er
 }
 
 func (b *backend) ExportReport(run, markdown string) (string, error) {
-	path := filepath.Join(b.e.ws.Dir, kb.ExportsDir, "research-"+run+".md")
+	path := filepath.Join(b.e.WS.Dir, kb.ExportsDir, "research-"+run+".md")
 	return path, atomicfile.WriteFile(path, []byte(markdown), 0o644)
 }
 
 func (b *backend) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
-	return b.e.store.Collections(ctx)
+	return b.e.Store.Collections(ctx)
 }
 
 func (b *backend) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
-	return b.e.store.Documents(ctx, collection)
+	return b.e.Store.Documents(ctx, collection)
 }
 
 func (b *backend) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error) {
-	return b.e.store.DocumentChunks(ctx, doc)
+	return b.e.Store.DocumentChunks(ctx, doc)
 }
 
 func (b *backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
-	return b.e.store.Chunks(ctx, ids)
+	return b.e.Store.Chunks(ctx, ids)
 }
 
 func (b *backend) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
-	return (&retrieval.Searcher{Store: b.e.store, Gateway: b.e.gateway}).Search(ctx, req)
+	return (&retrieval.Searcher{Store: b.e.Store, Gateway: b.e.Gateway}).Search(ctx, req)
 }
 
 func (b *backend) Ingest(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error) {
@@ -112,20 +113,20 @@ func (b *backend) Ingest(ctx context.Context, paths []string, collection string,
 	if err != nil {
 		return nil, err
 	}
-	emb, err := b.e.embedderFor(ctx, collection, "", func(string) {})
+	emb, err := b.e.EmbedderFor(ctx, collection, "", func(string) {})
 	if err != nil {
 		return nil, err
 	}
-	rep, err := b.e.store.Ingest(ctx, items, kb.IngestOptions{Embedder: emb, Progress: progress,
-		Chunk: kb.ChunkOptions{Size: b.e.ws.Config.KB.ChunkSize, Overlap: b.e.ws.Config.KB.ChunkOverlap},
-		Load:  kb.LoadOptions{MaxFileBytes: int64(b.e.ws.Config.KB.MaxFileMB) << 20}})
+	rep, err := b.e.Store.Ingest(ctx, items, kb.IngestOptions{Embedder: emb, Progress: progress,
+		Chunk: kb.ChunkOptions{Size: b.e.WS.Config.KB.ChunkSize, Overlap: b.e.WS.Config.KB.ChunkOverlap},
+		Load:  kb.LoadOptions{MaxFileBytes: int64(b.e.WS.Config.KB.MaxFileMB) << 20}})
 	if err == nil {
 		err = updateWorkspaceRegistry(context.WithoutCancel(ctx), b.e, nil, items, rep)
 	}
 	return rep, err
 }
 
-func (b *backend) gasStore() *hmis.Store { return &hmis.Store{DB: b.e.ws.DB} }
+func (b *backend) gasStore() *hmis.Store { return &hmis.Store{DB: b.e.WS.DB} }
 
 func (b *backend) GasTables(ctx context.Context) ([]string, error) { return b.gasStore().Tables(ctx) }
 
@@ -151,9 +152,9 @@ func (b *backend) GasQuery(ctx context.Context, table, question, expression stri
 	schema := querySchema(t)
 	res := tui.GasQueryResult{Expression: expression}
 	if expression == "" {
-		ans, err := tablequery.Ask(ctx, b.e.gateway, schema, question)
+		ans, err := tablequery.Ask(ctx, b.e.Gateway, schema, question)
 		if ans != nil {
-			keepLedger(ctx, b.e, queryLedgerRun(), ans.Ledger...)
+			b.e.KeepLedger(ctx, service.QueryLedgerRun(), ans.Ledger...)
 		}
 		if err != nil {
 			return res, err
@@ -174,12 +175,12 @@ func (b *backend) GasQuery(ctx context.Context, table, question, expression stri
 	return res, nil
 }
 
-func (b *backend) toxStore() *toxdb.Store { return &toxdb.Store{DB: b.e.ws.DB} }
+func (b *backend) toxStore() *toxdb.Store { return &toxdb.Store{DB: b.e.WS.DB} }
 
 // toxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
 // model calls are in the ledger.
 func (b *backend) toxEditor() *toxedit.Editor {
-	return &toxedit.Editor{Gateway: b.e.gateway, Profiles: b.toxStore(), Runs: b.store()}
+	return &toxedit.Editor{Gateway: b.e.Gateway, Profiles: b.toxStore(), Runs: b.store()}
 }
 
 func (b *backend) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {

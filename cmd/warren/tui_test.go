@@ -156,7 +156,7 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	tm.Type("3")
 	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
 
-	st := &hmis.Store{DB: be.e.ws.DB}
+	st := &hmis.Store{DB: be.e.WS.DB}
 	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*hmis.Row{
 		{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "yes", Status: hmis.StatusOriginal},
 			"boiling_point_c": {Value: "-112", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.5, Method: "extract",
@@ -198,7 +198,7 @@ func TestWorkbenchToxDesk(t *testing.T) {
 	tm.Type("4")
 	waitFor(t, tm, "No toxicology profile")
 
-	st := &toxdb.Store{DB: be.e.ws.DB}
+	st := &toxdb.Store{DB: be.e.WS.DB}
 	ctx := context.Background()
 	if _, err := st.ImportJSON(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,145 @@
+// Package service is warren's application layer: it opens a workspace and offers every use
+// case, and its jobs (package service/jobs) own the long ones, which outlive any one screen.
+// The CLI (cmd/warren) and the workbench (tui) are front ends over it.
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"warren/agent"
+	"warren/config"
+	"warren/internal/schema"
+	"warren/kb"
+	"warren/llm"
+	"warren/registry"
+	"warren/service/jobs"
+)
+
+// Options open a workspace.
+type Options struct {
+	// Logger receives diagnostics (retries, repairs); nil discards them.
+	Logger *slog.Logger
+	// Owner names the analyst on whose behalf jobs are started (the account, or the SSH user).
+	Owner string
+}
+
+// Service is an open workspace with everything its use cases need.
+type Service struct {
+	WS      *kb.Workspace
+	Store   *kb.Store
+	Gateway *llm.Gateway
+	Jobs    *jobs.Manager
+	Log     *slog.Logger
+	Owner   string
+
+	embedChecked bool
+	embedErr     error // why the Ollama embed role is unavailable, once checked
+	noted        bool
+}
+
+// Open opens the workspace in dir with its configuration layered over src.
+func Open(dir string, src config.Sources, opts Options) (*Service, error) {
+	ws, err := kb.Open(dir, src, schema.All())
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenWorkspace(ws, opts)
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenWorkspace serves a workspace that is already open; closing the service closes it.
+func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	g, err := llm.New(ws.Config, llm.WithLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	j, err := jobs.New(context.Background(), ws.DB)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{WS: ws, Store: kb.NewStore(ws), Gateway: g, Jobs: j, Log: log, Owner: opts.Owner}, nil
+}
+
+// Close cancels the jobs still running (each stops at a consistent point and stays
+// resumable) and closes the workspace.
+func (s *Service) Close() {
+	s.Jobs.Close()
+	s.WS.Close()
+}
+
+// Registry loads the workspace's registry.
+func (s *Service) Registry() (*registry.Registry, error) { return s.WS.Registry() }
+
+// Runs is the checkpoint and ledger store of the workspace's runs.
+func (s *Service) Runs() *agent.Store { return &agent.Store{DB: s.WS.DB} }
+
+// EmbedderFor picks the embedder for a collection: the one that built it, when it exists and
+// the choice is auto; else the configured choice; auto falls back to the built-in embedder
+// when Ollama or its embed model is not available, and says so through note.
+func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, note func(string)) (kb.Embedder, error) {
+	if choice == "" {
+		choice = s.WS.Config.KB.Embedder
+	}
+	switch choice {
+	case "builtin":
+		return kb.Builtin{}, nil
+	case "ollama":
+		if err := s.CheckEmbedModel(ctx); err != nil {
+			return nil, err
+		}
+		return kb.Ollama{Gateway: s.Gateway}, nil
+	case "auto":
+		if info, ok, err := s.Store.Collection(ctx, collection); err != nil {
+			return nil, err
+		} else if ok {
+			return info.QueryEmbedder(s.Gateway)
+		}
+		if err := s.CheckEmbedModel(ctx); err != nil {
+			if !s.noted {
+				s.noted = true
+				note(fmt.Sprintf("using the built-in embedder for new collections: %v", err))
+			}
+			return kb.Builtin{}, nil
+		}
+		return kb.Ollama{Gateway: s.Gateway}, nil
+	}
+	return nil, fmt.Errorf("embedder %q: use auto, builtin or ollama", choice)
+}
+
+// CheckEmbedModel asks once whether the embed role's model is available.
+func (s *Service) CheckEmbedModel(ctx context.Context) error {
+	if !s.embedChecked {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		s.embedErr = s.Gateway.CheckModel(ctx, config.RoleEmbed)
+		s.embedChecked = true
+	}
+	return s.embedErr
+}
+
+// KeepLedger stores exchanges made outside a checkpointed run (a gas fill, a table query) in
+// the workspace ledger under one run name, so that every model call warren made is on record.
+// A failed write is logged, not returned: the work it describes is done and saved.
+func (s *Service) KeepLedger(ctx context.Context, run string, entries ...llm.LedgerEntry) {
+	store := s.Runs()
+	for _, le := range entries {
+		le.Run = run
+		if err := store.RecordLedger(context.WithoutCancel(ctx), le); err != nil {
+			s.Log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
+		}
+	}
+}
+
+// QueryLedgerRun names the ledger run of one plain-language table question.
+func QueryLedgerRun() string { return agent.NewRunID("query-") }
