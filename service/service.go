@@ -35,6 +35,8 @@ type Service struct {
 	Log     *slog.Logger
 	Owner   string
 
+	sources config.Sources // the configuration layers above the workspace file, for the doctor
+
 	embedChecked bool
 	embedErr     error // why the Ollama embed role is unavailable, once checked
 	noted        bool
@@ -51,6 +53,7 @@ func Open(dir string, src config.Sources, opts Options) (*Service, error) {
 		ws.Close()
 		return nil, err
 	}
+	s.sources = src
 	return s, nil
 }
 
@@ -81,8 +84,8 @@ func (s *Service) Close() {
 // Registry loads the workspace's registry.
 func (s *Service) Registry() (*registry.Registry, error) { return s.WS.Registry() }
 
-// Runs is the checkpoint and ledger store of the workspace's runs.
-func (s *Service) Runs() *agent.Store { return &agent.Store{DB: s.WS.DB} }
+// RunStore is the checkpoint and ledger store of the workspace's runs.
+func (s *Service) RunStore() *agent.Store { return &agent.Store{DB: s.WS.DB} }
 
 // EmbedderFor picks the embedder for a collection: the one that built it, when it exists and
 // the choice is auto; else the configured choice; auto falls back to the built-in embedder
@@ -132,7 +135,7 @@ func (s *Service) CheckEmbedModel(ctx context.Context) error {
 // the workspace ledger under one run name, so that every model call warren made is on record.
 // A failed write is logged, not returned: the work it describes is done and saved.
 func (s *Service) KeepLedger(ctx context.Context, run string, entries ...llm.LedgerEntry) {
-	store := s.Runs()
+	store := s.RunStore()
 	for _, le := range entries {
 		le.Run = run
 		if err := store.RecordLedger(context.WithoutCancel(ctx), le); err != nil {

@@ -17,6 +17,7 @@ import (
 	"warren/kb/toxdb"
 	"warren/llm"
 	"warren/retrieval"
+	"warren/service"
 )
 
 // Backend is what the workbench needs from warren. cmd/warren implements it over a workspace;
@@ -38,7 +39,7 @@ type Backend interface {
 	DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error)
 	Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error)
 	Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error)
-	Ingest(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
+	IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
 
 	// GasTables lists the workspace's gas tables by name.
 	GasTables(ctx context.Context) ([]string, error)
@@ -73,11 +74,4 @@ type Backend interface {
 }
 
 // GasQueryResult is the outcome of a gas-table query.
-type GasQueryResult struct {
-	Expression  string // the filter that ran
-	Explanation string // the model's reading of the question, or the fallback's rule
-	Fallback    bool   // Expression is the word-match fallback, not the model's
-	Note        string // why the fallback was used
-	Rows        []int  // IDs of the matching rows, in table order
-	Calls       int    // model calls spent
-}
+type GasQueryResult = service.GasQueryResult

@@ -62,7 +62,7 @@ func (fixture) Chunks(context.Context, []string) ([]kb.Chunk, error)       { ret
 func (fixture) Search(context.Context, retrieval.Request) ([]retrieval.Result, error) {
 	return nil, nil
 }
-func (fixture) Ingest(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
+func (fixture) IngestPaths(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
 	return &kb.IngestReport{}, nil
 }
 

@@ -295,7 +295,7 @@ func (k *knowledgeTab) startIngest(path string) tea.Cmd {
 	st := &ingestState{tick: make(chan struct{}, 1)}
 	k.ingest, k.ingestCancel, k.progress = st, cancel, kb.Progress{Current: path}
 	work := func() tea.Msg {
-		rep, err := k.be.Ingest(ctx, []string{path}, "general", func(p kb.Progress) {
+		rep, err := k.be.IngestPaths(ctx, []string{path}, "general", func(p kb.Progress) {
 			st.mu.Lock()
 			st.latest = p
 			st.mu.Unlock()

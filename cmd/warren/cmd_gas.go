@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"warren/agent/tablequery"
 	"warren/kb/hmis"
-	"warren/service"
 )
 
 func (a *app) gasCommand() *cobra.Command {
@@ -153,72 +150,6 @@ func (a *app) gasListCommand() *cobra.Command {
 	}
 }
 
-// querySchema describes the table to the query engine.
-func querySchema(t *hmis.Table) tablequery.Schema {
-	var s tablequery.Schema
-	for _, f := range hmis.Fields() {
-		typ := "string"
-		switch f.Kind {
-		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
-			typ = "number"
-		case hmis.KindRating:
-			typ = "int"
-		case hmis.KindBool:
-			typ = "bool"
-		}
-		var examples []string
-		for _, r := range t.Rows {
-			if v := r.Cells[f.Name].Value; v != "" && len(examples) < 3 {
-				examples = append(examples, v)
-			}
-		}
-		s = append(s, tablequery.Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label, Examples: examples})
-	}
-	return s
-}
-
-// queryRows turns the table into typed rows; an empty or unreadable value is nil.
-func queryRows(t *hmis.Table, schema tablequery.Schema) []map[string]any {
-	rows := make([]map[string]any, len(t.Rows))
-	for i, r := range t.Rows {
-		m := map[string]any{}
-		for _, f := range schema {
-			v := r.Cells[f.Name].Value
-			if v == "" {
-				m[f.Name] = nil
-				continue
-			}
-			switch f.Type {
-			case "number":
-				if x, err := strconv.ParseFloat(v, 64); err == nil {
-					m[f.Name] = x
-				} else {
-					m[f.Name] = nil
-				}
-			case "int":
-				if x, err := strconv.Atoi(v); err == nil {
-					m[f.Name] = x
-				} else {
-					m[f.Name] = nil
-				}
-			case "bool":
-				switch v {
-				case "yes", "true":
-					m[f.Name] = true
-				case "no", "false":
-					m[f.Name] = false
-				default: // "n/a", or sheet text that didn't validate: unknown, not "no"
-					m[f.Name] = nil
-				}
-			default:
-				m[f.Name] = v
-			}
-		}
-		rows[i] = m
-	}
-	return rows
-}
-
 func (a *app) gasQueryCommand() *cobra.Command {
 	var table, expression string
 	cmd := checked(&cobra.Command{
@@ -239,39 +170,21 @@ a simple word match is used instead and the output says so.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			_, t, err := loadGasTable(ctx, e, &table)
+			if _, _, err := loadGasTable(ctx, e, &table); err != nil {
+				return err
+			}
+			question := ""
+			if len(args) > 0 {
+				question = args[0]
+			}
+			answer, err := e.GasQuery(ctx, table, question, expression)
 			if err != nil {
 				return err
 			}
-			schema := querySchema(t)
-			answer := &tablequery.Answer{Expression: expression}
-			ledgerRun := ""
-			if expression == "" {
-				answer, err = tablequery.Ask(ctx, e.Gateway, schema, args[0])
-				if answer != nil {
-					ledgerRun = service.QueryLedgerRun()
-					e.KeepLedger(ctx, ledgerRun, answer.Ledger...)
-				}
-				if err != nil {
-					return err
-				}
-			}
-			program, err := tablequery.Compile(schema, answer.Expression)
-			if err != nil {
-				return err
-			}
-			hits, err := tablequery.Run(program, queryRows(t, schema))
-			if err != nil {
-				return err
-			}
-			var names []string
-			for _, i := range hits {
-				names = append(names, t.Rows[i].Name())
-			}
+			names := answer.Names
 			if a.jsonOut {
-				names = emptyIfNil(names)
-				return a.printJSON(map[string]any{"expression": answer.Expression, "fallback": answer.Fallback, "note": answer.Note,
-					"calls": answer.Calls, "ledger_run": ledgerRun, "rows": names})
+				answer.Names = emptyIfNil(names)
+				return a.printJSON(answer)
 			}
 			label := "expression"
 			if answer.Fallback {
@@ -281,7 +194,7 @@ a simple word match is used instead and the output says so.`,
 			if answer.Fallback && answer.Note != "" {
 				fmt.Fprintln(a.stdout, answer.Note) // why: the model's answers failed, or it could not be asked (and the fix)
 			}
-			fmt.Fprintf(a.stdout, "%d of %d rows match:\n", len(names), len(t.Rows))
+			fmt.Fprintf(a.stdout, "%d of %d rows match:\n", len(names), answer.Total)
 			for _, n := range names {
 				fmt.Fprintf(a.stdout, "  %s\n", n)
 			}

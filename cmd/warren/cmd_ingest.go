@@ -1,17 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"warren/kb"
 	"warren/registry"
+	"warren/service"
 )
 
 func (a *app) ingestCommand() *cobra.Command {
@@ -47,7 +46,7 @@ document outside the registry's folder unless --allow-outside is given.`,
 				if reg, err = a.checkedRegistry(cmd, registryFile, allowOutside); err != nil {
 					return err
 				}
-				items = registryItems(reg, filepath.Dir(registryFile))
+				items = service.RegistryItems(reg, filepath.Dir(registryFile))
 			} else if items, err = kb.CollectItems(args, collection); err != nil {
 				return err
 			}
@@ -58,11 +57,14 @@ document outside the registry's folder unless --allow-outside is given.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			rep, err := a.ingest(ctx, e, items, embedder, force)
+			bar := newProgressLine(a.stderr)
+			rep, err := e.Ingest(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
+				Progress: bar.ingest, Note: func(msg string) {
+					bar.done()
+					fmt.Fprintln(a.stderr, "note:", msg)
+				}})
+			bar.done()
 			if err != nil {
-				return err
-			}
-			if err := updateWorkspaceRegistry(ctx, e, reg, items, rep); err != nil {
 				return err
 			}
 			if !a.jsonOut {
@@ -154,158 +156,6 @@ func ingestOutcome(rep *kb.IngestReport) error {
 			"%d of %d files skipped or failed (each is listed with its reason); the others are stored", bad, len(rep.Files))
 	}
 	return nil
-}
-
-// ingest runs the items collection by collection, each with its own embedder.
-func (a *app) ingest(ctx context.Context, e *env, items []kb.Item, choice string, force bool) (*kb.IngestReport, error) {
-	byCollection := map[string][]kb.Item{}
-	var names []string
-	for _, it := range items {
-		if _, ok := byCollection[it.Collection]; !ok {
-			names = append(names, it.Collection)
-		}
-		byCollection[it.Collection] = append(byCollection[it.Collection], it)
-	}
-	total := &kb.IngestReport{}
-	bar := newProgressLine(a.stderr)
-	done := 0
-	for _, name := range names {
-		if ctx.Err() != nil {
-			total.Canceled = true
-			break
-		}
-		note := func(msg string) {
-			bar.done()
-			fmt.Fprintln(a.stderr, "note:", msg)
-		}
-		emb, err := e.EmbedderFor(ctx, name, choice, note)
-		if force && errors.Is(err, kb.ErrEmbedderChanged) {
-			// The collection's embedder is no longer configured: a rebuild moves it to the one a
-			// new collection would get.
-			emb, err = e.EmbedderFor(ctx, "", choice, note)
-		}
-		if err != nil {
-			bar.done()
-			return nil, err
-		}
-		if force {
-			// A rebuild with another embedder starts the collection afresh: old and new vectors
-			// are not comparable.
-			if err := e.Store.ResetCollection(ctx, name, emb.ID()); err != nil {
-				return nil, err
-			}
-		}
-		offset := done
-		rep, err := e.Store.Ingest(ctx, byCollection[name], kb.IngestOptions{
-			Embedder: emb, Force: force,
-			Chunk: kb.ChunkOptions{Size: e.WS.Config.KB.ChunkSize, Overlap: e.WS.Config.KB.ChunkOverlap},
-			Load:  kb.LoadOptions{MaxFileBytes: int64(e.WS.Config.KB.MaxFileMB) << 20},
-			Progress: func(p kb.Progress) {
-				p.Files, p.FilesDone = len(items), p.FilesDone+offset
-				p.Chunks += total.Chunks
-				bar.ingest(p)
-			},
-		})
-		if err != nil {
-			bar.done()
-			return nil, err
-		}
-		done += len(byCollection[name])
-		merge(total, rep)
-	}
-	bar.done()
-	if secs := total.Duration.Seconds(); secs > 0 {
-		total.ChunksPerSec = float64(total.Chunks) / secs
-	}
-	return total, nil
-}
-
-func merge(total, rep *kb.IngestReport) {
-	total.Files = append(total.Files, rep.Files...)
-	total.Ingested += rep.Ingested
-	total.Unchanged += rep.Unchanged
-	total.Skipped += rep.Skipped
-	total.Failed += rep.Failed
-	total.Chunks += rep.Chunks
-	total.Embedded += rep.Embedded
-	total.Duration += rep.Duration
-	total.Canceled = total.Canceled || rep.Canceled
-}
-
-func registryItems(reg *registry.Registry, dir string) []kb.Item {
-	var items []kb.Item
-	for _, name := range reg.Names() {
-		for _, d := range reg.Collections[name].Documents {
-			path := filepath.FromSlash(d.Path)
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(dir, path)
-			}
-			items = append(items, kb.Item{Path: path, ID: d.Path, Collection: name, Title: d.Title})
-		}
-	}
-	return items
-}
-
-// updateWorkspaceRegistry records every stored document in the workspace registry: entries of
-// an ingested registry are copied with their synonyms; other documents get synonyms suggested
-// from their metadata. Entries the analyst already has are kept.
-func updateWorkspaceRegistry(ctx context.Context, e *env, from *registry.Registry, items []kb.Item, rep *kb.IngestReport) error {
-	ws, err := e.Registry()
-	if err != nil {
-		return err
-	}
-	byPath := map[string]kb.Item{}
-	for _, it := range items {
-		byPath[it.Path] = it
-	}
-	changed := false
-	for _, f := range rep.Files {
-		if f.Status != kb.StatusIngested && f.Status != kb.StatusUnchanged {
-			continue
-		}
-		it := byPath[f.Path]
-		abs, _ := filepath.Abs(it.Path)
-		entry := registry.Document{Path: f.Doc, Source: abs} // f.Doc: the ID the document is stored under
-		if from != nil {
-			for _, d := range from.Collections[it.Collection].Documents {
-				if d.Path == it.ID {
-					entry.Title, entry.Synonyms = d.Title, d.Synonyms
-				}
-			}
-		} else if info, ok, err := e.Store.Document(ctx, f.Doc); err == nil && ok {
-			// Title and path only: synonyms are the analyst's to approve (`warren registry suggest`).
-			entry.Title = info.Title
-		}
-		if upsert(ws, it.Collection, entry) {
-			changed = true
-		}
-	}
-	if !changed {
-		return nil
-	}
-	return ws.Save(filepath.Join(e.WS.Dir, registry.FileName))
-}
-
-// upsert adds a document to a collection of the registry unless it is there; an existing
-// entry only gains a missing source.
-func upsert(r *registry.Registry, collection string, d registry.Document) bool {
-	c := r.Collections[collection]
-	if c == nil {
-		c = &registry.Collection{}
-		r.Collections[collection] = c
-	}
-	for i, old := range c.Documents {
-		if old.Path == d.Path {
-			if old.Source == "" && d.Source != "" {
-				c.Documents[i].Source = d.Source
-				return true
-			}
-			return false
-		}
-	}
-	c.Documents = append(c.Documents, d)
-	sort.Slice(c.Documents, func(i, j int) bool { return c.Documents[i].Path < c.Documents[j].Path })
-	return true
 }
 
 func printIngestReport(a *app, rep *kb.IngestReport) {

@@ -21,7 +21,6 @@ import (
 	"warren/agent/research"
 	"warren/internal/atomicfile"
 	"warren/llm"
-	"warren/retrieval"
 )
 
 // answerFile holds prepared answers: one per round of questions ("/end" ends refinement), and
@@ -120,7 +119,8 @@ report, marked as such.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			svc, err := a.researchService(e, budgetCalls)
+			progress := &researchProgress{w: a.stderr, quiet: a.jsonOut}
+			svc, err := e.Research(budgetCalls, progress.event, progress.note)
 			if err != nil {
 				return err
 			}
@@ -172,23 +172,6 @@ report, marked as such.`,
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
 	f.StringVarP(&out, "out", "o", "", "write the report here (default exports/research-RUN.md)")
 	return cmd
-}
-
-// researchService wires the research agent to the workspace.
-func (a *app) researchService(e *env, budgetCalls int) (*research.Service, error) {
-	reg, err := e.Registry()
-	if err != nil {
-		return nil, err
-	}
-	cfg := e.WS.Config
-	budget := llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}
-	searcher := &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}
-	progress := &researchProgress{w: a.stderr, quiet: a.jsonOut}
-	deps := &research.Deps{Gateway: e.Gateway, Searcher: searcher, Resolver: retrieval.NewResolver(e.Store, reg, searcher),
-		Store: e.Store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets,
-		Note: progress.note}
-	return &research.Service{Deps: deps, Store: &agent.Store{DB: e.WS.DB}, Sink: progress.event, Budget: budget, CallsOverride: budgetCalls,
-		RunTime: cfg.Budgets.RunTime}, nil
 }
 
 // researchProgress prints the run's trail on standard error.

@@ -20,7 +20,7 @@ import (
 )
 
 // workbench opens the real workbench over a corpus workspace and a scripted model server.
-func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *backend) {
+func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *env) {
 	t.Helper()
 	ws, _, _ := testkb.Corpus(t)
 	a := &app{env: []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}, logger: slog.New(slog.DiscardHandler)}
@@ -29,7 +29,7 @@ func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *backend) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	be := &backend{a: a, e: e}
+	be := e
 	m := tui.New(be)
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
 	t.Cleanup(func() { tm.Quit() })
@@ -156,7 +156,7 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	tm.Type("3")
 	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
 
-	st := &hmis.Store{DB: be.e.WS.DB}
+	st := &hmis.Store{DB: be.WS.DB}
 	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*hmis.Row{
 		{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "yes", Status: hmis.StatusOriginal},
 			"boiling_point_c": {Value: "-112", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.5, Method: "extract",
@@ -198,7 +198,7 @@ func TestWorkbenchToxDesk(t *testing.T) {
 	tm.Type("4")
 	waitFor(t, tm, "No toxicology profile")
 
-	st := &toxdb.Store{DB: be.e.WS.DB}
+	st := &toxdb.Store{DB: be.WS.DB}
 	ctx := context.Background()
 	if _, err := st.ImportJSON(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)

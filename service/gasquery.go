@@ -1,0 +1,128 @@
+package service
+
+import (
+	"context"
+	"strconv"
+
+	"warren/agent/tablequery"
+	"warren/kb/hmis"
+)
+
+// GasQueryResult is the outcome of a plain-language question (or a filter expression) over a
+// gas table.
+type GasQueryResult struct {
+	Expression  string   `json:"expression"`            // the filter that ran
+	Explanation string   `json:"explanation,omitempty"` // the model's reading of the question, or the fallback's rule
+	Fallback    bool     `json:"fallback"`              // Expression is the word-match fallback, not the model's
+	Note        string   `json:"note"`                  // why the fallback was used
+	Rows        []int    `json:"-"`                     // IDs of the matching rows, in table order
+	Names       []string `json:"rows"`                  // their chemical names
+	Calls       int      `json:"calls"`                 // model calls spent
+	LedgerRun   string   `json:"ledger_run"`            // where those calls are in the ledger
+	Total       int      `json:"-"`                     // rows in the table
+}
+
+// GasStore is the workspace's gas tables.
+func (s *Service) GasStore() *hmis.Store { return &hmis.Store{DB: s.WS.DB} }
+
+// GasQuery answers a question over a table: the model writes a filter expression (or the
+// analyst gave one), it is compiled against the table's typed schema, then run over its rows.
+// The model's calls are kept in the ledger under their own run.
+func (s *Service) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
+	t, err := s.GasStore().LoadTable(ctx, table)
+	if err != nil {
+		return GasQueryResult{}, err
+	}
+	schema := QuerySchema(t)
+	res := GasQueryResult{Expression: expression, Total: len(t.Rows)}
+	if expression == "" {
+		ans, err := tablequery.Ask(ctx, s.Gateway, schema, question)
+		if ans != nil {
+			res.LedgerRun = QueryLedgerRun()
+			s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)
+			res.Expression, res.Explanation, res.Fallback, res.Note, res.Calls = ans.Expression, ans.Explanation, ans.Fallback, ans.Note, ans.Calls
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	program, err := tablequery.Compile(schema, res.Expression)
+	if err != nil {
+		return res, err
+	}
+	hits, err := tablequery.Run(program, QueryRows(t, schema))
+	if err != nil {
+		return res, err
+	}
+	for _, i := range hits {
+		res.Rows = append(res.Rows, t.Rows[i].ID)
+		res.Names = append(res.Names, t.Rows[i].Name())
+	}
+	return res, nil
+}
+
+// QuerySchema describes a table to the query engine.
+func QuerySchema(t *hmis.Table) tablequery.Schema {
+	var s tablequery.Schema
+	for _, f := range hmis.Fields() {
+		typ := "string"
+		switch f.Kind {
+		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+			typ = "number"
+		case hmis.KindRating:
+			typ = "int"
+		case hmis.KindBool:
+			typ = "bool"
+		}
+		var examples []string
+		for _, r := range t.Rows {
+			if v := r.Cells[f.Name].Value; v != "" && len(examples) < 3 {
+				examples = append(examples, v)
+			}
+		}
+		s = append(s, tablequery.Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label, Examples: examples})
+	}
+	return s
+}
+
+// QueryRows turns a table into typed rows; an empty or unreadable value is nil.
+func QueryRows(t *hmis.Table, schema tablequery.Schema) []map[string]any {
+	rows := make([]map[string]any, len(t.Rows))
+	for i, r := range t.Rows {
+		m := map[string]any{}
+		for _, f := range schema {
+			v := r.Cells[f.Name].Value
+			if v == "" {
+				m[f.Name] = nil
+				continue
+			}
+			switch f.Type {
+			case "number":
+				if x, err := strconv.ParseFloat(v, 64); err == nil {
+					m[f.Name] = x
+				} else {
+					m[f.Name] = nil
+				}
+			case "int":
+				if x, err := strconv.Atoi(v); err == nil {
+					m[f.Name] = x
+				} else {
+					m[f.Name] = nil
+				}
+			case "bool":
+				switch v {
+				case "yes", "true":
+					m[f.Name] = true
+				case "no", "false":
+					m[f.Name] = false
+				default: // "n/a", or sheet text that didn't validate: unknown, not "no"
+					m[f.Name] = nil
+				}
+			default:
+				m[f.Name] = v
+			}
+		}
+		rows[i] = m
+	}
+	return rows
+}

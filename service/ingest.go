@@ -1,0 +1,185 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sort"
+
+	"warren/kb"
+	"warren/registry"
+)
+
+// IngestOptions shape an ingest.
+type IngestOptions struct {
+	// Embedder is auto, builtin or ollama; "" is the configured choice.
+	Embedder string
+	// Force re-ingests unchanged documents too, and moves a collection off an embedder that is
+	// no longer configured.
+	Force bool
+	// Registry, when the items came from one, gives the titles and synonyms copied into the
+	// workspace registry.
+	Registry *registry.Registry
+	// Progress receives the ingest's progress over all collections; Note says what it chose
+	// (the built-in embedder when Ollama's is missing, say).
+	Progress func(kb.Progress)
+	Note     func(string)
+}
+
+// Ingest stores items collection by collection, each with its own embedder, then records the
+// stored documents in the workspace registry. A cancelled ingest stops after the current
+// document with both stores consistent, and reports what it did.
+func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+	note := opts.Note
+	if note == nil {
+		note = func(string) {}
+	}
+	byCollection := map[string][]kb.Item{}
+	var names []string
+	for _, it := range items {
+		if _, ok := byCollection[it.Collection]; !ok {
+			names = append(names, it.Collection)
+		}
+		byCollection[it.Collection] = append(byCollection[it.Collection], it)
+	}
+	total := &kb.IngestReport{}
+	done := 0
+	cfg := s.WS.Config.KB
+	for _, name := range names {
+		if ctx.Err() != nil {
+			total.Canceled = true
+			break
+		}
+		emb, err := s.EmbedderFor(ctx, name, opts.Embedder, note)
+		if opts.Force && errors.Is(err, kb.ErrEmbedderChanged) {
+			// The collection's embedder is no longer configured: a rebuild moves it to the one a
+			// new collection would get.
+			emb, err = s.EmbedderFor(ctx, "", opts.Embedder, note)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if opts.Force {
+			// A rebuild with another embedder starts the collection afresh: old and new vectors
+			// are not comparable.
+			if err := s.Store.ResetCollection(ctx, name, emb.ID()); err != nil {
+				return nil, err
+			}
+		}
+		offset, before := done, total.Chunks
+		rep, err := s.Store.Ingest(ctx, byCollection[name], kb.IngestOptions{
+			Embedder: emb, Force: opts.Force,
+			Chunk: kb.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20},
+			Progress: func(p kb.Progress) {
+				if opts.Progress != nil {
+					p.Files, p.FilesDone = len(items), p.FilesDone+offset
+					p.Chunks += before
+					opts.Progress(p)
+				}
+			},
+		})
+		if err != nil {
+			return nil, err
+		}
+		done += len(byCollection[name])
+		merge(total, rep)
+	}
+	if secs := total.Duration.Seconds(); secs > 0 {
+		total.ChunksPerSec = float64(total.Chunks) / secs
+	}
+	if err := s.updateRegistry(context.WithoutCancel(ctx), opts.Registry, items, total); err != nil {
+		return total, err
+	}
+	return total, nil
+}
+
+func merge(total, rep *kb.IngestReport) {
+	total.Files = append(total.Files, rep.Files...)
+	total.Ingested += rep.Ingested
+	total.Unchanged += rep.Unchanged
+	total.Skipped += rep.Skipped
+	total.Failed += rep.Failed
+	total.Chunks += rep.Chunks
+	total.Embedded += rep.Embedded
+	total.Duration += rep.Duration
+	total.Canceled = total.Canceled || rep.Canceled
+}
+
+// RegistryItems lists the documents a registry names, with paths relative to dir made
+// absolute.
+func RegistryItems(reg *registry.Registry, dir string) []kb.Item {
+	var items []kb.Item
+	for _, name := range reg.Names() {
+		for _, d := range reg.Collections[name].Documents {
+			path := filepath.FromSlash(d.Path)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(dir, path)
+			}
+			items = append(items, kb.Item{Path: path, ID: d.Path, Collection: name, Title: d.Title})
+		}
+	}
+	return items
+}
+
+// updateRegistry records every stored document in the workspace registry: entries of an
+// ingested registry are copied with their synonyms; other documents get their title only
+// (synonyms are the analyst's to approve with `warren registry suggest`). Entries the analyst
+// already has are kept.
+func (s *Service) updateRegistry(ctx context.Context, from *registry.Registry, items []kb.Item, rep *kb.IngestReport) error {
+	ws, err := s.Registry()
+	if err != nil {
+		return err
+	}
+	byPath := map[string]kb.Item{}
+	for _, it := range items {
+		byPath[it.Path] = it
+	}
+	changed := false
+	for _, f := range rep.Files {
+		if f.Status != kb.StatusIngested && f.Status != kb.StatusUnchanged {
+			continue
+		}
+		it := byPath[f.Path]
+		abs, _ := filepath.Abs(it.Path)
+		entry := registry.Document{Path: f.Doc, Source: abs} // f.Doc: the ID the document is stored under
+		if from != nil {
+			for _, d := range from.Collections[it.Collection].Documents {
+				if d.Path == it.ID {
+					entry.Title, entry.Synonyms = d.Title, d.Synonyms
+				}
+			}
+		} else if info, ok, err := s.Store.Document(ctx, f.Doc); err == nil && ok {
+			entry.Title = info.Title
+		}
+		if upsert(ws, it.Collection, entry) {
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return ws.Save(filepath.Join(s.WS.Dir, registry.FileName))
+}
+
+// upsert adds a document to a collection of the registry unless it is there; an existing
+// entry only gains a missing source.
+func upsert(r *registry.Registry, collection string, d registry.Document) bool {
+	c := r.Collections[collection]
+	if c == nil {
+		c = &registry.Collection{}
+		r.Collections[collection] = c
+	}
+	for i, old := range c.Documents {
+		if old.Path == d.Path {
+			if old.Source == "" && d.Source != "" {
+				c.Documents[i].Source = d.Source
+				return true
+			}
+			return false
+		}
+	}
+	c.Documents = append(c.Documents, d)
+	sort.Slice(c.Documents, func(i, j int) bool { return c.Documents[i].Path < c.Documents[j].Path })
+	return true
+}

@@ -1,0 +1,82 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/internal/atomicfile"
+	"warren/kb"
+	"warren/llm"
+	"warren/retrieval"
+)
+
+// Research wires the research agent to the workspace. sink receives the run's events and note
+// its progress lines (either may be nil); budgetCalls above 0 replaces the configured call
+// budget.
+func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) (*research.Service, error) {
+	reg, err := s.Registry()
+	if err != nil {
+		return nil, err
+	}
+	cfg := s.WS.Config
+	searcher := s.Searcher()
+	deps := &research.Deps{Gateway: s.Gateway, Searcher: searcher, Resolver: retrieval.NewResolver(s.Store, reg, searcher),
+		Store: s.Store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
+	return &research.Service{Deps: deps, Store: s.RunStore(), Sink: sink,
+		Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}, CallsOverride: budgetCalls,
+		RunTime: cfg.Budgets.RunTime}, nil
+}
+
+// Searcher searches the workspace's knowledge base.
+func (s *Service) Searcher() *retrieval.Searcher {
+	return &retrieval.Searcher{Store: s.Store, Gateway: s.Gateway}
+}
+
+// StartResearch starts a research run and works it until it ends or waits for the analyst.
+func (s *Service) StartResearch(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	svc, err := s.Research(0, sink, nil)
+	if err != nil {
+		return agent.Outcome{}, nil, err
+	}
+	return svc.Start(ctx, run, question, opts)
+}
+
+// ResumeResearch goes on with a saved run, with the analyst's answer when it waits for one.
+func (s *Service) ResumeResearch(ctx context.Context, run string, answer json.RawMessage, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	svc, err := s.Research(0, sink, nil)
+	if err != nil {
+		return agent.Outcome{}, nil, err
+	}
+	return svc.Resume(ctx, run, answer)
+}
+
+// Runs lists the saved runs, newest first.
+func (s *Service) Runs(ctx context.Context) ([]agent.RunInfo, error) { return s.RunStore().Runs(ctx) }
+
+// RunState is a run's latest checkpoint and its research state.
+func (s *Service) RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error) {
+	cp, err := s.RunStore().Latest(ctx, run)
+	if err != nil {
+		return cp, nil, err
+	}
+	var st research.State
+	if err := json.Unmarshal(cp.State, &st); err != nil {
+		return cp, nil, fmt.Errorf("couldn't read run %s: %w", run, err)
+	}
+	return cp, &st, nil
+}
+
+// Ledger is a run's model calls.
+func (s *Service) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, error) {
+	return s.RunStore().Ledger(ctx, run)
+}
+
+// ExportReport writes a run's report as Markdown into the workspace's exports folder.
+func (s *Service) ExportReport(run, markdown string) (string, error) {
+	path := filepath.Join(s.WS.Dir, kb.ExportsDir, "research-"+run+".md")
+	return path, atomicfile.WriteFile(path, []byte(markdown), 0o644)
+}

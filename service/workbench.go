@@ -1,0 +1,126 @@
+package service
+
+import (
+	"context"
+
+	"warren/agent/toxedit"
+	"warren/config"
+	"warren/doctor"
+	"warren/kb"
+	"warren/kb/hmis"
+	"warren/kb/toxdb"
+	"warren/retrieval"
+)
+
+// The use cases below are the workbench's (tui.Backend); the CLI calls the same ones.
+
+// Workspace is the workspace folder.
+func (s *Service) Workspace() string { return s.WS.Dir }
+
+// Budgets are the configured run budgets.
+func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
+
+// Doctor checks the workspace and the models.
+func (s *Service) Doctor(ctx context.Context) doctor.Report {
+	return doctor.Run(ctx, doctor.Input{Workspace: s.WS.Dir, Sources: s.sources, Logger: s.Log})
+}
+
+// Collections lists the knowledge base's collections.
+func (s *Service) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
+	return s.Store.Collections(ctx)
+}
+
+// Documents lists a collection's documents ("" for all).
+func (s *Service) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
+	return s.Store.Documents(ctx, collection)
+}
+
+// DocumentChunks is a document's chunks in order.
+func (s *Service) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error) {
+	return s.Store.DocumentChunks(ctx, doc)
+}
+
+// Chunks loads chunks by ID.
+func (s *Service) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
+	return s.Store.Chunks(ctx, ids)
+}
+
+// Search ranks passages for a query.
+func (s *Service) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
+	return s.Searcher().Search(ctx, req)
+}
+
+// IngestPaths adds files and folders to one collection with the configured embedder and
+// records them in the workspace registry.
+func (s *Service) IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error) {
+	items, err := kb.CollectItems(paths, collection)
+	if err != nil {
+		return nil, err
+	}
+	return s.Ingest(ctx, items, IngestOptions{Progress: progress})
+}
+
+// GasTables lists the gas tables.
+func (s *Service) GasTables(ctx context.Context) ([]string, error) { return s.GasStore().Tables(ctx) }
+
+// GasTable loads a gas table.
+func (s *Service) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
+	return s.GasStore().LoadTable(ctx, name)
+}
+
+// SetGasCell stores the analyst's decision on one cell.
+func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error {
+	return s.GasStore().SetCell(ctx, table, row, field, c, reason)
+}
+
+// UndoGas takes back the last decision on a table.
+func (s *Service) UndoGas(ctx context.Context, table string) (int, string, error) {
+	return s.GasStore().Undo(ctx, table)
+}
+
+// ToxStore is the workspace's toxicology profiles.
+func (s *Service) ToxStore() *toxdb.Store { return &toxdb.Store{DB: s.WS.DB} }
+
+// ToxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
+// model calls are in the ledger.
+func (s *Service) ToxEditor() *toxedit.Editor {
+	return &toxedit.Editor{Gateway: s.Gateway, Profiles: s.ToxStore(), Runs: s.RunStore()}
+}
+
+// ToxProfiles lists the profiles at their latest versions.
+func (s *Service) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {
+	return s.ToxStore().List(ctx)
+}
+
+// ToxProfile loads one version of a profile; version 0 is the latest.
+func (s *Service) ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error) {
+	if version == 0 {
+		return s.ToxStore().Latest(ctx, inci)
+	}
+	return s.ToxStore().Version(ctx, inci, version)
+}
+
+// ToxHistory lists a profile's versions, newest first.
+func (s *Service) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+	return s.ToxStore().History(ctx, inci)
+}
+
+// ToxPropose turns an instruction, a JSON payload or a JSON Patch into a proposal.
+func (s *Service) ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
+	return s.ToxEditor().Propose(ctx, inci, input)
+}
+
+// ToxApprove saves a proposal as the profile's next version.
+func (s *Service) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+	return s.ToxEditor().Approve(ctx, p, summary)
+}
+
+// ToxReject closes a proposal without saving it.
+func (s *Service) ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error {
+	return s.ToxEditor().Reject(ctx, p, reason)
+}
+
+// ToxRollback saves a new version equal to an old one.
+func (s *Service) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
+	return s.ToxStore().Rollback(ctx, inci, to, summary)
+}
