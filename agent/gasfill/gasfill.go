@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/llm"
@@ -117,50 +119,35 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 		}
 	}
 	results := make([]RowResult, len(work))
-	sem := make(chan struct{}, max(f.Options.Concurrency, 1))
-	outer := ctx
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var stopErr error
-	halt := func(err error) {
-		mu.Lock()
-		if stopErr == nil {
-			stopErr = err
-		}
-		mu.Unlock()
-		stop()
-	}
+	// The first error that stops the fill cancels the rows in flight; Wait returns it.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(f.Options.Concurrency, 1))
 	for i, row := range work {
-		if ctx.Err() != nil {
+		if gctx.Err() != nil {
 			break
 		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			res := f.fillRow(ctx, row)
+		g.Go(func() error {
+			res := f.fillRow(gctx, row)
+			var err error
 			if res.err != nil && stopsTheFill(res.err) {
-				halt(res.err)
+				err = res.err
 			}
-			if save != nil && ctx.Err() == nil {
-				if err := save(&res); err != nil {
-					halt(fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, err))
+			if save != nil && err == nil && gctx.Err() == nil {
+				if serr := save(&res); serr != nil {
+					err = fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, serr)
 				}
 			} else if save != nil {
 				// Interrupted or stopped: the row is not saved, so none of its changes count.
 				res.Changes, res.Filled = nil, 0
 			}
 			results[i] = res
-		}()
+			return err
+		})
 	}
-	wg.Wait()
-	if stopErr != nil {
-		return results, stopErr
+	if err := g.Wait(); err != nil {
+		return results, err
 	}
-	return results, outer.Err()
+	return results, ctx.Err()
 }
 
 // counter meters one row's model calls.

@@ -1,10 +1,13 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"warren/config"
 	"warren/kb"
@@ -62,55 +65,38 @@ func languageRule(s *State) string {
 // parallel runs fn for indexes 0..n-1 with at most limit at once. Results go into slots the
 // caller owns by index, so the merge order is deterministic whatever the timing. The first
 // error stops the others and is returned; a budget error wins over the rest, since it
-// changes what the run does next.
+// changes what the run does next, and any other error over a cancellation.
 func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
-	if limit < 1 {
-		limit = 1
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(limit, 1))
 	var mu sync.Mutex
-	var errs []error
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
+	var budget, other error // the first budget error, the first error that is no cancellation
+	for i := range n {
+		if gctx.Err() != nil {
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := fn(ctx, i); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-				cancel()
+		g.Go(func() error {
+			if gctx.Err() != nil {
+				return nil // stopped while this item waited for its turn
 			}
-		}()
-	}
-	wg.Wait()
-	if len(errs) == 0 && ctx.Err() != nil {
-		return ctx.Err() // cancelled before every item ran: the results are incomplete
-	}
-	for _, err := range errs {
-		if errors.Is(err, llm.ErrBudgetExhausted) {
+			err := fn(gctx, i)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+			case errors.Is(err, llm.ErrBudgetExhausted):
+				budget = cmp.Or(budget, err)
+			case !errors.Is(err, context.Canceled):
+				other = cmp.Or(other, err)
+			}
 			return err
-		}
+		})
 	}
-	for _, err := range errs {
-		if !errors.Is(err, context.Canceled) {
-			return err
-		}
+	first := g.Wait()
+	if err := cmp.Or(budget, other, first); err != nil {
+		return err
 	}
-	if len(errs) > 0 {
-		return errs[0]
-	}
-	return nil
+	return ctx.Err() // cancelled by the caller: the results may be incomplete
 }
 
 func excerpt(text string, n int) string {
