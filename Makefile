@@ -4,10 +4,11 @@
 GO        ?= go
 BIN       := bin/warren
 WORKSPACE ?= .warren
+FUZZTIME  ?= 60s
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test e2e e2e-tui bench lint fmt clean help
+.PHONY: build run test e2e e2e-tui bench fuzz lint fmt clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -40,6 +41,29 @@ bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kb/hmis/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./agent/gasfill/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./agent/toxedit/
+
+# go test -fuzz takes one target per package per run, so every target has its own line.
+# FUZZFLAGS adds flags, e.g. FUZZFLAGS=-parallel=1 on a busy machine.
+fuzz: ## run every fuzz target for FUZZTIME (60s by default)
+	$(GO) test -run '^$$' -fuzz '^FuzzDetectGerman$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./retrieval/refs/
+	$(GO) test -run '^$$' -fuzz '^FuzzDetectEnglish$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./retrieval/refs/
+	$(GO) test -run '^$$' -fuzz '^FuzzDetectHybrid$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./retrieval/
+	$(GO) test -run '^$$' -fuzz '^FuzzRegistry$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./registry/
+	$(GO) test -run '^$$' -fuzz '^FuzzImportCSV$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/hmis/
+	$(GO) test -run '^$$' -fuzz '^FuzzImportXLSX$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/hmis/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadJSONProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/
+	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/jsonpatch/
+	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/jsonpatch/
+	$(GO) test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./agent/tablequery/
+	$(GO) test -run '^$$' -fuzz '^FuzzExtractJSON$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./llm/
+	$(GO) test -run '^$$' -fuzz '^FuzzThinkFilter$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./llm/
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckAnswer$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./llm/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadMarkdown$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadText$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadHTML$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
+	$(GO) test -run '^$$' -fuzz '^FuzzLoadPDF$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
+	$(GO) test -run '^$$' -fuzz '^FuzzPDFLayout$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \
