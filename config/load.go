@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	edlib "github.com/hbollon/go-edlib"
 )
 
 // ValueError reports a setting whose value is not allowed, naming the key, the value, where it
@@ -167,31 +168,11 @@ func valueText(v any) string {
 func closestKey(name string) string {
 	best, bestDist := "", 4
 	for _, k := range keys {
-		if d := editDistance(name, k.name); d < bestDist {
+		if d := edlib.LevenshteinDistance(name, k.name); d < bestDist {
 			best, bestDist = k.name, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Entry is one setting as `warren config` shows it.

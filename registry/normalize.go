@@ -246,30 +246,3 @@ func jaro(a, b []rune) float64 {
 	m := float64(matches)
 	return (m/float64(len(a)) + m/float64(len(b)) + (m-float64(transpositions)/2)/m) / 3
 }
-
-// editDistance returns the optimal-string-alignment distance of a and b: insertions, deletions,
-// substitutions and swaps of neighbours each cost one.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for k := range prev {
-		prev[k] = k
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for k := 1; k <= len(rb); k++ {
-			cost := 1
-			if ra[i-1] == rb[k-1] {
-				cost = 0
-			}
-			cur[k] = min(prev[k]+1, cur[k-1]+1, prev[k-1]+cost)
-			if i > 1 && k > 1 && ra[i-1] == rb[k-2] && ra[i-2] == rb[k-1] {
-				cur[k] = min(cur[k], prev2[k-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}

@@ -3,6 +3,8 @@ package registry
 import (
 	"math"
 	"testing"
+
+	edlib "github.com/hbollon/go-edlib"
 )
 
 func TestJaroWinkler(t *testing.T) {
@@ -32,7 +34,9 @@ func TestJaroWinkler(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
+// The fuzzy tier counts edits by optimal string alignment, on letters (runes): insertions,
+// deletions, substitutions and swaps of neighbours each cost one.
+func TestFuzzyEditDistance(t *testing.T) {
 	cases := []struct {
 		a, b string
 		want int
@@ -46,8 +50,8 @@ func TestEditDistance(t *testing.T) {
 		{"stoerfall", "störfall", 2},
 	}
 	for _, c := range cases {
-		if got := editDistance(c.a, c.b); got != c.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		if got := edlib.OSADamerauLevenshteinDistance(c.a, c.b); got != c.want {
+			t.Errorf("OSADamerauLevenshteinDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
 	}
 }

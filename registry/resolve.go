@@ -3,6 +3,8 @@ package registry
 import (
 	"strings"
 	"unicode/utf8"
+
+	edlib "github.com/hbollon/go-edlib"
 )
 
 // The methods a Match reports, from the most to the least certain.
@@ -210,7 +212,8 @@ func fuzzySafe(q, c normName) bool {
 	if qFirst != cFirst {
 		return false
 	}
-	return editDistance(q.letters, c.letters) <= budget
+	// Optimal string alignment: a swap of neighbours ("arbietsschutz") is one edit.
+	return edlib.OSADamerauLevenshteinDistance(q.letters, c.letters) <= budget
 }
 
 // documentTypeWords end the names of laws and ordinances; what comes before them is the

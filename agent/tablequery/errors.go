@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	edlib "github.com/hbollon/go-edlib"
 )
 
 // ErrorKind sorts why an expression was rejected; the recovery tiers word their hints by it.
@@ -51,7 +53,7 @@ func suggest(name string, candidates []string) []string {
 	var found []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(low, lc)
+		d := edlib.LevenshteinDistance(low, lc)
 		switch {
 		case d <= limit:
 		case len(low) >= 3 && (strings.Contains(lc, low) || strings.Contains(low, lc)):
@@ -94,28 +96,6 @@ func sharesPart(a, b string) bool {
 		}
 	}
 	return false
-}
-
-// editDistance is the Levenshtein distance between two strings, by rune.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 func abs(n int) int {

@@ -1,6 +1,10 @@
 package hmis
 
-import "strings"
+import (
+	"strings"
+
+	edlib "github.com/hbollon/go-edlib"
+)
 
 // Suggestions for headers that match no field. MatchHeader is exact about words (up to case,
 // accents, punctuation, order and units); SuggestField is the forgiving second look that the
@@ -68,7 +72,7 @@ func wordsScore(hw, cw []string) float64 {
 
 // wordSim says how alike a word of a header is to a word of a field's spelling: 1 for the
 // same word, less for an abbreviation by prefix ("temp") or by dropped letters ("pt"), and for
-// a word a letter or two off.
+// a word a letter or two off (by optimal string alignment: a swap of neighbours is one edit).
 func wordSim(h, c string) float64 {
 	switch {
 	case h == c:
@@ -82,7 +86,7 @@ func wordSim(h, c string) float64 {
 	if n < 4 {
 		return 0
 	}
-	if r := 1 - float64(editDistance(h, c))/float64(n); r >= 0.75 {
+	if r := 1 - float64(edlib.OSADamerauLevenshteinDistance(h, c))/float64(n); r >= 0.75 {
 		return 0.9 * r
 	}
 	return 0
@@ -98,7 +102,7 @@ func squashedSim(h, c string) float64 {
 	if (strings.HasPrefix(c, h) || strings.HasPrefix(h, c)) && float64(short) >= 0.6*float64(long) {
 		return 0.85
 	}
-	if r := 1 - float64(editDistance(h, c))/float64(long); long >= 4 && r >= 0.75 {
+	if r := 1 - float64(edlib.OSADamerauLevenshteinDistance(h, c))/float64(long); long >= 4 && r >= 0.75 {
 		return 0.9 * r
 	}
 	return 0
@@ -113,31 +117,4 @@ func isSubsequence(a, b string) bool {
 		}
 	}
 	return i == len(ra)
-}
-
-// editDistance is the Levenshtein distance between two words, counting a swap of two
-// neighbouring letters as one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
