@@ -36,13 +36,16 @@ func (s *Service) Searcher() *retrieval.Searcher {
 	return &retrieval.Searcher{Store: s.Store, Gateway: s.Gateway}
 }
 
-// StartResearch starts a research run and works it until it ends or waits for the analyst.
+// StartResearch starts a research run as a job and works it until it ends or waits for the
+// analyst; sink receives its events.
 func (s *Service) StartResearch(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
 	svc, err := s.Research(0, sink, nil)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
-	return svc.Start(ctx, run, question, opts)
+	return s.InJob(ctx, run, question, svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+		return svc.Start(ctx, run, question, opts)
+	})
 }
 
 // ResumeResearch goes on with a saved run, with the analyst's answer when it waits for one.
@@ -51,7 +54,9 @@ func (s *Service) ResumeResearch(ctx context.Context, run string, answer json.Ra
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
-	return svc.Resume(ctx, run, answer)
+	return s.InJob(ctx, run, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+		return svc.Resume(ctx, run, answer)
+	})
 }
 
 // Runs lists the saved runs, newest first.

@@ -90,7 +90,7 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
 		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
-		a.researchCommand(), a.sessionsCommand(), a.gasCommand(), a.toxCommand())
+		a.researchCommand(), a.sessionsCommand(), a.jobsCommand(), a.gasCommand(), a.toxCommand())
 	usageArgs(root)
 	return root
 }

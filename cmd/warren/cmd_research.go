@@ -128,7 +128,9 @@ report, marked as such.`,
 			var outcome agent.Outcome
 			var state *research.State
 			if resume != "" {
-				outcome, state, err = svc.Resume(ctx, resume, nil)
+				outcome, state, err = e.InJob(ctx, resume, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+					return svc.Resume(ctx, resume, nil)
+				})
 				var finished *research.FinishedError
 				if errors.As(err, &finished) {
 					return a.finishedResearch(e, resume, state, out)
@@ -136,7 +138,9 @@ report, marked as such.`,
 			} else {
 				run := research.NewRunID()
 				fmt.Fprintf(a.stderr, "run %s: started\n", run)
-				outcome, state, err = svc.Start(ctx, run, args[0], research.Options{HITL: !noHITL, MaxIterations: iterations})
+				outcome, state, err = e.InJob(ctx, run, args[0], svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+					return svc.Start(ctx, run, args[0], research.Options{HITL: !noHITL, MaxIterations: iterations})
+				})
 			}
 			for err == nil && outcome.Status == agent.StatusInterrupted {
 				answer, ok, aerr := r.answer(outcome.Interrupt, state)
@@ -146,7 +150,10 @@ report, marked as such.`,
 				if !ok {
 					break
 				}
-				outcome, state, err = svc.Resume(ctx, outcome.Run, answer)
+				next := outcome.Run
+				outcome, state, err = e.InJob(ctx, next, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+					return svc.Resume(ctx, next, answer)
+				})
 			}
 			if err != nil {
 				if outcome.Run == "" {

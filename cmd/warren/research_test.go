@@ -114,6 +114,10 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 	if cp.Status == agent.StatusDone {
 		t.Fatalf("the kill came too late: the run had finished")
 	}
+	// The run's job shows as interrupted: its process is gone.
+	if state := jobState(t, bin, environ, run); state != "interrupted" {
+		t.Fatalf("the killed run's job is %q, want interrupted", state)
+	}
 
 	resume := exec.Command(bin, "research", "--resume", run, "--yes", "--json")
 	resume.Env = environ
@@ -124,6 +128,9 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 	var sum researchSummary
 	if err := json.Unmarshal(out, &sum); err != nil || sum.Status != agent.StatusDone {
 		t.Fatalf("the resumed run completes: %v %s", err, out)
+	}
+	if state := jobState(t, bin, environ, run); state != "done" {
+		t.Errorf("the resumed run's job is %q, want done", state)
 	}
 	after, _ := store.Ledger(context.Background(), run)
 	seen := map[string]bool{}
@@ -232,4 +239,26 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	if strings.Join(answers, "|") != "erste Antwort|zweite Antwort" || state.Termination != "ended by the analyst (/end)" {
 		t.Errorf("each prepared answer once, then /end: %v, %q", answers, state.Termination)
 	}
+}
+
+// jobState is the state `warren jobs --json` gives the job id.
+func jobState(t *testing.T, bin string, environ []string, id string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "jobs", "--json")
+	cmd.Env = environ
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("warren jobs: %v\n%s", err, out)
+	}
+	var list []struct{ ID, State string }
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("warren jobs --json: %v\n%s", err, out)
+	}
+	for _, j := range list {
+		if j.ID == id {
+			return j.State
+		}
+	}
+	t.Fatalf("no job %s in %s", id, out)
+	return ""
 }

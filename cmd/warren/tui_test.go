@@ -257,7 +257,7 @@ func TestWorkbenchTreeGrowsDuringExecute(t *testing.T) {
 	waitFor(t, tm, "Schutzmaßnahmen § 6 § 7 GefStoffV")
 	// Every answer now takes a while, so that execute spans many frames; the tree is open
 	// while it works.
-	srv.SetLatency(60 * time.Millisecond)
+	srv.SetLatency(150 * time.Millisecond)
 	press(tm, tea.KeyEnter)
 	waitFor(t, tm, "run: execute")
 	tm.Type("t")

@@ -160,21 +160,37 @@ var ErrNoJob = errors.New("no such job")
 // Start runs work as the job id (a research run's id, say; a job started again under the same
 // id, as a resumed run is, keeps its record). It returns once the job is recorded.
 func (j *Manager) Start(ctx context.Context, id, kind, owner, title string, work Work) (Job, error) {
+	job, _, err := j.start(ctx, id, kind, owner, title, work, false)
+	return job, err
+}
+
+// StartAttached starts a job as Start does, with a subscription attached before its work
+// begins, so that the caller sees every one of its events.
+func (j *Manager) StartAttached(ctx context.Context, id, kind, owner, title string, work Work) (Job, *Subscription, error) {
+	return j.start(ctx, id, kind, owner, title, work, true)
+}
+
+func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work Work, attach bool) (Job, *Subscription, error) {
 	// A job another live process runs is not started twice.
 	var pid int
 	err := j.db.QueryRowContext(ctx, `SELECT pid FROM jobs WHERE id = ? AND state = ?`, id, JobRunning).Scan(&pid)
 	if err == nil && pid != os.Getpid() && processAlive(pid) {
-		return Job{}, fmt.Errorf("%w in process %d: %s", ErrJobRunning, pid, id)
+		return Job{}, nil, fmt.Errorf("%w in process %d: %s", ErrJobRunning, pid, id)
 	}
 	j.mu.Lock()
 	if _, ok := j.live[id]; ok {
 		j.mu.Unlock()
-		return Job{}, fmt.Errorf("%w: %s", ErrJobRunning, id)
+		return Job{}, nil, fmt.Errorf("%w: %s", ErrJobRunning, id)
 	}
 	now := j.now().UTC()
 	job := Job{ID: id, Kind: kind, Owner: owner, Title: title, State: JobRunning, Created: now, Updated: now}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	lj := &liveJob{job: job, cancel: cancel, subs: map[*Subscription]bool{}, done: make(chan struct{})}
+	var sub *Subscription
+	if attach {
+		sub = j.attach(lj)
+		sub.push(Event{Job: job})
+	}
 	j.live[id] = lj
 	j.mu.Unlock()
 	if err := j.record(ctx, job); err != nil {
@@ -182,7 +198,7 @@ func (j *Manager) Start(ctx context.Context, id, kind, owner, title string, work
 		delete(j.live, id)
 		j.mu.Unlock()
 		cancel()
-		return Job{}, err
+		return Job{}, nil, err
 	}
 	em := &Emitter{jobs: j, id: id}
 	j.wg.Add(1)
@@ -192,7 +208,22 @@ func (j *Manager) Start(ctx context.Context, id, kind, owner, title string, work
 		state, err := work(runCtx, em)
 		j.finish(id, state, err, runCtx.Err() != nil)
 	}()
-	return job, nil
+	return job, sub, nil
+}
+
+// attach adds a subscription to a live job; j.mu is held.
+func (j *Manager) attach(lj *liveJob) *Subscription {
+	s := newSubscription()
+	lj.subs[s] = true
+	s.detach = func() {
+		j.mu.Lock()
+		if lj.subs != nil {
+			delete(lj.subs, s)
+		}
+		j.mu.Unlock()
+		s.close()
+	}
+	return s
 }
 
 func (j *Manager) record(ctx context.Context, job Job) error {
@@ -250,23 +281,15 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 // (with its snapshot); live events follow until the job ends or Detach is called. A job that is
 // not running gives its recorded state and ends at once.
 func (j *Manager) Subscribe(ctx context.Context, id string) (*Subscription, error) {
-	s := newSubscription()
 	j.mu.Lock()
 	if lj, ok := j.live[id]; ok {
+		s := j.attach(lj)
 		s.push(Event{Job: lj.job})
-		lj.subs[s] = true
-		s.detach = func() {
-			j.mu.Lock()
-			if lj.subs != nil {
-				delete(lj.subs, s)
-			}
-			j.mu.Unlock()
-			s.close()
-		}
 		j.mu.Unlock()
 		return s, nil
 	}
 	j.mu.Unlock()
+	s := newSubscription()
 	job, err := j.Get(ctx, id)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) jobsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "jobs",
+		Short: "Long jobs (research runs, gas fills, ingests, batches): owner, state and progress",
+		Long: `jobs lists the workspace's long jobs, newest first, whoever started them: the kind, the owner,
+the state (running, waiting for an answer, done, failed, canceled, or interrupted when the
+process running it ended) and how far it came. An interrupted or canceled research run goes
+on with ` + "`warren research --resume RUN`" + `.`,
+		Example: "  warren jobs\n  warren jobs --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			e, err := a.open()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			list, err := e.Jobs.List(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(emptyIfNil(list))
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(a.stdout, "No jobs yet: `warren research \"question\"` starts one.")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "JOB\tKIND\tOWNER\tSTATE\tPROGRESS\tUPDATED\tTITLE")
+			for _, j := range list {
+				progress := "-"
+				if j.Progress.Total > 0 {
+					progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, j.Owner, j.State, progress,
+					j.Updated.Local().Format("2006-01-02 15:04"), snippet(j.Title, 50))
+			}
+			return tw.Flush()
+		},
+	}
+}

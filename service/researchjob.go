@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/service/jobs"
+)
+
+// ResearchCall is one Start or Resume call of a research run.
+type ResearchCall func(ctx context.Context) (agent.Outcome, *research.State, error)
+
+// InJob runs one call of a research run as the run's job: the job is recorded with its owner
+// and state, every event goes to any subscriber (the caller's sink among them), and cancelling
+// ctx cancels the job, which stops at its last checkpoint and stays resumable. svc is the
+// research service the call uses; its sink is the job's while the call runs.
+func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Service, call ResearchCall) (agent.Outcome, *research.State, error) {
+	sink := svc.Sink
+	var (
+		out   agent.Outcome
+		state *research.State
+		err   error
+	)
+	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
+		svc.Sink = em.Agent
+		defer func() { svc.Sink = sink }()
+		out, state, err = call(jctx)
+		switch {
+		case err != nil:
+			return "", err
+		case out.Status == agent.StatusInterrupted:
+			return jobs.JobWaiting, nil
+		}
+		return jobs.JobDone, nil
+	}
+	if title == "" {
+		title = s.runTitle(ctx, run)
+	}
+	_, sub, jerr := s.Jobs.StartAttached(ctx, run, jobs.KindResearch, s.Owner, title, work)
+	if jerr != nil {
+		return agent.Outcome{Run: run}, nil, jerr
+	}
+	forward(ctx, s.Jobs, run, sub, sink)
+	return out, state, err
+}
+
+// forward hands a job's agent events to sink until the job ends; when ctx is cancelled first,
+// the job is cancelled and its last events still arrive.
+func forward(ctx context.Context, m *jobs.Manager, id string, sub *jobs.Subscription, sink agent.Sink) {
+	stop := context.AfterFunc(ctx, func() { m.Cancel(id) })
+	defer stop()
+	for {
+		evs, more := sub.Next()
+		for _, e := range evs {
+			if e.Agent != nil && sink != nil {
+				sink(*e.Agent)
+			}
+		}
+		if !more {
+			return
+		}
+	}
+}
+
+// runTitle is the title a run was saved with, or its id.
+func (s *Service) runTitle(ctx context.Context, run string) string {
+	runs, err := s.RunStore().Runs(ctx)
+	if err == nil {
+		for _, r := range runs {
+			if r.ID == run && r.Title != "" {
+				return r.Title
+			}
+		}
+	}
+	return run
+}
