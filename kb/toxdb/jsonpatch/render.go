@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/aymanbagabas/go-udiff"
 )
 
 // DefaultContext is the number of unchanged lines Render shows around each change.
 const DefaultContext = 3
-
-// maxDiffCells bounds the line-diff table (changed lines before × after); beyond it the changed
-// region is shown as all removed then all added, which is still correct, just less precise.
-const maxDiffCells = 4_000_000
 
 // Pretty renders a JSON document with sorted object keys and a two-space indent. Empty input
 // (only whitespace) renders as "".
@@ -71,9 +69,10 @@ func span(start, n int) string {
 	return fmt.Sprintf("%d,%d", start, n)
 }
 
-// Hunks computes the line diff of the two documents pretty-printed by Pretty, grouped into hunks
-// with context unchanged lines around changes. Equal documents give no hunks. Either document
-// may be empty (a profile created or deleted).
+// Hunks computes the line diff of the two documents pretty-printed by Pretty (Myers' algorithm,
+// from go-udiff), grouped into hunks with context unchanged lines around changes; hunks closer
+// than 2*context lines merge, and removals come before additions within a changed block. Equal
+// documents give no hunks. Either document may be empty (a profile created or deleted).
 func Hunks(before, after []byte, context int) ([]Hunk, error) {
 	a, err := Pretty(before)
 	if err != nil {
@@ -83,7 +82,50 @@ func Hunks(before, after []byte, context int) ([]Hunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	return group(diffLines(splitLines(a), splitLines(b)), max(context, 0)), nil
+	if a != "" {
+		a += "\n"
+	}
+	if b != "" {
+		b += "\n"
+	}
+	u, err := udiff.ToUnifiedDiff("", "", a, udiff.Lines(a, b), max(context, 0))
+	if err != nil {
+		return nil, fmt.Errorf("jsonpatch: %w", err)
+	}
+	hunks := make([]Hunk, len(u.Hunks))
+	shift := 0 // lines added less lines removed by the hunks so far
+	for i, uh := range u.Hunks {
+		// A hunk's new start follows from its old start and the hunks before it. (Hunk.ToLine
+		// is not used: go-udiff, like x/tools/internal/diff it copies (golang/go#81453), leaves it
+		// short after a hunk that joined nearby edits.)
+		oldNo, newNo := uh.FromLine, uh.FromLine+shift
+		h := Hunk{OldStart: oldNo, NewStart: newNo, Lines: make([]Line, len(uh.Lines))}
+		for j, l := range uh.Lines {
+			text := strings.TrimSuffix(l.Content, "\n")
+			switch l.Kind {
+			case udiff.Delete:
+				h.Lines[j] = Line{Removed, text, oldNo, 0}
+				oldNo++
+			case udiff.Insert:
+				h.Lines[j] = Line{Added, text, 0, newNo}
+				newNo++
+			default:
+				h.Lines[j] = Line{Context, text, oldNo, newNo}
+				oldNo, newNo = oldNo+1, newNo+1
+			}
+		}
+		h.OldLines, h.NewLines = oldNo-h.OldStart, newNo-h.NewStart
+		shift += h.NewLines - h.OldLines
+		// A side with no lines in the hunk starts at the line before it (unified diff convention).
+		if h.OldLines == 0 {
+			h.OldStart--
+		}
+		if h.NewLines == 0 {
+			h.NewStart--
+		}
+		hunks[i] = h
+	}
+	return hunks, nil
 }
 
 // Render returns a unified line diff of the two documents pretty-printed with sorted keys:
@@ -114,143 +156,4 @@ func fit(s string, width int) string {
 	}
 	r := []rune(s)
 	return strings.TrimRight(string(r[:max(width-1, 0)]), " ") + "…"
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
-// diffLines returns the edit script from a to b: a longest common subsequence of lines, removals
-// before additions within a changed block.
-func diffLines(a, b []string) []Line {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	var out []Line
-	for i := 0; i < pre; i++ {
-		out = append(out, Line{Context, a[i], i + 1, i + 1})
-	}
-	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	n, m := len(am), len(bm)
-	oldNo, newNo := pre+1, pre+1
-	if n*m > maxDiffCells || n == 0 || m == 0 {
-		for _, t := range am {
-			out = append(out, Line{Removed, t, oldNo, 0})
-			oldNo++
-		}
-		for _, t := range bm {
-			out = append(out, Line{Added, t, 0, newNo})
-			newNo++
-		}
-	} else {
-		// lcs[i*(m+1)+j] = length of the LCS of am[i:] and bm[j:].
-		lcs := make([]int32, (n+1)*(m+1))
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				if am[i] == bm[j] {
-					lcs[i*(m+1)+j] = lcs[(i+1)*(m+1)+j+1] + 1
-				} else {
-					lcs[i*(m+1)+j] = max(lcs[(i+1)*(m+1)+j], lcs[i*(m+1)+j+1])
-				}
-			}
-		}
-		i, j := 0, 0
-		for i < n || j < m {
-			switch {
-			case i < n && j < m && am[i] == bm[j]:
-				out = append(out, Line{Context, am[i], oldNo, newNo})
-				i, j, oldNo, newNo = i+1, j+1, oldNo+1, newNo+1
-			case j == m || (i < n && lcs[(i+1)*(m+1)+j] >= lcs[i*(m+1)+j+1]):
-				out = append(out, Line{Removed, am[i], oldNo, 0})
-				i, oldNo = i+1, oldNo+1
-			default:
-				out = append(out, Line{Added, bm[j], 0, newNo})
-				j, newNo = j+1, newNo+1
-			}
-		}
-	}
-	for k := 0; k < suf; k++ {
-		out = append(out, Line{Context, a[len(a)-suf+k], oldNo, newNo})
-		oldNo, newNo = oldNo+1, newNo+1
-	}
-	return out
-}
-
-// group cuts an edit script into hunks with ctx context lines; hunks closer than 2*ctx merge.
-func group(lines []Line, ctx int) []Hunk {
-	var hunks []Hunk
-	i := 0
-	for i < len(lines) {
-		if lines[i].Kind == Context {
-			i++
-			continue
-		}
-		start := max(i-ctx, 0)
-		end := i // exclusive end of the changed region so far
-		for end < len(lines) {
-			if lines[end].Kind != Context {
-				end++
-				continue
-			}
-			// a run of context: does another change follow within 2*ctx lines?
-			k := end
-			for k < len(lines) && lines[k].Kind == Context {
-				k++
-			}
-			if k < len(lines) && k-end <= 2*ctx {
-				end = k
-				continue
-			}
-			break
-		}
-		stop := min(end+ctx, len(lines))
-		hunks = append(hunks, makeHunk(lines[start:stop], lines, start))
-		i = stop
-	}
-	return hunks
-}
-
-func makeHunk(ls []Line, all []Line, start int) Hunk {
-	h := Hunk{Lines: ls}
-	for _, l := range ls {
-		if l.Kind != Added {
-			h.OldLines++
-			if h.OldStart == 0 {
-				h.OldStart = l.Old
-			}
-		}
-		if l.Kind != Removed {
-			h.NewLines++
-			if h.NewStart == 0 {
-				h.NewStart = l.New
-			}
-		}
-	}
-	// A side with no lines in the hunk starts at the line before it (unified diff convention).
-	if h.OldLines == 0 || h.NewLines == 0 {
-		prevOld, prevNew := 0, 0
-		for _, l := range all[:start] {
-			if l.Old > 0 {
-				prevOld = l.Old
-			}
-			if l.New > 0 {
-				prevNew = l.New
-			}
-		}
-		if h.OldLines == 0 {
-			h.OldStart = prevOld
-		}
-		if h.NewLines == 0 {
-			h.NewStart = prevNew
-		}
-	}
-	return h
 }
