@@ -255,36 +255,40 @@ func TestWorkbenchTreeGrowsDuringExecute(t *testing.T) {
 	tm.Type("Gefährdungsbeurteilung Schutzmaßnahmen § 6 § 7 GefStoffV")
 	press(tm, tea.KeyEnter)
 	waitFor(t, tm, "Schutzmaßnahmen § 6 § 7 GefStoffV")
-	// Every answer now takes a while, so that execute spans many frames; the tree is open
-	// while it works.
+	// Every answer now takes a while, so that execute spans many frames; the tree is opened
+	// before it starts.
 	srv.SetLatency(150 * time.Millisecond)
 	press(tm, tea.KeyEnter)
-	waitFor(t, tm, "run: execute")
+	waitFor(t, tm, "Phase")
 	tm.Type("t")
 	waitFor(t, tm, "Rabbit-hole tree")
-	// Count the reference lines of each frame drawn while execute still runs.
+	// Count the tree's lines (passages read and references) in each frame drawn while execute
+	// runs: the tree must grow in at least three steps before the node ends.
 	seen := map[int]bool{}
 	var counts []int
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		frame := ansi.Strip(tm.m.LastFrame())
-		header := strings.SplitN(frame, "\n", 2)[0]
-		if !strings.Contains(header, "run: execute") {
-			if strings.Contains(header, "run: synthesize") || strings.Contains(header, "finished") {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-			continue
+		lines := strings.Split(frame, "\n")
+		if strings.Contains(lines[0], "run: synthesize") || strings.Contains(lines[0], "finished") {
+			break
 		}
-		n := strings.Count(frame, "→ «")
-		if n > 0 && !seen[n] {
-			seen[n] = true
-			counts = append(counts, n)
+		if strings.Contains(lines[0], "run: execute") {
+			n := 0
+			for _, l := range lines[3 : len(lines)-2] {
+				if strings.Contains(l, "→ «") || strings.Contains(l, " — ") {
+					n++
+				}
+			}
+			if n > 0 && !seen[n] {
+				seen[n] = true
+				counts = append(counts, n)
+			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	if len(counts) < 3 {
-		t.Fatalf("the tree showed references in %d distinct frames during execute (%v), want at least 3; last frame:\n%s", len(counts), counts, ansi.Strip(tm.m.LastFrame()))
+		t.Fatalf("the tree grew in %d distinct frames during execute (%v), want at least 3; last frame:\n%s", len(counts), counts, ansi.Strip(tm.m.LastFrame()))
 	}
 	for i := 1; i < len(counts); i++ {
 		if counts[i] < counts[i-1] {
