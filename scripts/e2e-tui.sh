@@ -75,11 +75,17 @@ absent() {
 # help_fits checks that the help line (the last line) ends with the pointer to the other keys.
 help_fits() {
 	local last
-	last=$(screen | tail -n 1 | sed 's/ *$//')
-	case "$last" in
-	*"? more" | *"f1 more" | *"n/esc stay") passed=$((passed + 1)) ;;
-	*) fail "the help line is cut or lacks '? more': '$last'" ;;
-	esac
+	for _ in $(seq 30); do # after a resize the frame may take a moment to be redrawn
+		last=$(screen | tail -n 1 | sed 's/ *$//')
+		case "$last" in
+		*"? more" | *"f1 more" | *"n/esc stay")
+			passed=$((passed + 1))
+			return 0
+			;;
+		esac
+		sleep 0.1
+	done
+	fail "the help line is cut or lacks '? more': '$last'"
 }
 keys() { t send-keys -t "$session" "$@"; sleep 0.25; }
 typed() { t send-keys -t "$session" -l "$1"; sleep 0.25; }
