@@ -2,6 +2,7 @@ package research
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -19,10 +20,10 @@ func DescribeChange(before, after *State) string {
 	if after.Coverage != before.Coverage {
 		add("coverage %.0f %%", 100*after.Coverage)
 	}
-	if n := len(after.Gaps); n > 0 && !equalStrings(after.Gaps, before.Gaps) {
+	if n := len(after.Gaps); n > 0 && !slices.Equal(after.Gaps, before.Gaps) {
 		add("%s named", count(n, "gap", "gaps"))
 	}
-	if n := len(after.Questions); n > 0 && !equalStrings(after.Questions, before.Questions) {
+	if n := len(after.Questions); n > 0 && !slices.Equal(after.Questions, before.Questions) {
 		add("%s for you", count(n, "question", "questions"))
 	}
 	if n := len(after.Answers) - len(before.Answers); n > 0 {
@@ -112,16 +113,4 @@ func RefCounts(refs []RefRecord) string {
 		return "no references"
 	}
 	return refCounts(refs)
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
