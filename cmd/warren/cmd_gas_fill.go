@@ -1,21 +1,19 @@
 package main
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
+	"warren/agent"
 	"warren/agent/gasfill"
 	"warren/kb/hmis"
-	"warren/llm"
-	"warren/retrieval"
+	"warren/service"
 )
 
 // maxRows bounds one --rows range: far above any gas table, far below an allocation to fear.
@@ -73,15 +71,17 @@ func (a *app) gasFillCommand() *cobra.Command {
 	cmd := checked(&cobra.Command{
 		Use:   "fill",
 		Short: "Fill empty cells from the knowledge base, each with its source, confidence and method",
-		Long: `fill works row by row (several at once): it grounds the substance first (its CAS number and
-names must be found in the knowledge base, or the row is left alone), searches the collections
-tier by tier, extracts every still-empty field in one model call per tier, validates each value
-for its field (CAS check digit, ranges, units converted to the table's), and fills an empty cell
-at confidence ≥ thresholds.fill_confidence. A filled value is replaced only by one
-thresholds.overwrite_margin more confident; approved and edited cells are never touched. Each
-finished row is saved at once, so Ctrl-C keeps everything done, and --resume goes on with the
-rows an interrupted fill had not finished. The exit status is 3 when some rows failed (each is
-listed; the others are saved) and 1 when every row failed or the fill stopped.`,
+		Long: `fill works row by row, one checkpointed step per row: it grounds the substance first (its
+CAS number and names must be found in the knowledge base, or the row is left alone), searches
+the collections tier by tier, extracts every still-empty field in one model call per tier,
+validates each value for its field (CAS check digit, ranges, units converted to the table's),
+and fills an empty cell at confidence ≥ thresholds.fill_confidence. A filled value is replaced
+only by one thresholds.overwrite_margin more confident; approved and edited cells are never
+touched. Each finished row is saved at once, so Ctrl-C keeps everything done, and --resume
+goes on with the rows the latest unfinished fill had not finished (the model calls the row in
+flight had made are replayed from the run's journal, not made again). The exit status is 3
+when some rows failed (each is listed; the others are saved) and 1 when every row failed or
+the fill stopped.`,
 		Example: "  warren gas fill\n  warren gas fill --rows 1-20 --tiers suppliers,standards --json\n  warren gas fill --resume",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,7 +92,7 @@ listed; the others are saved) and 1 when every row failed or the fill stopped.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			st, t, err := loadGasTable(ctx, e, &table)
+			_, t, err := loadGasTable(ctx, e, &table)
 			if err != nil {
 				return err
 			}
@@ -105,74 +105,42 @@ listed; the others are saved) and 1 when every row failed or the fill stopped.`,
 					}
 				}
 			}
-			opts := gasfill.DefaultOptions()
-			opts.Concurrency = max(e.WS.Config.Ollama.MaxConcurrency, 1)
-			opts.MinConfidence = e.WS.Config.Thresholds.FillConfidence
-			opts.OverwriteMargin = e.WS.Config.Thresholds.OverwriteMargin
+			var tierList []string
 			if tiers != "" {
-				opts.Tiers = splitList(tiers) // "suppliers, standards" names two collections
-				if err := checkCollections(ctx, e, "tiers", tiers, opts.Tiers); err != nil {
+				tierList = splitList(tiers) // "suppliers, standards" names two collections
+				if err := checkCollections(ctx, e, "tiers", tiers, tierList); err != nil {
 					return err
 				}
 			}
-			var fillID int64
-			if resume {
-				last, ok, err := st.LastFill(ctx, table)
-				if err != nil {
-					return err
+			bar := newProgressLine(a.stderr)
+			sink := func(ev agent.Event) {
+				var s gasfill.State
+				if ev.Kind != agent.EventNodeFinished || json.Unmarshal(ev.State, &s) != nil || len(s.Results) == 0 {
+					return
 				}
-				if !ok || last.Finished {
+				bar.draw(fmt.Sprintf("filling: %d/%d rows · %s", s.Next, len(s.Rows), s.Results[len(s.Results)-1].Name))
+			}
+			var res service.GasFillResult
+			if resume {
+				res, err = e.ResumeGasFill(ctx, table, sink)
+				if errors.Is(err, service.ErrNoUnfinishedFill) {
 					return fmt.Errorf("no interrupted fill of %q to resume: run `warren gas fill` without --resume", table)
 				}
-				fillID, opts.Tiers = last.ID, last.Tiers
-				ids = remainingRows(t, last)
-				if len(ids) == 0 {
-					if err := st.FinishFill(ctx, fillID); err != nil {
-						return err
-					}
+				if err == nil && res.AlreadyDone {
 					fmt.Fprintln(a.stderr, "Every row of the interrupted fill was already done.")
 					return nil
 				}
-			} else if fillID, err = st.StartFill(ctx, table, ids, opts.Tiers); err != nil {
-				return err
+			} else {
+				res, err = e.StartGasFill(ctx, table, ids, tierList, sink)
 			}
-			decisions, err := st.Decisions(ctx, table, 0, "")
-			if err != nil {
-				return err
-			}
-			f := &gasfill.Filler{Gateway: e.Gateway, Searcher: &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}, Store: e.Store,
-				Options: opts, Rejected: gasfill.RejectedValues(decisions)}
-			ledgerRun := fmt.Sprintf("gasfill-%d", fillID)
-			f.Ledger = func(le llm.LedgerEntry) { e.KeepLedger(ctx, ledgerRun, le) }
-			total := len(t.Rows)
-			if len(ids) > 0 {
-				total = len(ids)
-			}
-			bar := newProgressLine(a.stderr)
-			var mu sync.Mutex
-			done := 0
-			results, err := f.Fill(ctx, t, ids, func(r *gasfill.RowResult) error {
-				if err := saveFilledRow(context.WithoutCancel(ctx), st, fillID, table, r); err != nil {
-					return err
-				}
-				mu.Lock()
-				done++
-				bar.draw(fmt.Sprintf("filling: %d/%d rows · %s", done, total, r.Name))
-				mu.Unlock()
-				return nil
-			})
 			bar.done()
-			sum := summarizeFill(table, results)
-			sum.LedgerRun = ledgerRun
+			sum := summarizeFill(table, res.Results)
+			sum.LedgerRun = res.Run
 			switch {
 			case err != nil && ctx.Err() != nil:
 				sum.Interrupted = true
 			case err != nil:
 				return fmt.Errorf("the fill stopped (finished rows are saved; `warren gas fill --resume` goes on): %w", err)
-			case sum.Failed == 0:
-				if err := st.FinishFill(context.WithoutCancel(ctx), fillID); err != nil {
-					return err
-				}
 			}
 			if !a.jsonOut {
 				printFill(a, sum)
@@ -237,48 +205,6 @@ func fillOutcome(sum fillSummary) error {
 		return withHint(fmt.Errorf("every row failed (%d, listed)%s", sum.Failed, first), hint)
 	}
 	return partialError(hint, "%d of %d rows failed (listed)%s; the others are saved", sum.Failed, sum.Rows, first)
-}
-
-// saveFilledRow writes a finished row in one transaction and marks it done in the fill run;
-// cells the analyst changed meanwhile are kept, and dropped from the row's result.
-func saveFilledRow(ctx context.Context, st *hmis.Store, fill int64, table string, r *gasfill.RowResult) error {
-	changes := make([]hmis.FillChange, len(r.Changes))
-	for i, c := range r.Changes {
-		changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
-	}
-	if r.Err != "" {
-		fill = 0 // what the row found is kept, but it is not done: --resume tries it again
-	}
-	written, err := st.SaveFillRow(ctx, fill, table, r.Row, changes)
-	if err != nil {
-		return err
-	}
-	kept := map[string]bool{}
-	for _, w := range written {
-		kept[w.Field] = true
-	}
-	r.Changes = slices.DeleteFunc(r.Changes, func(c gasfill.CellChange) bool { return !kept[c.Field] })
-	r.Filled = len(r.Changes)
-	return nil
-}
-
-// remainingRows lists the rows of an interrupted fill it had not finished.
-func remainingRows(t *hmis.Table, last hmis.Fill) []int {
-	done := map[int]bool{}
-	for _, id := range last.Done {
-		done[id] = true
-	}
-	want := map[int]bool{}
-	for _, id := range last.Rows {
-		want[id] = true
-	}
-	var out []int
-	for _, r := range t.Rows {
-		if (len(want) == 0 || want[r.ID]) && !done[r.ID] {
-			out = append(out, r.ID)
-		}
-	}
-	return out
 }
 
 func summarizeFill(table string, results []gasfill.RowResult) fillSummary {

@@ -1,0 +1,164 @@
+package gasfill
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"warren/agent"
+	"warren/kb/hmis"
+)
+
+// GraphName names the fill's graph among the workspace's runs.
+const GraphName = "gasfill"
+
+// NodeRow is the fill's one node: it fills the next pending row and stores its cells.
+const NodeRow = "row"
+
+// State is a fill run's state, checkpointed after every row: the table, the rows to work in
+// order, how far the run has come, and what each worked row did.
+type State struct {
+	Table string   `json:"table"`
+	Fill  int64    `json:"fill"` // the fill record in the gas table's store (hmis.Fill)
+	Tiers []string `json:"tiers"`
+	Rows  []int    `json:"rows"` // the rows to work, in order; a retry appends the failed ones again
+	Next  int      `json:"next"` // index into Rows of the row to work next
+	Done  []int    `json:"done"` // rows finished and saved
+	// Results holds one result per worked row, in the order worked.
+	Results []RowResult `json:"results"`
+}
+
+// Pending lists the rows not yet worked.
+func (s *State) Pending() []int {
+	if s.Next >= len(s.Rows) {
+		return nil
+	}
+	return slices.Clone(s.Rows[s.Next:])
+}
+
+// Failed lists the rows whose latest result is a failure and that are not done.
+func (s *State) Failed() []int {
+	latest := map[int]RowResult{}
+	var order []int
+	for _, r := range s.Results {
+		if _, ok := latest[r.Row]; !ok {
+			order = append(order, r.Row)
+		}
+		latest[r.Row] = r
+	}
+	var out []int
+	for _, id := range order {
+		if latest[id].Err != "" && !slices.Contains(s.Done, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Steps is what a fill run needs besides the filler: the table's rows as stored now, and a
+// place to store a finished row.
+type Steps struct {
+	Filler *Filler
+	// Row loads one row of the table as it is stored now, so a cell the analyst decided while
+	// the fill ran is seen as decided.
+	Row func(ctx context.Context, table string, id int) (*hmis.Row, error)
+	// Save stores a worked row's changes, marking it done in the fill record unless it failed;
+	// it may drop changes the analyst overtook, and must survive the caller's cancellation.
+	Save func(ctx context.Context, s *State, r *RowResult) error
+	// Working, when set, is told which row the run is about to work (done rows so far, all
+	// rows, the row's name), for progress.
+	Working func(done, total int, name string)
+}
+
+// Graph is the fill as a checkpointed run: one step per row, looping until no row is
+// pending. A row that fails for itself is recorded and the run goes on; an error no row can
+// get past (model host down, model missing, collection embedded otherwise), a failed save or
+// a cancellation stops the run before the row, which a resume works again (the call journal
+// replays the model calls the row had finished).
+func Graph(st *Steps) *agent.Graph[State] {
+	return agent.NewGraph[State](GraphName).
+		Node(NodeRow, st.fillNext).
+		Route(NodeRow, func(s *State) string {
+			if s.Next < len(s.Rows) {
+				return NodeRow
+			}
+			return agent.End
+		})
+}
+
+func (st *Steps) fillNext(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	if s.Next >= len(s.Rows) {
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	id := s.Rows[s.Next]
+	row, err := st.Row(ctx, s.Table, id)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load row %d of gas table %q: %w", id, s.Table, err)
+	}
+	if st.Working != nil {
+		st.Working(s.Next, len(s.Rows), row.Name())
+	}
+	res := st.Filler.FillRow(ctx, row)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case res.err != nil && stopsTheFill(res.err):
+		return nil, fmt.Errorf("row %d (%s): %w", res.Row, res.Name, res.err)
+	}
+	if err := st.Save(context.WithoutCancel(ctx), s, &res); err != nil {
+		return nil, fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, err)
+	}
+	if res.Err == "" {
+		s.Done = append(s.Done, res.Row)
+	}
+	s.Results = append(s.Results, res)
+	s.Next++
+	if st.Working != nil && s.Next == len(s.Rows) {
+		st.Working(s.Next, len(s.Rows), "")
+	}
+	return nil, nil
+}
+
+// Describe says what a step did, for the event stream.
+func Describe(before, after *State) string {
+	if len(after.Results) == len(before.Results) {
+		return "no row left"
+	}
+	r := after.Results[len(after.Results)-1]
+	name := r.Name
+	if name == "" {
+		name = "(no name)"
+	}
+	head := fmt.Sprintf("row %d %s (%d of %d)", r.Row, name, after.Next, len(after.Rows))
+	switch {
+	case r.Err != "":
+		return head + ": failed: " + r.Err
+	case !r.Grounded:
+		return head + ": not filled: " + r.Identity
+	}
+	return fmt.Sprintf("%s: %d cells filled, %d model calls", head, r.Filled, r.Calls)
+}
+
+// Requeue makes a finished run work its failed rows again: they are appended to the pending
+// rows. It reports whether there was any.
+func Requeue(s *State) bool {
+	failed := s.Failed()
+	if len(failed) == 0 {
+		return false
+	}
+	s.Rows = append(s.Rows[:s.Next:s.Next], failed...)
+	return true
+}
+
+// NeedsFill reports whether a fill would ask for any of the row's cells: an empty, rejected or
+// to-review cell other than the name.
+func NeedsFill(row *hmis.Row) bool { return len(emptyFields(row)) > 0 }
+
+// FillRow works one row and returns what it did; the row is changed in place as cells fill.
+// Nothing is saved. An error that stopped the row is in the result (Err).
+func (f *Filler) FillRow(ctx context.Context, row *hmis.Row) RowResult {
+	return f.fillRow(ctx, row)
+}

@@ -1,0 +1,262 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"warren/agent"
+	"warren/agent/gasfill"
+	"warren/kb/hmis"
+	"warren/llm"
+	"warren/service/jobs"
+)
+
+// ErrNoUnfinishedFill means a table has no fill to resume: none ran, or the latest finished.
+var ErrNoUnfinishedFill = errors.New("no interrupted fill")
+
+// GasFillResult is how one Start or Resume call of a gas fill ended.
+type GasFillResult struct {
+	Run     string              `json:"run"` // the fill's run and job id, and its ledger run
+	Fill    int64               `json:"fill"`
+	Table   string              `json:"table"`
+	Status  string              `json:"status"`  // the run's status (agent.StatusDone, …)
+	Results []gasfill.RowResult `json:"results"` // the rows worked in this call, in the order worked
+	// AlreadyDone reports a resume that found every row of the fill done: nothing ran.
+	AlreadyDone bool `json:"already_done,omitempty"`
+	// Finished reports that the fill is complete: every row done (a failed row leaves it open).
+	Finished bool `json:"finished"`
+	// State is the run's state after the call.
+	State *gasfill.State `json:"state,omitempty"`
+}
+
+// GasFillRun names the run (and job, and ledger run) of a recorded fill.
+func GasFillRun(fill int64) string { return fmt.Sprintf("gasfill-%d", fill) }
+
+// StartGasFill fills the empty cells of a gas table, rows in table order (every row when rows
+// is empty), searching the collections tiers in order (the default tiers when empty). The fill
+// runs as a job on the graph runtime, one checkpointed step per row: each finished row is
+// saved at once, its model calls go into the workspace ledger under the run id and its events
+// to sink (which may be nil). Cancelling ctx cancels the job; finished rows stay saved and
+// ResumeGasFill goes on with the rest.
+func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink agent.Sink) (GasFillResult, error) {
+	t, err := s.GasStore().LoadTable(ctx, table)
+	if err != nil {
+		return GasFillResult{}, err
+	}
+	if len(tiers) == 0 {
+		tiers = gasfill.DefaultTiers
+	}
+	want := map[int]bool{}
+	for _, id := range rows {
+		want[id] = true
+	}
+	var ids []int
+	for _, r := range t.Rows {
+		if len(want) == 0 || want[r.ID] {
+			ids = append(ids, r.ID)
+		}
+	}
+	fill, err := s.GasStore().StartFill(ctx, table, rows, tiers)
+	if err != nil {
+		return GasFillResult{}, err
+	}
+	state := &gasfill.State{Table: table, Fill: fill, Tiers: tiers, Rows: ids}
+	run := GasFillRun(fill)
+	title := fmt.Sprintf("gas fill of %s (%d rows)", table, len(ids))
+	return s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
+		return r.Start(ctx, run, title, state)
+	})
+}
+
+// UnfinishedGasFill returns the table's latest fill when it has not finished: ResumeGasFill
+// goes on with it.
+func (s *Service) UnfinishedGasFill(ctx context.Context, table string) (hmis.Fill, bool, error) {
+	last, ok, err := s.GasStore().LastFill(ctx, table)
+	if err != nil || !ok || last.Finished {
+		return hmis.Fill{}, false, err
+	}
+	return last, true, nil
+}
+
+// ResumeGasFill goes on with the table's latest unfinished fill: a cancelled, stopped or
+// killed run continues with its remaining rows (the row in flight is worked again, and the
+// call journal replays the model calls it had finished), and a run whose rows all ran works
+// its failed rows again. The error wraps ErrNoUnfinishedFill when there is nothing to resume.
+func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Sink) (GasFillResult, error) {
+	last, ok, err := s.UnfinishedGasFill(ctx, table)
+	if err != nil {
+		return GasFillResult{}, err
+	}
+	if !ok {
+		return GasFillResult{Table: table}, fmt.Errorf("%w of %q to resume", ErrNoUnfinishedFill, table)
+	}
+	run, store := GasFillRun(last.ID), s.RunStore()
+	title := s.runTitle(ctx, run)
+	nothingLeft := func() (GasFillResult, error) {
+		if err := s.GasStore().FinishFill(ctx, last.ID); err != nil {
+			return GasFillResult{}, fmt.Errorf("couldn't close fill %d: %w", last.ID, err)
+		}
+		return GasFillResult{Run: run, Fill: last.ID, Table: table, Status: agent.StatusDone, AlreadyDone: true, Finished: true}, nil
+	}
+	cp, err := store.Latest(ctx, run)
+	if errors.Is(err, agent.ErrNoRun) {
+		// A fill recorded without a run (an older warren, or a run removed with `warren
+		// sessions rm`): a new run under its id works the rows it had not finished.
+		t, err := s.GasStore().LoadTable(ctx, table)
+		if err != nil {
+			return GasFillResult{}, err
+		}
+		state := &gasfill.State{Table: table, Fill: last.ID, Tiers: last.Tiers, Rows: remainingRows(t, last)}
+		if len(state.Rows) == 0 {
+			return nothingLeft()
+		}
+		title = fmt.Sprintf("gas fill of %s (%d rows)", table, len(state.Rows))
+		return s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
+			return r.Start(ctx, run, title, state)
+		})
+	}
+	if err != nil {
+		return GasFillResult{}, err
+	}
+	state := &gasfill.State{}
+	if err := json.Unmarshal(cp.State, state); err != nil {
+		return GasFillResult{}, fmt.Errorf("couldn't read the state of run %s: %w", run, err)
+	}
+	if cp.Status == agent.StatusDone {
+		if !gasfill.Requeue(state) {
+			return nothingLeft()
+		}
+		// The failed rows are queued again in a checkpoint of their own, so the run goes on
+		// from there under the same id, journal and ledger.
+		data, err := json.Marshal(state)
+		if err != nil {
+			return GasFillResult{}, fmt.Errorf("couldn't encode the state of run %s: %w", run, err)
+		}
+		if err := store.Save(ctx, agent.Checkpoint{Run: run, Step: cp.Step + 1, Node: gasfill.NodeRow, Next: gasfill.NodeRow,
+			Status: agent.StatusRunning, State: data}); err != nil {
+			return GasFillResult{}, err
+		}
+	}
+	return s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
+		return r.Resume(ctx, run, nil, state)
+	})
+}
+
+// gasFillCall is one Start or Resume call of a fill run.
+type gasFillCall func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error)
+
+// gasFillJob runs one call of a fill run as its job: progress in rows, events to every
+// subscriber (sink among them), the model calls metered into the ledger under the run id and
+// replayed from its journal.
+func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasfill.State, sink agent.Sink, call gasFillCall) (GasFillResult, error) {
+	res := GasFillResult{Run: run, Fill: state.Fill, Table: state.Table, State: state}
+	before := len(state.Results)
+	decisions, err := s.GasStore().Decisions(ctx, state.Table, 0, "")
+	if err != nil {
+		return res, err
+	}
+	opts := gasfill.DefaultOptions()
+	opts.MinConfidence = s.WS.Config.Thresholds.FillConfidence
+	opts.OverwriteMargin = s.WS.Config.Thresholds.OverwriteMargin
+	opts.Tiers = state.Tiers
+	store := s.RunStore()
+	var outcome agent.Outcome
+	var callErr error
+	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
+		filler := &gasfill.Filler{Gateway: s.Gateway, Searcher: s.Searcher(), Store: s.Store, Options: opts,
+			Rejected: gasfill.RejectedValues(decisions)}
+		filler.Ledger = func(e llm.LedgerEntry) {
+			e.Run = run
+			if err := store.RecordLedger(context.WithoutCancel(jctx), e); err != nil {
+				s.Log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
+			}
+			em.Agent(agent.Event{Time: time.Now(), Run: run, Node: e.Node, Kind: agent.EventLedger, Ledger: &e})
+		}
+		steps := &gasfill.Steps{Filler: filler, Row: s.gasRow, Save: s.saveFilledRow,
+			Working: func(done, total int, name string) {
+				if name != "" {
+					em.Agent(agent.Event{Time: time.Now(), Run: run, Node: gasfill.NodeRow, Kind: agent.EventNote,
+						Summary: fmt.Sprintf("filling row %d of %d: %s", done+1, total, name)})
+				}
+				em.Progress(jobs.Progress{Done: done, Total: total, Current: name})
+			}}
+		r := &agent.Runner[gasfill.State]{Graph: gasfill.Graph(steps), Store: store, Sink: em.Agent, Describe: gasfill.Describe,
+			StepLimit: math.MaxInt32} // one step per row: the run ends when the rows do
+		jctx = llm.WithJournal(jctx, store.Journal(run))
+		outcome, callErr = call(jctx, r)
+		if callErr != nil {
+			return "", callErr
+		}
+		if len(state.Failed()) == 0 {
+			if err := s.GasStore().FinishFill(context.WithoutCancel(jctx), state.Fill); err != nil {
+				return "", fmt.Errorf("couldn't close fill %d: %w", state.Fill, err)
+			}
+			res.Finished = true
+		}
+		return jobs.JobDone, nil
+	}
+	_, sub, err := s.Jobs.StartAttached(ctx, run, jobs.KindGasFill, s.Owner, title, work)
+	if err != nil {
+		return res, err
+	}
+	forward(ctx, s.Jobs, run, sub, sink)
+	res.Status = outcome.Status
+	if before <= len(state.Results) {
+		res.Results = slices.Clone(state.Results[before:])
+	}
+	return res, callErr
+}
+
+// gasRow loads one row of a table as it is stored now.
+func (s *Service) gasRow(ctx context.Context, table string, id int) (*hmis.Row, error) {
+	t, err := s.GasStore().LoadTable(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	row := t.Row(id)
+	if row == nil {
+		return nil, fmt.Errorf("gas table %q has no row %d any more", table, id)
+	}
+	return row, nil
+}
+
+// saveFilledRow writes a worked row in one transaction and marks it done in the fill record;
+// cells the analyst changed meanwhile are kept, and dropped from the row's result. A failed
+// row's findings are kept, but it is not done: a resume works it again.
+func (s *Service) saveFilledRow(ctx context.Context, state *gasfill.State, r *gasfill.RowResult) error {
+	changes := make([]hmis.FillChange, len(r.Changes))
+	for i, c := range r.Changes {
+		changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+	}
+	fill := state.Fill
+	if r.Err != "" {
+		fill = 0
+	}
+	written, err := s.GasStore().SaveFillRow(ctx, fill, state.Table, r.Row, changes)
+	if err != nil {
+		return err
+	}
+	kept := map[string]bool{}
+	for _, w := range written {
+		kept[w.Field] = true
+	}
+	r.Changes = slices.DeleteFunc(r.Changes, func(c gasfill.CellChange) bool { return !kept[c.Field] })
+	r.Filled = len(r.Changes)
+	return nil
+}
+
+// remainingRows lists the rows of an unfinished fill it had not finished, in table order.
+func remainingRows(t *hmis.Table, last hmis.Fill) []int {
+	var out []int
+	for _, r := range t.Rows {
+		if (len(last.Rows) == 0 || slices.Contains(last.Rows, r.ID)) && !slices.Contains(last.Done, r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
