@@ -3,11 +3,14 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 
+	"warren/agent"
 	"warren/kb"
 	"warren/registry"
+	"warren/service/jobs"
 )
 
 // IngestOptions shape an ingest.
@@ -24,6 +27,41 @@ type IngestOptions struct {
 	// (the built-in embedder when Ollama's is missing, say).
 	Progress func(kb.Progress)
 	Note     func(string)
+}
+
+// IngestJob runs Ingest as a job (kind ingest, progress in files), so that it is recorded and
+// can be watched from another screen; cancelling ctx cancels it after the current document.
+func (s *Service) IngestJob(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+	var (
+		rep *kb.IngestReport
+		err error
+	)
+	title := fmt.Sprintf("ingest of %d file(s)", len(items))
+	if len(items) == 1 {
+		title = "ingest of " + items[0].Path
+	}
+	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
+		progress := opts.Progress
+		o := opts
+		o.Progress = func(p kb.Progress) {
+			em.Progress(jobs.Progress{Done: p.FilesDone, Total: p.Files, Current: p.Current})
+			if progress != nil {
+				progress(p)
+			}
+		}
+		rep, err = s.Ingest(jctx, items, o)
+		switch {
+		case err != nil:
+			return "", err
+		case rep.Canceled:
+			return jobs.JobCanceled, nil
+		}
+		return jobs.JobDone, nil
+	}
+	if jerr := s.runJob(ctx, agent.NewRunID("ingest-"), jobs.KindIngest, title, work, nil); jerr != nil {
+		return nil, jerr
+	}
+	return rep, err
 }
 
 // Ingest stores items collection by collection, each with its own embedder, then records the

@@ -37,12 +37,22 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 	if title == "" {
 		title = s.runTitle(ctx, run)
 	}
-	_, sub, jerr := s.Jobs.StartAttached(ctx, run, jobs.KindResearch, s.Owner, title, work)
-	if jerr != nil {
+	if jerr := s.runJob(ctx, run, jobs.KindResearch, title, work, sink); jerr != nil {
 		return agent.Outcome{Run: run}, nil, jerr
 	}
-	forward(ctx, s.Jobs, run, sub, sink)
 	return out, state, err
+}
+
+// runJob runs work as a job for a caller that waits for it: the caller's sink gets the job's
+// agent events, cancelling ctx cancels the job, and runJob returns when the job has ended. The
+// error is only about starting it; the work's own outcome is the caller's to keep.
+func (s *Service) runJob(ctx context.Context, id, kind, title string, work jobs.Work, sink agent.Sink) error {
+	_, sub, err := s.Jobs.StartAttached(ctx, id, kind, s.Owner, title, work)
+	if err != nil {
+		return err
+	}
+	forward(ctx, s.Jobs, id, sub, sink)
+	return nil
 }
 
 // forward hands a job's agent events to sink until the job ends; when ctx is cancelled first,

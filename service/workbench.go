@@ -57,7 +57,7 @@ func (s *Service) IngestPaths(ctx context.Context, paths []string, collection st
 	if err != nil {
 		return nil, err
 	}
-	return s.Ingest(ctx, items, IngestOptions{Progress: progress})
+	return s.IngestJob(ctx, items, IngestOptions{Progress: progress})
 }
 
 // GasTables lists the gas tables.

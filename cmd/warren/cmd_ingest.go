@@ -58,7 +58,7 @@ document outside the registry's folder unless --allow-outside is given.`,
 			ctx, stop := interruptible(cmd)
 			defer stop()
 			bar := newProgressLine(a.stderr)
-			rep, err := e.Ingest(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
+			rep, err := e.IngestJob(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
 				Progress: bar.ingest, Note: func(msg string) {
 					bar.done()
 					fmt.Fprintln(a.stderr, "note:", msg)
