@@ -186,3 +186,15 @@ func TestMouseClickOpensTabAndWheelScrolls(t *testing.T) {
 		t.Fatalf("the wheel did not scroll the Log tab: offset %d", m.log.offset)
 	}
 }
+
+func TestPasteGoesIntoTheQuestionWhole(t *testing.T) {
+	m := sized(80, 24)
+	run(t, m, "esc") // even from a field left with esc
+	m.Update(tea.PasteMsg{Content: "Which purge sequence applies to silane?"})
+	if got := m.research.question.Value(); got != "Which purge sequence applies to silane?" {
+		t.Fatalf("the pasted question is %q", got)
+	}
+	if m.research.Field() != fieldActive {
+		t.Error("a paste into a field left with esc should give it the keyboard")
+	}
+}

@@ -155,6 +155,13 @@ func (k *knowledgeTab) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(setStatus(text, msg.rep.Failed > 0), k.load())
 	case tea.KeyPressMsg:
 		return k.key(msg)
+	case tea.PasteMsg:
+		if k.inputFor != "" {
+			var cmd tea.Cmd
+			k.input, cmd = k.input.Update(msg)
+			return cmd
+		}
+		return nil
 	}
 	if !k.loaded {
 		k.loaded = true

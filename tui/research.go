@@ -351,6 +351,18 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return r.key(msg)
+	case tea.PasteMsg:
+		// Pasted text goes into the field that has the keyboard, whole.
+		var cmd tea.Cmd
+		switch {
+		case r.editing != "":
+			r.edit, cmd = r.edit.Update(msg)
+		case r.view == viewEditor:
+			r.question, cmd = r.question.Update(msg)
+		case r.view == viewRefine:
+			r.answer, cmd = r.answer.Update(msg)
+		}
+		return cmd
 	}
 	return nil
 }
