@@ -71,6 +71,12 @@ type Backend interface {
 	ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error
 	// ToxRollback saves a new version equal to version to and returns its number.
 	ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error)
+	// ToxWaiting lists the proposals that wait for approval (made on the CLI, by a batch, or
+	// in a workbench closed before the decision), oldest first.
+	ToxWaiting(ctx context.Context) ([]toxedit.Waiting, error)
+	// ToxWaitingProposal loads a waiting proposal by its run, to approve or reject it like one
+	// made in the tab; a run decided meanwhile gives an error that wraps toxedit.ErrNotWaiting.
+	ToxWaitingProposal(ctx context.Context, run string) (*toxedit.Proposal, error)
 }
 
 // GasQueryResult is the outcome of a gas-table query.

@@ -116,6 +116,8 @@ type toxTab struct {
 	diffA    []byte
 	diffB    []byte
 	confirm  int // the version a rollback goes back to
+
+	waiting toxWaitingList // proposals made on the CLI or by a batch
 }
 
 func newToxTab(be Backend, st *styles.Styles) *toxTab {
@@ -151,14 +153,14 @@ func (x *toxTab) cancelPropose() {
 	x.proposeSeq++ // a late answer is dropped
 }
 
-// load reads the ingredient list.
+// load reads the ingredient list and the waiting proposals.
 func (x *toxTab) load() tea.Cmd {
 	x.loading = true
 	be := x.be
-	return func() tea.Msg {
+	return tea.Batch(func() tea.Msg {
 		ps, err := be.ToxProfiles(context.Background())
 		return toxListMsg{profiles: ps, err: err}
-	}
+	}, loadWaiting(be))
 }
 
 // loadProfile reads the latest version of the selected profile.
@@ -233,6 +235,10 @@ func (x *toxTab) Update(msg tea.Msg) tea.Cmd {
 		return x.proposed(msg)
 	case toxSavedMsg:
 		return x.saved(msg)
+	case toxWaitingMsg:
+		return x.waitingLoaded(msg)
+	case toxWaitingOpenMsg:
+		return x.waitingOpened(msg)
 	case toxHistoryMsg:
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
@@ -375,6 +381,8 @@ func (x *toxTab) browseKey(k string) tea.Cmd {
 		return x.line.Focus()
 	case "h":
 		return x.openHistory()
+	case "w":
+		return x.openNextWaiting()
 	case "r":
 		return x.load()
 	}

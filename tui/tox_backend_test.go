@@ -27,7 +27,8 @@ import (
 type toxBackend struct {
 	fixture
 	store    *toxdb.Store
-	rejected []string // proposals closed as rejected
+	rejected []string            // proposals closed as rejected
+	waiting  []*toxedit.Proposal // proposals left waiting, as by `warren tox edit` (see leaveWaiting)
 }
 
 func newToxBackend(t *testing.T) *toxBackend {
@@ -114,6 +115,7 @@ func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*toxed
 }
 
 func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+	b.decide(p)
 	ops, err := json.Marshal(p.Patch)
 	if err != nil {
 		return 0, err
@@ -122,6 +124,7 @@ func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summar
 }
 
 func (b *toxBackend) ToxReject(_ context.Context, p *toxedit.Proposal, _ string) error {
+	b.decide(p)
 	b.rejected = append(b.rejected, p.INCI)
 	return nil
 }

@@ -14,6 +14,9 @@ import (
 // history (select, diff, roll back) and on a rollback's confirmation.
 
 func (x *toxTab) proposalKey(k string) tea.Cmd {
+	if cmd, ok := x.waitingKey(k); ok {
+		return cmd
+	}
 	p := x.proposal
 	switch k {
 	case "up", "k":
@@ -34,10 +37,12 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 		x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
 		return func() tea.Msg {
 			// The edit run is closed as rejected, so it does not wait for approval forever.
+			status := statusMsg{text: "proposal for " + p.INCI + " rejected: nothing was saved"}
 			if err := be.ToxReject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
-				return statusMsg{text: "proposal for " + p.INCI + " discarded, nothing was saved; its run could not be closed: " + err.Error(), err: true}
+				status = statusMsg{text: "proposal for " + p.INCI + " discarded, nothing was saved; its run could not be closed: " + err.Error(), err: true}
 			}
-			return statusMsg{text: "proposal for " + p.INCI + " rejected: nothing was saved"}
+			// The waiting proposals are listed again once the decision is recorded.
+			return tea.BatchMsg{func() tea.Msg { return status }, loadWaiting(be)}
 		}
 	case "e":
 		x.input, x.inputErr = toxOps, ""
@@ -73,9 +78,9 @@ func (x *toxTab) saved(msg toxSavedMsg) tea.Cmd {
 	if msg.err != nil {
 		if errors.Is(msg.err, toxdb.ErrStale) {
 			// The proposal stays on screen: its operations can be edited (e) and proposed again.
-			return setStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true)
+			return tea.Batch(setStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true), loadWaiting(x.be))
 		}
-		return setStatus("not saved: "+msg.err.Error(), true)
+		return tea.Batch(setStatus("not saved: "+msg.err.Error(), true), loadWaiting(x.be))
 	}
 	var status string
 	if msg.rollback > 0 {

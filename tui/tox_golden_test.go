@@ -40,6 +40,14 @@ func TestGoldenTox(t *testing.T) {
 			proposeText(t, m, toxPatch)
 			press(t, m, "a", "h", "j", "R")
 		},
+		// Two proposals left waiting by the CLI and a batch: counted in the list header,
+		// marked beside their profiles, w in the help line.
+		"waiting": func(t *testing.T, m *Model) { leaveTwoWaiting(t, m) },
+		// The first of them opened with w: where it came from, its operations and diff.
+		"waiting-proposal": func(t *testing.T, m *Model) {
+			leaveTwoWaiting(t, m)
+			press(t, m, "w")
+		},
 		// Every key of the desk.
 		"help": func(t *testing.T, m *Model) { m.showHelp = true },
 	}
@@ -62,6 +70,16 @@ func TestGoldenTox(t *testing.T) {
 			})
 		}
 	}
+}
+
+// leaveTwoWaiting leaves proposals for EUGENOL and VANILLIN waiting and reloads the desk, as
+// when it opens after `warren tox edit` and `warren tox batch`.
+func leaveTwoWaiting(t *testing.T, m *Model) {
+	t.Helper()
+	be := m.tox.be.(*toxBackend)
+	be.leaveWaiting(t, "EUGENOL", toxPatch, "tox-20261121-101500-aaaaaa", "")
+	be.leaveWaiting(t, "VANILLIN", vanillinPatch, "tox-20261121-111500-bbbbbb", "batch-20261121-111500")
+	settle(t, m, drain(m.tox.load())...)
 }
 
 // proposeText opens the editor on the selected profile, types input and proposes it.

@@ -38,6 +38,10 @@ func (x *toxTab) Keys() keyMap {
 			approve = disabled("a", "approve (saving)")
 		}
 		short = []keyBinding{approve, bind("r", "reject"), bind("e", "edit the operations"), bind("c", "comment"), bind("↑/↓", "scroll", "up", "down")}
+		if x.onWaiting() {
+			short = []keyBinding{approve, bind("r", "reject"), bind("esc", "leave it waiting"), bind("w", "next waiting"),
+				bind("e", "edit the operations"), bind("c", "comment"), bind("↑/↓", "scroll", "up", "down")}
+		}
 	case toxHistory:
 		diff := bind("d", "diff the two")
 		if len(x.marked) != 2 {
@@ -67,6 +71,11 @@ func (x *toxTab) Keys() keyMap {
 		} else {
 			short = append(short, bind("enter", "to the profile"))
 		}
+		if w := x.waitingKeyBinding(); w.Enabled() {
+			short = append(short[:1], append([]keyBinding{w}, short[1:]...)...) // up front, where it fits
+		} else {
+			short = append(short, w)
+		}
 	}
 	return keyMap{short: short, full: full}
 }
@@ -77,7 +86,8 @@ func (x *toxTab) fullKeys() [][]keyBinding {
 		bind("←/esc", "to the list", "left", "esc"), bind("/", "filter by name"), bind("i", "edit (enter on the profile too)"),
 		bind("h", "history"), bind("r", "reload")}
 	proposal := []keyBinding{bind("ctrl+s", "propose (enter for one line)"), bind("esc", "cancel the proposal"), bind("a", "approve: save a version"),
-		bind("r", "reject"), bind("e", "edit the operations"), bind("c", "comment (the summary)")}
+		bind("r", "reject"), bind("e", "edit the operations"), bind("c", "comment (the summary)"),
+		bind("w", "next waiting proposal")}
 	history := []keyBinding{bind("space", "select a version", "space", " "), bind("d", "diff the two selected"),
 		bind("R", "roll back (y/n, with the diff)"), bind("esc", "back")}
 	return [][]keyBinding{browse, proposal, history}

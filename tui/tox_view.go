@@ -78,6 +78,9 @@ func (x *toxTab) listLines(w, h int) []string {
 		head = fmt.Sprintf("Profiles %d/%d", len(x.shown), len(x.profiles))
 	}
 	lines := []string{x.st.Title.Render(head)}
+	if wh := x.waitingHead(); wh != "" {
+		lines = append(lines, truncate(wh, w))
+	}
 	switch {
 	case x.input == toxFilter:
 		lines = append(lines, x.st.Key.Render("/ ")+x.line.View())
@@ -97,14 +100,18 @@ func (x *toxTab) listLines(w, h int) []string {
 	for j := x.listOff; j < len(x.shown) && j < x.listOff+rows; j++ {
 		p := x.profiles[x.shown[j]]
 		ver := fmt.Sprintf("v%d", p.Version)
-		name := pad(p.INCI, max(w-2-len(ver)-1, 4))
-		row := name + " " + x.st.Subtle.Render(ver)
+		tail, styled := ver, x.st.Subtle.Render(ver)
+		if wm := x.waitingMark(p.INCI); wm != "" { // a proposal for it waits
+			tail, styled = wm+" "+ver, x.st.Unresolved.Render(wm)+" "+styled
+		}
+		name := pad(p.INCI, max(w-2-textWidth(tail)-1, 4))
+		row := name + " " + styled
 		if j == x.cur {
 			mark := "▸ "
 			if x.onProf {
 				mark = "› "
 			}
-			row = x.st.Selected.Render(mark+name) + " " + x.st.Subtle.Render(ver)
+			row = x.st.Selected.Render(mark+name) + " " + styled
 		} else {
 			row = "  " + row
 		}
@@ -285,10 +292,14 @@ func (x *toxTab) proposalView() string {
 	sub := x.st.Subtle
 	head := []string{
 		x.st.Title.Render("Proposal · "+p.INCI) + fmt.Sprintf(" · from version %d", p.BaseVersion),
+	}
+	if wl := x.waitingLine(); wl != "" {
+		head = append(head, truncate(wl, x.width))
+	}
+	head = append(head,
 		truncate(sub.Render("input: ")+oneLine(p.Input), x.width),
 		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), p.EditType, sub.Render("method"), orNone(p.Method),
-			sub.Render("model calls"), p.ModelCalls),
-	}
+			sub.Render("model calls"), p.ModelCalls))
 	switch {
 	case x.input == toxComment:
 		head = append(head, x.st.Key.Render("comment: ")+x.line.View())
