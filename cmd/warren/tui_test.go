@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -294,5 +295,53 @@ func TestWorkbenchTreeGrowsDuringExecute(t *testing.T) {
 		if counts[i] < counts[i-1] {
 			t.Errorf("the tree shrank while execute worked: %v", counts)
 		}
+	}
+}
+
+// TestWorkbenchApprovesAProposalLeftWaiting: `warren tox edit` without --yes leaves a proposal
+// waiting; the workbench opened afterwards on the same workspace lists it in the Toxicology
+// tab, opens it with its diff, and approves it as a new version.
+func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
+	env, st := toxEditWorkspace(t)
+	ctx := context.Background()
+	r := warren(t, env, "tox", "edit", "EUGENOL", `[{"op":"replace","path":"/noael/0/value","value":200}]`, "--json")
+	var res toxEditResult
+	if r.code != exitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" {
+		t.Fatalf("tox edit without --yes: %+v", r)
+	}
+
+	a := &app{env: env, logger: slog.New(slog.DiscardHandler)}
+	e, err := a.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	m := tui.New(e)
+	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}
+	t.Cleanup(func() { tm.Quit() })
+	waitFor(t, tm, "Research question")
+	press(tm, tea.KeyEscape) // out of the question field
+	tm.Type("4")
+	waitFor(t, tm, "● 1 proposal waits (w)")
+	waitFor(t, tm, "EUGENOL             ● v1") // marked in the list
+
+	tm.Type("w")
+	waitFor(t, tm, "Proposal · EUGENOL · from version 1")
+	waitFor(t, tm, "run "+res.Proposal.ID)
+	waitFor(t, tm, "replace /noael/0/value: 100 → 200")
+	waitFor(t, tm, `+      "value": 200`)
+	tm.Type("a")
+	waitFor(t, tm, "EUGENOL saved as version 2")
+	waitFor(t, tm, "w waiting (none)")
+
+	latest, err := st.Latest(ctx, "EUGENOL")
+	if err != nil || latest.Version != 2 || !strings.Contains(string(latest.Data), `"value":200`) {
+		t.Fatalf("the approval is version 2: v%d %v", latest.Version, err)
+	}
+	if ws, err := e.ToxWaiting(ctx); err != nil || len(ws) != 0 {
+		t.Errorf("still waiting after the approval: %+v %v", ws, err)
+	}
+	if r := warren(t, env, "tox", "approve", res.Proposal.ID); r.code == 0 {
+		t.Errorf("the CLI approved it a second time: %+v", r)
 	}
 }
