@@ -171,6 +171,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case eventsMsg:
 		m.log.addEvents(msg.events)
+		if m.gas.owns(msg.queue) {
+			return m.toPanel(gasTabIndex, msg) // a gas fill's events
+		}
 		return m.toPanel(researchTabIndex, msg)
 	case reportRenderedMsg:
 		return m.toPanel(researchTabIndex, msg)

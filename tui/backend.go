@@ -53,6 +53,15 @@ type Backend interface {
 	// GasQuery filters the table: a question is turned into an expression by the model (with
 	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
 	GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error)
+	// StartGasFill fills the table's rows (every row when rows is empty) as a job, one
+	// checkpointed step per row; sink receives its events, and cancelling ctx cancels it, which
+	// keeps the finished rows and leaves it resumable.
+	StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink agent.Sink) (service.GasFillResult, error)
+	// ResumeGasFill goes on with the table's latest unfinished fill; the error wraps
+	// service.ErrNoUnfinishedFill when there is none.
+	ResumeGasFill(ctx context.Context, table string, sink agent.Sink) (service.GasFillResult, error)
+	// UnfinishedGasFill returns the table's latest fill when it has not finished.
+	UnfinishedGasFill(ctx context.Context, table string) (hmis.Fill, bool, error)
 
 	// ToxProfiles lists the toxicology profiles at their latest versions, by INCI name.
 	ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error)

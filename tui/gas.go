@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"warren/agent/gasfill"
 	"warren/kb/hmis"
 	"warren/tui/styles"
 )
@@ -31,7 +32,9 @@ type (
 		want   string        // the table asked for, when it wasn't found
 		focus  *hmis.CellRef // put the cursor here
 		undone bool          // the load follows an undo of the focused cell
-		err    error
+		// unfinished reports that the table's latest fill has not finished.
+		unfinished bool
+		err        error
 	}
 	gasSavedMsg struct {
 		table   string
@@ -110,6 +113,11 @@ type gasTab struct {
 	asking    string             // the question that runs
 
 	order *decisionOrder // decisions and undos are stored in the order of their keys
+
+	fill       *gasFill             // the fill in flight
+	queues     map[*eventQueue]bool // the fills' event queues not yet drained
+	unfinished bool                 // the table has an unfinished fill: F resumes it
+	needFill   int                  // rows with cells a fill would ask for
 }
 
 func newGasTab(be Backend, st *styles.Styles) *gasTab {
@@ -151,7 +159,12 @@ func (g *gasTab) load(want string, focus *hmis.CellRef) tea.Cmd {
 			}
 		}
 		t, err := be.GasTable(ctx, name)
-		return gasLoadedMsg{tables: names, table: t, want: missing, focus: focus, err: err}
+		if err != nil {
+			return gasLoadedMsg{tables: names, want: missing, err: err}
+		}
+		// Not knowing of an unfinished fill only means F starts a new one.
+		_, unfinished, _ := be.UnfinishedGasFill(ctx, name)
+		return gasLoadedMsg{tables: names, table: t, want: missing, focus: focus, unfinished: unfinished}
 	}
 }
 
@@ -163,6 +176,10 @@ func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
 		return g.savedMsg(msg)
 	case gasQueryMsg:
 		return g.queryMsg(msg)
+	case eventsMsg:
+		return g.fillEvents(msg)
+	case gasFillDoneMsg:
+		return g.fillDone(msg)
 	case tea.KeyPressMsg:
 		return g.key(msg)
 	}
@@ -190,7 +207,13 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 		g.flagged, g.query, g.barFocus = false, nil, false
 		g.want = ""
 	}
-	g.table = msg.table
+	g.table, g.unfinished = msg.table, msg.unfinished
+	g.needFill = 0
+	for _, r := range g.table.Rows {
+		if gasfill.NeedsFill(r) {
+			g.needFill++
+		}
+	}
 	g.measure()
 	g.refilter(keep)
 	var cmds []tea.Cmd
@@ -360,6 +383,8 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		return g.reject()
 	case "u":
 		return g.undo()
+	case "F":
+		return g.startFill()
 	case "/":
 		if g.running() {
 			return setStatus("a question is being asked: esc cancels it", false)
@@ -381,6 +406,9 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		if g.running() {
 			g.cancelQuery()
 			return setStatus("query cancelled", false)
+		}
+		if g.filling() {
+			return g.cancelFill()
 		}
 		if g.query != nil {
 			return g.clearQuery()

@@ -36,10 +36,21 @@ func (g *gasTab) Keys() keyMap {
 	if !g.hasFlagged() {
 		next = disabled("n/N", "flagged (none)")
 	}
-	review := []keyBinding{approve, bind("e", "edit"), reject, next, bind("f", "flagged rows only"), bind("/", "ask"),
+	fill := bind("F", "fill empty cells")
+	switch {
+	case g.filling():
+		fill = disabled("F", "fill (one is running: esc cancels it)")
+	case g.unfinished:
+		fill = bind("F", "resume the fill")
+	case g.needFill == 0:
+		fill = disabled("F", "fill (no empty cells)")
+	}
+	review := []keyBinding{approve, bind("e", "edit"), reject, fill, next, bind("f", "flagged rows only"), bind("/", "ask"),
 		bind("u", "undo"), bind("A", "approve the row (high confidence)")}
 	var short []keyBinding
 	switch {
+	case g.filling() && !g.running():
+		short = append([]keyBinding{bind("esc", "cancel the fill")}, review...)
 	case g.running():
 		short = append([]keyBinding{bind("esc", "cancel the question")}, review...)
 	case g.barFocus:
@@ -54,7 +65,8 @@ func (g *gasTab) Keys() keyMap {
 		bind("pgup/pgdn", "page", "pgup", "pgdown"), bind("g/G", "first/last row", "g", "G"), bind("home/end", "first/last column", "home", "end"),
 		bind("t", "next table"), bind("r", "reload")}
 	decide := []keyBinding{bind("a", "approve a filled/review cell"), bind("e", "edit (esc cancels)"), bind("x", "reject (empties it)"),
-		bind("A", "approve the row's cells ≥ 0.7"), bind("u", "undo the last decision")}
+		bind("A", "approve the row's cells ≥ 0.7"), bind("u", "undo the last decision"),
+		bind("F", "fill empty cells / resume")}
 	find := []keyBinding{bind("n/N", "next/previous flagged"), bind("f", "flagged rows only"), bind("/", "ask in plain language"),
 		bind("enter", "edit the query"), bind("esc", "cancel / clear the query")}
 	return keyMap{short: short, full: [][]keyBinding{move, decide, find}}

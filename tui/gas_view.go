@@ -196,6 +196,9 @@ func (g *gasTab) barLines() []string {
 	case gasExpr:
 		out = append(out, g.st.Key.Render("Expression: ")+g.input.View())
 	}
+	if g.fill != nil {
+		out = append(out, g.fillLine())
+	}
 	if g.running() && g.mode != gasExpr {
 		out = append(out, g.st.Unresolved.Render("asking the model… ")+g.st.Subtle.Render("“"+g.asking+"” · esc cancels"))
 	} else if g.running() {

@@ -23,6 +23,7 @@ import (
 	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
+	"warren/service"
 )
 
 // fixture is a fixed backend for snapshots: the same data every run, so the golden files are
@@ -72,6 +73,15 @@ func (fixture) GasTables(context.Context) ([]string, error)           { return n
 func (fixture) GasTable(context.Context, string) (*hmis.Table, error) { return nil, hmis.ErrNoTable }
 func (fixture) UndoGas(context.Context, string) (int, string, error) {
 	return 0, "", hmis.ErrNothingToUndo
+}
+func (fixture) StartGasFill(context.Context, string, []int, []string, agent.Sink) (service.GasFillResult, error) {
+	return service.GasFillResult{}, nil
+}
+func (fixture) ResumeGasFill(context.Context, string, agent.Sink) (service.GasFillResult, error) {
+	return service.GasFillResult{}, service.ErrNoUnfinishedFill
+}
+func (fixture) UnfinishedGasFill(context.Context, string) (hmis.Fill, bool, error) {
+	return hmis.Fill{}, false, nil
 }
 func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, string) error {
 	return hmis.ErrNoTable

@@ -1,0 +1,196 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/gasfill"
+	"warren/kb/hmis"
+	"warren/service"
+)
+
+// gasFill is the fill the Gas tab started or resumed, while it runs. Its events arrive on its
+// own queue; the root hands them to the Log tab and to this tab.
+type gasFill struct {
+	table      string
+	queue      *eventQueue
+	cancel     context.CancelFunc
+	resumed    bool
+	done       int // rows worked
+	total      int
+	current    string // the row being worked
+	cancelling bool
+}
+
+// gasFillDoneMsg is how a Start or Resume call of a fill ended.
+type gasFillDoneMsg struct {
+	table   string
+	res     service.GasFillResult
+	resumed bool
+	err     error
+}
+
+// filling reports a fill in flight.
+func (g *gasTab) filling() bool { return g.fill != nil }
+
+// owns reports whether a queue carries a fill's events (the root routes them here).
+func (g *gasTab) owns(q *eventQueue) bool { return q != nil && g.queues[q] }
+
+// startFill fills the table's empty cells, or resumes the table's unfinished fill: rows are
+// worked one checkpointed step at a time in the background, and the grid follows them.
+func (g *gasTab) startFill() tea.Cmd {
+	if g.fill != nil {
+		return setStatus("a fill is running: esc cancels it (finished rows stay saved)", false)
+	}
+	table, resume := g.table.Name, g.unfinished
+	var rows []int
+	if !resume {
+		for _, r := range g.table.Rows {
+			if gasfill.NeedsFill(r) {
+				rows = append(rows, r.ID)
+			}
+		}
+		if len(rows) == 0 {
+			return setStatus("no empty cells to fill", false)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	q := newEventQueue()
+	if g.queues == nil {
+		g.queues = map[*eventQueue]bool{}
+	}
+	g.queues[q] = true
+	g.fill = &gasFill{table: table, queue: q, cancel: cancel, resumed: resume, total: len(rows)}
+	be := g.be
+	run := func() tea.Msg {
+		defer cancel()
+		var res service.GasFillResult
+		var err error
+		if resume {
+			res, err = be.ResumeGasFill(ctx, table, q.Push)
+		} else {
+			res, err = be.StartGasFill(ctx, table, rows, nil, q.Push)
+		}
+		q.Close()
+		return gasFillDoneMsg{table: table, res: res, resumed: resume, err: err}
+	}
+	status := fmt.Sprintf("filling the empty cells of %d rows: esc cancels", len(rows))
+	if resume {
+		status = "resuming the unfinished fill: esc cancels"
+	}
+	return tea.Batch(q.wait(), run, setStatus(status, false))
+}
+
+// cancelFill stops the fill after the row in flight; the rows done stay saved.
+func (g *gasTab) cancelFill() tea.Cmd {
+	if g.fill.cancelling {
+		return nil
+	}
+	g.fill.cancelling = true
+	g.fill.cancel()
+	return setStatus("cancelling the fill: finished rows stay saved", false)
+}
+
+// fillEvents follows a fill's events: the row it works, and the rows it finished (the grid is
+// reloaded to show their cells).
+func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	if msg.more {
+		cmds = append(cmds, msg.queue.wait()) // the queue always closes, so this ends
+	} else {
+		delete(g.queues, msg.queue)
+	}
+	f := g.fill
+	if f == nil || f.queue != msg.queue {
+		return tea.Batch(cmds...)
+	}
+	reload := false
+	for _, e := range msg.events {
+		switch {
+		case e.Kind == agent.EventNote && e.Node == gasfill.NodeRow:
+			if _, name, ok := strings.Cut(e.Summary, ": "); ok {
+				f.current = name
+			}
+			var at, total int
+			if n, _ := fmt.Sscanf(e.Summary, "filling row %d of %d:", &at, &total); n == 2 {
+				f.done, f.total = at-1, total
+			}
+		case e.Kind == agent.EventNodeFinished && len(e.State) > 0:
+			var s gasfill.State
+			if json.Unmarshal(e.State, &s) == nil {
+				f.done, f.total = s.Next, len(s.Rows)
+				reload = true
+			}
+		}
+	}
+	if reload && g.table != nil && g.table.Name == f.table && !g.loading {
+		cmds = append(cmds, g.load(f.table, nil))
+	}
+	return tea.Batch(cmds...)
+}
+
+// fillDone reports how the fill ended and shows the table as it is now.
+func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
+	g.fill = nil
+	var cmds []tea.Cmd
+	if g.table != nil && g.table.Name == msg.table {
+		cmds = append(cmds, g.load(msg.table, nil))
+	}
+	filled, review, failed := 0, 0, 0
+	for _, r := range msg.res.Results {
+		filled += r.Filled
+		for _, c := range r.Changes {
+			if c.After.Status == hmis.StatusReview {
+				review++
+			}
+		}
+		if r.Err != "" {
+			failed++
+		}
+	}
+	did := fmt.Sprintf("%d rows worked, %d cells filled (%d to review)", len(msg.res.Results), filled, review)
+	switch {
+	case errors.Is(msg.err, service.ErrNoUnfinishedFill):
+		g.unfinished = false
+		cmds = append(cmds, setStatus("the fill has already finished: F starts a new one", false))
+	case errors.Is(msg.err, context.Canceled):
+		g.unfinished = true
+		cmds = append(cmds, setStatus("fill cancelled: "+did+", saved; F resumes", false))
+	case msg.err != nil:
+		g.unfinished = true
+		cmds = append(cmds, setStatus("the fill stopped: "+msg.err.Error()+" (finished rows are saved; F resumes)", true))
+	case msg.res.AlreadyDone:
+		g.unfinished = false
+		cmds = append(cmds, setStatus("every row of the unfinished fill was already done", false))
+	case failed > 0:
+		g.unfinished = true
+		cmds = append(cmds, setStatus(fmt.Sprintf("fill done: %s; %d rows failed (the Log tab says why): F retries them", did, failed), true))
+	default:
+		g.unfinished = false
+		cmds = append(cmds, setStatus("fill done: "+did, false))
+	}
+	return tea.Batch(cmds...)
+}
+
+// fillLine is the fill's progress above the grid.
+func (g *gasTab) fillLine() string {
+	f := g.fill
+	text := fmt.Sprintf("fill: %d/%d rows done", f.done, f.total)
+	if f.total == 0 {
+		text = "fill: resuming…"
+	}
+	if f.current != "" && !f.cancelling {
+		text += " · now " + f.current
+	}
+	hint := " · esc cancels"
+	if f.cancelling {
+		hint = " · cancelling after the row in flight…"
+	}
+	return g.st.Unresolved.Render(text) + g.st.Subtle.Render(hint)
+}
