@@ -59,8 +59,21 @@ func (s *Service) ResumeResearch(ctx context.Context, run string, answer json.Ra
 	})
 }
 
-// Runs lists the saved runs, newest first.
-func (s *Service) Runs(ctx context.Context) ([]agent.RunInfo, error) { return s.RunStore().Runs(ctx) }
+// Runs lists the saved research runs, newest first (gas fills and edits are runs too, of
+// other graphs, and have their own desks).
+func (s *Service) Runs(ctx context.Context) ([]agent.RunInfo, error) {
+	all, err := s.RunStore().Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	runs := all[:0]
+	for _, r := range all {
+		if r.Graph == research.GraphName {
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
 
 // RunState is a run's latest checkpoint and its research state.
 func (s *Service) RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error) {

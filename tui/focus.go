@@ -70,8 +70,13 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	return m.toPanel(m.tab, msg)
 }
 
-// selectTab shows tab i.
+// selectTab shows tab i. Arriving on the Toxicology tab refreshes its waiting proposals, which
+// another analyst or the CLI may have added or decided meanwhile.
 func (m *Model) selectTab(i int) tea.Cmd {
+	changed := m.tab != i
 	m.tab = i
+	if changed && i == toxTabIndex {
+		return tagStatus(loadWaiting(m.be), i)
+	}
 	return nil
 }

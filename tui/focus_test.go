@@ -198,3 +198,13 @@ func TestPasteGoesIntoTheQuestionWhole(t *testing.T) {
 		t.Error("a paste into a field left with esc should give it the keyboard")
 	}
 }
+
+func TestArrivingOnTheToxicologyTabRefreshesWaitingProposals(t *testing.T) {
+	m := sized(80, 24)
+	if cmd := m.selectTab(toxTabIndex); cmd == nil {
+		t.Fatal("arriving on the Toxicology tab asks for no refresh of its waiting proposals")
+	}
+	if cmd := m.selectTab(toxTabIndex); cmd != nil {
+		t.Error("staying on the tab refreshes again")
+	}
+}

@@ -45,6 +45,9 @@ func (g *gasTab) Pending() []string {
 	if g.running() {
 		out = append(out, fmt.Sprintf("the question “%s” is being answered", g.asking))
 	}
+	if g.filling() {
+		out = append(out, "a gas fill is running (cancelled after the current row, it stays resumable with F)")
+	}
 	if g.saving {
 		out = append(out, "a cell is being stored")
 	}

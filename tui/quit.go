@@ -48,6 +48,9 @@ func (m *Model) stopAll() {
 	if m.gas.running() {
 		m.gas.cancelQuery()
 	}
+	if m.gas.filling() {
+		m.gas.cancelFill()
+	}
 	if m.tox.running() {
 		m.tox.cancelPropose()
 	}
