@@ -92,19 +92,6 @@ func (s *Service) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) 
 	return s.ToxStore().List(ctx)
 }
 
-// ToxProfile loads one version of a profile; version 0 is the latest.
-func (s *Service) ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error) {
-	if version == 0 {
-		return s.ToxStore().Latest(ctx, inci)
-	}
-	return s.ToxStore().Version(ctx, inci, version)
-}
-
-// ToxHistory lists a profile's versions, newest first.
-func (s *Service) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
-	return s.ToxStore().History(ctx, inci)
-}
-
 // ToxPropose turns an instruction, a JSON payload or a JSON Patch into a proposal.
 func (s *Service) ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
 	return s.ToxEditor().Propose(ctx, inci, input)

@@ -2,22 +2,20 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
+	"warren/service"
 )
 
 func (a *app) toxCommand() *cobra.Command {
@@ -43,55 +41,27 @@ case-insensitively.`,
 	return cmd
 }
 
-// toxStore opens the workspace and its profile store; close the env when done.
-func (a *app) toxStore() (*env, *toxdb.Store, error) {
-	e, err := a.open()
-	if err != nil {
-		return nil, nil, err
+// output prints v as JSON with --json, else through text.
+func (a *app) output(v any, text func(w io.Writer)) error {
+	if a.jsonOut {
+		return a.printJSON(v)
 	}
-	return e, &toxdb.Store{DB: e.WS.DB}, nil
+	text(a.stdout)
+	return nil
 }
 
-// toxNameKey is the form of an INCI name that suggestions compare: upper case, without spaces,
-// hyphens and other separators.
-func toxNameKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) || r == '-' || r == '_' || r == '.' || r == ',' {
-			return -1
-		}
-		return unicode.ToUpper(r)
-	}, s)
+// confirmed reads the answer to a y/N question from stdin.
+func (a *app) confirmed() bool {
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	ans := strings.ToLower(strings.TrimSpace(line))
+	return ans == "y" || ans == "yes"
 }
 
-// toxResolve checks that the store has a profile named inci (case-insensitively) and returns
-// its stored name; for an unknown one the error says how to find the names, and suggests one
-// that differs only by case or spacing.
-func toxResolve(ctx context.Context, st *toxdb.Store, inci string) (string, error) {
-	v, err := st.Latest(ctx, inci)
-	if err == nil {
-		return v.INCI, nil
-	}
-	if !errors.Is(err, toxdb.ErrNoProfile) {
-		return "", err
-	}
-	return "", toxUnknown(ctx, st, inci)
-}
-
-func toxUnknown(ctx context.Context, st *toxdb.Store, inci string) error {
-	list, err := st.List(ctx)
-	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		return fmt.Errorf("no toxicology profile %q: the workspace has no profiles yet; import some with `warren tox import FILE`", inci)
-	}
-	want := toxNameKey(inci)
-	for _, p := range list {
-		if toxNameKey(p.INCI) == want {
-			return fmt.Errorf("no toxicology profile %q: did you mean %q? (`warren tox list` shows every name)", inci, p.INCI)
-		}
-	}
-	return fmt.Errorf("no toxicology profile %q: `warren tox list` shows the %d profile names", inci, len(list))
+// table prints tab-separated lines aligned in columns.
+func table(w io.Writer, lines func(tw io.Writer)) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	lines(tw)
+	tw.Flush()
 }
 
 // inciAllowed is what an INCI argument may be.
@@ -117,31 +87,6 @@ func toxVersionArg(name, s string) (int, error) {
 	return n, nil
 }
 
-// toxLoad loads version n of a profile (the latest when n is 0), naming the way out of an
-// unknown profile or version.
-func toxLoad(ctx context.Context, st *toxdb.Store, inci string, n int) (toxdb.ProfileVersion, error) {
-	name, err := toxResolve(ctx, st, inci)
-	if err != nil {
-		return toxdb.ProfileVersion{}, err
-	}
-	if n == 0 {
-		return st.Latest(ctx, name)
-	}
-	v, err := st.Version(ctx, name, n)
-	if errors.Is(err, toxdb.ErrNoVersion) {
-		return v, fmt.Errorf("%w; `warren tox history %s` lists them", err, shellQuote(name))
-	}
-	return v, err
-}
-
-// shellQuote quotes an INCI name for a command line shown in a message.
-func shellQuote(s string) string {
-	if strings.ContainsAny(s, " '\"\\$`!*?()[]{};&|<>#~") {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	return s
-}
-
 func (a *app) toxImportCommand() *cobra.Command {
 	return checked(&cobra.Command{
 		Use:   "import FILE",
@@ -154,75 +99,28 @@ makes no new versions.`,
 		Example: "  warren tox import sample/tox/profiles.json\n  warren tox import noael.csv --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[0]
-			ext := strings.ToLower(filepath.Ext(path))
-			e, st, err := a.toxStore()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			var results []toxdb.ImportResult
-			if ext == ".json" {
-				results, err = st.ImportJSON(cmd.Context(), path)
-			} else {
-				results, err = st.ImportCSV(cmd.Context(), path)
-			}
-			var ie *toxdb.ImportError
-			if errors.As(err, &ie) {
-				return a.toxImportFailed(cmd, ie)
-			}
-			if err != nil {
+			res, err := e.ToxImport(cmd.Context(), args[0])
+			if f := (*service.ToxImportFailure)(nil); errors.As(err, &f) {
+				return a.fail(cmd, f, withHint(f, "fix the file and import it again (docs/tox-profile.md describes the format)"))
+			} else if err != nil {
 				return err
 			}
-			counts := map[string]int{}
-			for _, r := range results {
-				counts[r.Status]++
-			}
-			if a.jsonOut {
-				results = emptyIfNil(results)
-				return a.printJSON(map[string]any{"file": path, "profiles": len(results), "new": counts[toxdb.ImportNew],
-					"updated": counts[toxdb.ImportUpdated], "unchanged": counts[toxdb.ImportUnchanged], "results": results})
-			}
-			fmt.Fprintf(a.stdout, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", path, len(results), plural(len(results), "profile", "profiles"),
-				counts[toxdb.ImportNew], counts[toxdb.ImportUpdated], counts[toxdb.ImportUnchanged])
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			for _, r := range results {
-				fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, r.INCI, r.Version)
-			}
-			return tw.Flush()
+			return a.output(res, func(w io.Writer) {
+				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", res.File, res.Profiles,
+					plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
+				table(w, func(tw io.Writer) {
+					for _, r := range res.Results {
+						fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, r.INCI, r.Version)
+					}
+				})
+			})
 		},
 	}, extension(0, "FILE", ".json", ".csv"))
-}
-
-// toxImportFailed reports the bad records of a file; nothing of it was imported.
-func (a *app) toxImportFailed(cmd *cobra.Command, ie *toxdb.ImportError) error {
-	type bad struct {
-		Where string `json:"where,omitempty"`
-		Error string `json:"error"`
-	}
-	list := make([]bad, len(ie.Records))
-	var b strings.Builder
-	fmt.Fprintf(&b, "couldn't import %s (nothing was imported): ", ie.File)
-	if len(ie.Records) == 1 {
-		r := ie.Records[0]
-		list[0] = bad{r.Where, r.Err.Error()}
-		if r.Where != "" {
-			b.WriteString(r.Where + ": ")
-		}
-		b.WriteString(r.Err.Error())
-	} else {
-		fmt.Fprintf(&b, "%d bad records:", len(ie.Records))
-		for i, r := range ie.Records {
-			list[i] = bad{r.Where, r.Err.Error()}
-			b.WriteString("\n  ")
-			if r.Where != "" {
-				b.WriteString(r.Where + ": ")
-			}
-			b.WriteString(r.Err.Error())
-		}
-	}
-	return a.fail(cmd, map[string]any{"file": ie.File, "imported": false, "errors": list},
-		withHint(errors.New(b.String()), "fix the file and import it again (docs/tox-profile.md describes the format)"))
 }
 
 func (a *app) toxListCommand() *cobra.Command {
@@ -232,29 +130,27 @@ func (a *app) toxListCommand() *cobra.Command {
 		Example: "  warren tox list\n  warren tox list --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, st, err := a.toxStore()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			list, err := st.List(cmd.Context())
+			list, err := e.ToxProfiles(cmd.Context())
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				list = emptyIfNil(list)
-				return a.printJSON(list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(a.stdout, "No toxicology profiles: import some with `warren tox import FILE` (e.g. sample/tox/profiles.json).")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "INCI\tCAS\tVERSION\tUPDATED")
-			for _, p := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.INCI, orDash(p.CAS), p.Version, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
-			}
-			return tw.Flush()
+			return a.output(emptyIfNil(list), func(w io.Writer) {
+				if len(list) == 0 {
+					fmt.Fprintln(w, "No toxicology profiles: import some with `warren tox import FILE` (e.g. sample/tox/profiles.json).")
+					return
+				}
+				table(w, func(tw io.Writer) {
+					fmt.Fprintln(tw, "INCI\tCAS\tVERSION\tUPDATED")
+					for _, p := range list {
+						fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.INCI, orDash(p.CAS), p.Version, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+					}
+				})
+			})
 		},
 	}
 }
@@ -276,13 +172,12 @@ JSON that edits patch and diffs compare).`,
 		Example: "  warren tox show EUGENOL\n  warren tox show 'methyl salicylate' --version 1\n  warren tox show EUGENOL --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, st, err := a.toxStore()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			ctx := cmd.Context()
-			v, err := toxLoad(ctx, st, args[0], version)
+			v, err := e.ToxShow(cmd.Context(), args[0], version)
 			if err != nil {
 				return err
 			}
@@ -293,11 +188,7 @@ JSON that edits patch and diffs compare).`,
 			if err != nil {
 				return fmt.Errorf("version %d of profile %s is not a valid profile: %w", v.Version, v.INCI, err)
 			}
-			latest, err := st.Latest(ctx, v.INCI)
-			if err != nil {
-				return err
-			}
-			writeProfile(a.stdout, v, latest.Version, p)
+			writeProfile(a.stdout, v.ProfileVersion, v.Latest, p)
 			return nil
 		},
 	}, text(0, "INCI", inciAllowed), atLeast("version", &version, 1))
@@ -413,30 +304,28 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 		Example: "  warren tox history EUGENOL\n  warren tox history eugenol --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, st, err := a.toxStore()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			ctx := cmd.Context()
-			name, err := toxResolve(ctx, st, args[0])
+			hist, err := e.ToxHistory(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			hist, err := st.History(ctx, name)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(hist)
-			}
-			fmt.Fprintf(a.stdout, "%s: %d %s\n", name, len(hist), plural(len(hist), "version", "versions"))
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "VERSION\tWHEN\tEDIT\tSUMMARY\tBATCH")
-			for _, v := range hist {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, orDash(v.Summary), orDash(v.BatchID))
-			}
-			return tw.Flush()
+			return a.output(hist, func(w io.Writer) {
+				name := args[0]
+				if len(hist) > 0 {
+					name = hist[0].INCI
+				}
+				fmt.Fprintf(w, "%s: %d %s\n", name, len(hist), plural(len(hist), "version", "versions"))
+				table(w, func(tw io.Writer) {
+					fmt.Fprintln(tw, "VERSION\tWHEN\tEDIT\tSUMMARY\tBATCH")
+					for _, v := range hist {
+						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, orDash(v.Summary), orDash(v.BatchID))
+					}
+				})
+			})
 		},
 	}, text(0, "INCI", inciAllowed))
 }
@@ -461,47 +350,29 @@ operations that turn V1 into V2.`,
 		Example: "  warren tox diff EUGENOL 1 2\n  warren tox diff EUGENOL 3 1 --json",
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v1, err := toxVersionArg("V1", args[1])
-			if err != nil {
-				return err
-			}
-			v2, err := toxVersionArg("V2", args[2])
-			if err != nil {
-				return err
-			}
-			e, st, err := a.toxStore()
+			v1, _ := toxVersionArg("V1", args[1]) // checked already
+			v2, _ := toxVersionArg("V2", args[2])
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			ctx := cmd.Context()
-			from, err := toxLoad(ctx, st, args[0], v1)
-			if err != nil {
-				return err
-			}
-			to, err := toxLoad(ctx, st, from.INCI, v2)
+			d, err := e.ToxDiffVersions(cmd.Context(), args[0], v1, v2)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				ops, err := jsonpatch.Diff(from.Data, to.Data)
-				if err != nil {
-					return err
-				}
-				if ops == nil {
-					ops = jsonpatch.Patch{}
-				}
-				return a.printJSON(ops)
+				return a.printJSON(d.Ops)
 			}
-			text, err := jsonpatch.Render(from.Data, to.Data, a.terminalWidth(100))
+			text, err := jsonpatch.Render(d.From.Data, d.To.Data, a.terminalWidth(100))
 			if err != nil {
 				return err
 			}
 			if text == "" {
-				fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, from.INCI)
+				fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, d.From.INCI)
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", from.INCI, v1, from.INCI, v2, text)
+			fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", d.From.INCI, v1, d.From.INCI, v2, text)
 			return nil
 		},
 	}, text(0, "INCI", inciAllowed), versionArg(1, "V1"), versionArg(2, "V2"))
@@ -519,64 +390,45 @@ be rolled back. Outside a terminal it needs --yes.`,
 		Example: "  warren tox rollback EUGENOL --to 1\n  warren tox rollback EUGENOL --to 1 --yes --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, st, err := a.toxStore()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			ctx := cmd.Context()
-			target, err := toxLoad(ctx, st, args[0], to)
+			plan, err := e.ToxPlanRollback(cmd.Context(), args[0], to)
 			if err != nil {
 				return err
 			}
-			name := target.INCI
-			latest, err := st.Latest(ctx, name)
-			if err != nil {
-				return err
-			}
-			if latest.Version == to {
-				return fmt.Errorf("version %d is already the latest version of %s: nothing to roll back (`warren tox history %s` lists the versions)", to, name, shellQuote(name))
-			}
+			name, latest := plan.INCI, plan.Latest.Version
 			if !yes {
 				if !isTerminal(a.stdin) {
 					return usageError{fmt.Errorf("rolling %s back to version %d needs confirmation: add --yes (see the change first with `warren tox diff %s %d %d`)",
-						name, to, shellQuote(name), latest.Version, to)}
+						name, to, service.ShellQuote(name), latest, to)}
 				}
-				diff, err := jsonpatch.Render(latest.Data, target.Data, a.terminalWidth(100))
+				diff, err := jsonpatch.Render(plan.Latest.Data, plan.Target.Data, a.terminalWidth(100))
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", name, latest.Version, name, to, diff)
+				fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", name, latest, name, to, diff)
 				if diff == "" {
 					fmt.Fprintf(a.stderr, "(version %d has the same data as the latest version)\n", to)
 				}
-				fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest.Version+1)
-				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+				fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest+1)
+				if !a.confirmed() {
 					return a.fail(cmd, nil, withHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 				}
-				// The diff shown was from the latest version then: refuse if another save came since.
-				now, err := st.Latest(ctx, name)
-				if err != nil {
-					return err
-				}
-				if now.Version != latest.Version {
-					return fmt.Errorf("%s changed while you were deciding (now at version %d): nothing was saved; run the rollback again to see the new diff", name, now.Version)
-				}
 			}
-			v, err := st.Rollback(ctx, name, to, "")
+			v, err := e.ToxRollbackPlanned(cmd.Context(), plan)
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"inci": name, "to": to, "version": v})
-			}
-			fmt.Fprintf(a.stdout, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
-			return nil
+			return a.output(map[string]any{"inci": name, "to": to, "version": v}, func(w io.Writer) {
+				fmt.Fprintf(w, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
+			})
 		},
 	}, text(0, "INCI", inciAllowed), atLeast("to", &to, 1), when("to", func(cmd *cobra.Command, args []string) error {
 		if !given(cmd, "to") {
-			return fmt.Errorf("no --to: allowed is --to N, the version to roll back to; `warren tox history %s` lists them", shellQuote(args[0]))
+			return fmt.Errorf("no --to: allowed is --to N, the version to roll back to; `warren tox history %s` lists them", service.ShellQuote(args[0]))
 		}
 		return nil
 	}))

@@ -1,34 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"warren/agent"
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
+	"warren/service"
 )
 
-// toxEditor opens the workspace and the edit service over it; close the env when done.
-func (a *app) toxEditor() (*env, *toxedit.Editor, error) {
-	e, err := a.open()
-	if err != nil {
-		return nil, nil, err
-	}
-	return e, &toxedit.Editor{Gateway: e.Gateway, Profiles: &toxdb.Store{DB: e.WS.DB}, Runs: &agent.Store{DB: e.WS.DB}}, nil
-}
-
 // toxEditResult is what `warren tox edit --json` prints.
-type toxEditResult struct {
-	Proposal *toxedit.Proposal `json:"proposal"`
-	Status   string            `json:"status"` // saved, waiting, rejected, no change
-	Version  int               `json:"version,omitempty"`
-}
+type toxEditResult = service.ToxEditResult
 
 func (a *app) toxEditCommand() *cobra.Command {
 	var yes bool
@@ -57,80 +41,64 @@ array also work (docs/tox-profile.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			e, ed, err := a.toxEditor()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			p, err := ed.Propose(ctx, args[0], args[1])
+			res, err := e.ToxEdit(ctx, args[0], args[1], yes)
 			if err != nil {
 				return err
 			}
-			res := toxEditResult{Proposal: p}
-			if p.Empty() {
-				res.Status = "no change"
-				return a.printToxEdit(res)
-			}
-			if !yes && !a.jsonOut && isTerminal(a.stdin) {
-				a.printProposal(p)
+			if res.Status == service.ToxPending && !a.jsonOut && isTerminal(a.stdin) {
+				p := res.Proposal
+				a.printProposal(a.stdout, p)
 				fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, p.INCI)
-				line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-					if err := ed.Reject(ctx, p, "declined at the prompt"); err != nil {
+				if !a.confirmed() {
+					if _, err := e.ToxDecide(ctx, p, true, "declined at the prompt"); err != nil {
 						return err
 					}
 					fmt.Fprintln(a.stdout, "Not saved.")
 					return nil
 				}
-				yes = true
-				p.Diff = "" // shown already
-			}
-			if !yes {
-				res.Status = "waiting"
-				if err := a.printToxEdit(res); err != nil {
+				if res, err = e.ToxDecide(ctx, p, false, ""); err != nil {
 					return err
 				}
-				return exitError{code: exitWaiting}
+				p.Diff = "" // shown already
 			}
-			v, err := ed.Approve(ctx, p, "")
-			if err != nil {
+			if err := a.printToxEdit(res); err != nil || res.Status != service.ToxPending {
 				return err
 			}
-			res.Status, res.Version = "saved", v
-			return a.printToxEdit(res)
+			return exitError{code: exitWaiting}
 		},
 	}, text(0, "INCI", inciAllowed), text(1, "INSTRUCTION", "an instruction, a JSON payload or a correction form"))
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the proposal without asking")
 	return cmd
 }
 
-func (a *app) printProposal(p *toxedit.Proposal) {
-	fmt.Fprintf(a.stdout, "%s · %s · method %s · %d %s · base version %d\n", p.INCI, p.EditType, p.Method,
+func (a *app) printProposal(w io.Writer, p *toxedit.Proposal) {
+	fmt.Fprintf(w, "%s · %s · method %s · %d %s · base version %d\n", p.INCI, p.EditType, p.Method,
 		p.ModelCalls, plural(p.ModelCalls, "model call", "model calls"), p.BaseVersion)
 	if p.Note != "" {
-		fmt.Fprintf(a.stdout, "Note: %s\n", p.Note)
+		fmt.Fprintf(w, "Note: %s\n", p.Note)
 	}
 	if p.Summary != "" {
-		fmt.Fprintf(a.stdout, "Summary: %s\n", p.Summary)
+		fmt.Fprintf(w, "Summary: %s\n", p.Summary)
 	}
-	if p.Diff != "" {
-		fmt.Fprint(a.stdout, p.Diff)
-	}
+	fmt.Fprint(w, p.Diff)
 }
 
-func (a *app) printToxEdit(res toxEditResult) error {
-	if a.jsonOut {
-		return a.printJSON(res)
-	}
-	p := res.Proposal
-	a.printProposal(p)
-	switch res.Status {
-	case "saved":
-		fmt.Fprintf(a.stdout, "Saved %s version %d.\n", p.INCI, res.Version)
-	case "waiting":
-		fmt.Fprintf(a.stdout, "Proposal %s waits for approval: `warren tox approve %s`, or the Toxicology tab of the workbench.\n", p.ID, p.ID)
-	}
-	return nil
+func (a *app) printToxEdit(res *toxEditResult) error {
+	return a.output(res, func(w io.Writer) {
+		p := res.Proposal
+		a.printProposal(w, p)
+		switch res.Status {
+		case service.ToxSaved:
+			fmt.Fprintf(w, "Saved %s version %d.\n", p.INCI, res.Version)
+		case service.ToxPending:
+			fmt.Fprintf(w, "Proposal %s waits for approval: `warren tox approve %s`, or the Toxicology tab of the workbench.\n", p.ID, p.ID)
+		}
+	})
 }
 
 // toxApproveCommand approves (or rejects) a proposal made earlier, e.g. by `tox edit` without
@@ -148,29 +116,20 @@ saved: propose the edit again. --reject records the rejection and its reason ins
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			e, ed, err := a.toxEditor()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
-			p, waiting, err := ed.Load(ctx, args[0])
+			note := summary
+			if given(cmd, "reject") {
+				note = reject
+			}
+			res, err := e.ToxDecideRun(ctx, args[0], given(cmd, "reject"), note)
 			if err != nil {
 				return err
 			}
-			if !waiting {
-				return fmt.Errorf("edit %s is not waiting for approval", args[0])
-			}
-			if cmd.Flags().Changed("reject") {
-				if err := ed.Reject(ctx, p, reject); err != nil {
-					return err
-				}
-				return a.printToxEdit(toxEditResult{Proposal: p, Status: "rejected"})
-			}
-			v, err := ed.Approve(ctx, p, summary)
-			if err != nil {
-				return err
-			}
-			return a.printToxEdit(toxEditResult{Proposal: p, Status: "saved", Version: v})
+			return a.printToxEdit(res)
 		},
 	}, text(0, "RUN", "the run ID of a waiting proposal"), when("reject", func(cmd *cobra.Command, args []string) error {
 		switch {
@@ -207,35 +166,29 @@ with ` + "`warren tox approve RUN`" + `). Progress goes to stderr, a results tab
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("couldn't read the batch: %w", err)
-			}
-			defer f.Close()
-			e, ed, err := a.toxEditor()
+			e, err := a.open()
 			if err != nil {
 				return err
 			}
 			defer e.Close()
 			bar := newProgressLine(a.stderr)
-			res, err := ed.BatchWith(ctx, f, toxedit.BatchOptions{Yes: yes, Progress: func(done, total int) {
+			res, err := e.ToxBatch(ctx, args[0], yes, func(done, total int) {
 				bar.draw(fmt.Sprintf("%d/%d lines", done, total))
-			}})
+			})
 			bar.done()
 			if err != nil && res == nil {
 				return err
 			}
-			if !a.jsonOut {
-				a.printBatch(res)
-			}
 			if err == nil {
 				err = batchOutcome(res)
 			}
+			if !a.jsonOut {
+				a.printBatch(res)
+			} else if err == nil {
+				return a.printJSON(res)
+			}
 			if err != nil {
 				return a.fail(cmd, res, err)
-			}
-			if a.jsonOut {
-				return a.printJSON(res)
 			}
 			return nil
 		},
@@ -258,22 +211,22 @@ func batchOutcome(res *toxedit.BatchResult) error {
 }
 
 func (a *app) printBatch(res *toxedit.BatchResult) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LINE\tINCI\tEDIT TYPE\tSTATUS\tVERSION\tRUN / ERROR")
-	for _, l := range res.Lines {
-		detail := l.Error
-		if l.Status == toxedit.StatusProposed && l.Proposal != nil {
-			detail = l.Proposal.ID
-		} else if l.Status == toxedit.StatusApplied {
-			detail = l.Proposal.Summary
+	table(a.stdout, func(tw io.Writer) {
+		fmt.Fprintln(tw, "LINE\tINCI\tEDIT TYPE\tSTATUS\tVERSION\tRUN / ERROR")
+		for _, l := range res.Lines {
+			detail := l.Error
+			if l.Status == toxedit.StatusProposed && l.Proposal != nil {
+				detail = l.Proposal.ID
+			} else if l.Status == toxedit.StatusApplied {
+				detail = l.Proposal.Summary
+			}
+			version := "-"
+			if l.Version > 0 {
+				version = fmt.Sprint(l.Version)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, orDash(l.INCI), orDash(string(l.EditType)), l.Status, version, detail)
 		}
-		version := "-"
-		if l.Version > 0 {
-			version = fmt.Sprint(l.Version)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, orDash(l.INCI), orDash(string(l.EditType)), l.Status, version, detail)
-	}
-	tw.Flush()
+	})
 	fmt.Fprintf(a.stdout, "Batch %s: %d applied, %d proposed, %d without change, %d failed.\n",
 		res.ID, res.Applied, res.Proposed, res.NoChange, res.Failed)
 	if res.Proposed > 0 {

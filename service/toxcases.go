@@ -1,0 +1,350 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"warren/agent/toxedit"
+	"warren/kb/toxdb"
+	"warren/kb/toxdb/jsonpatch"
+)
+
+// The toxicology use cases of the CLI: profiles found by a forgiving name, imports, diffs,
+// rollbacks, edits decided by run, batches. The workbench shares the simpler ones (tox.go,
+// workbench.go).
+
+// ToxUnknownError says that no profile has a name; it tells how to find the names and suggests
+// one that differs only by case or spacing.
+type ToxUnknownError struct {
+	INCI       string // the name asked for
+	Profiles   int    // how many profiles the workspace has
+	Suggestion string // a stored name with the same letters and digits, or ""
+}
+
+func (e *ToxUnknownError) Error() string {
+	switch {
+	case e.Profiles == 0:
+		return fmt.Sprintf("no toxicology profile %q: the workspace has no profiles yet; import some with `warren tox import FILE`", e.INCI)
+	case e.Suggestion != "":
+		return fmt.Sprintf("no toxicology profile %q: did you mean %q? (`warren tox list` shows every name)", e.INCI, e.Suggestion)
+	}
+	return fmt.Sprintf("no toxicology profile %q: `warren tox list` shows the %d profile names", e.INCI, e.Profiles)
+}
+
+// Is makes errors.Is(err, toxdb.ErrNoProfile) true.
+func (e *ToxUnknownError) Is(target error) bool { return target == toxdb.ErrNoProfile }
+
+// ToxNameKey is the form of an INCI name that suggestions compare: upper case, without spaces,
+// hyphens and other separators.
+func ToxNameKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '-' || r == '_' || r == '.' || r == ',' {
+			return -1
+		}
+		return unicode.ToUpper(r)
+	}, s)
+}
+
+// toxLatest loads the latest version of the profile named inci (case-insensitively); for an
+// unknown name the error is a *ToxUnknownError.
+func (s *Service) toxLatest(ctx context.Context, inci string) (toxdb.ProfileVersion, error) {
+	st := s.ToxStore()
+	v, err := st.Latest(ctx, inci)
+	if !errors.Is(err, toxdb.ErrNoProfile) {
+		return v, err
+	}
+	list, err := st.List(ctx)
+	if err != nil {
+		return v, err
+	}
+	unknown := &ToxUnknownError{INCI: inci, Profiles: len(list)}
+	want := ToxNameKey(inci)
+	for _, p := range list {
+		if ToxNameKey(p.INCI) == want {
+			unknown.Suggestion = p.INCI
+			break
+		}
+	}
+	return v, unknown
+}
+
+// ToxResolve returns the stored name of the profile named inci (case-insensitively); for an
+// unknown name the error is a *ToxUnknownError.
+func (s *Service) ToxResolve(ctx context.Context, inci string) (string, error) {
+	v, err := s.toxLatest(ctx, inci)
+	return v.INCI, err
+}
+
+// ToxProfile loads version n of the profile named inci (case-insensitively); version 0 is the
+// latest. An unknown name gives a *ToxUnknownError, an unknown version an error that wraps
+// toxdb.ErrNoVersion and names the way to the versions.
+func (s *Service) ToxProfile(ctx context.Context, inci string, n int) (toxdb.ProfileVersion, error) {
+	latest, err := s.toxLatest(ctx, inci)
+	if err != nil || n == 0 {
+		return latest, err
+	}
+	v, err := s.ToxStore().Version(ctx, latest.INCI, n)
+	if errors.Is(err, toxdb.ErrNoVersion) {
+		return v, fmt.Errorf("%w; `warren tox history %s` lists them", err, ShellQuote(latest.INCI))
+	}
+	return v, err
+}
+
+// ToxHistory lists the versions of the profile named inci (case-insensitively), newest first.
+func (s *Service) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+	name, err := s.ToxResolve(ctx, inci)
+	if err != nil {
+		return nil, err
+	}
+	return s.ToxStore().History(ctx, name)
+}
+
+// ToxShown is one version of a profile and the number of the latest one.
+type ToxShown struct {
+	toxdb.ProfileVersion
+	Latest int
+}
+
+// ToxShow loads version n of a profile (0: the latest) with the latest version's number.
+func (s *Service) ToxShow(ctx context.Context, inci string, n int) (*ToxShown, error) {
+	v, err := s.ToxProfile(ctx, inci, n)
+	if err != nil {
+		return nil, err
+	}
+	latest, err := s.ToxStore().Latest(ctx, v.INCI)
+	if err != nil {
+		return nil, err
+	}
+	return &ToxShown{v, latest.Version}, nil
+}
+
+// ShellQuote quotes an INCI name for a command line shown in a message.
+func ShellQuote(s string) string {
+	if strings.ContainsAny(s, " '\"\\$`!*?()[]{};&|<>#~") {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return s
+}
+
+// ToxImported is what an import did: how many profiles were new, updated or unchanged, and
+// each one's status and version. The fields are in alphabetical order, as the CLI has always
+// printed them.
+type ToxImported struct {
+	File      string               `json:"file"`
+	New       int                  `json:"new"`
+	Profiles  int                  `json:"profiles"`
+	Results   []toxdb.ImportResult `json:"results"`
+	Unchanged int                  `json:"unchanged"`
+	Updated   int                  `json:"updated"`
+}
+
+// ToxBadRecord is one bad record of a refused import.
+type ToxBadRecord struct {
+	Where string `json:"where,omitempty"`
+	Error string `json:"error"`
+}
+
+// ToxImportFailure refuses a file with bad records, each listed; nothing of it was imported.
+type ToxImportFailure struct {
+	Errors   []ToxBadRecord `json:"errors"`
+	File     string         `json:"file"`
+	Imported bool           `json:"imported"` // always false
+	err      *toxdb.ImportError
+}
+
+func (f *ToxImportFailure) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "couldn't import %s (nothing was imported): ", f.File)
+	if len(f.Errors) > 1 {
+		fmt.Fprintf(&b, "%d bad records:", len(f.Errors))
+	}
+	for _, r := range f.Errors {
+		if len(f.Errors) > 1 {
+			b.WriteString("\n  ")
+		}
+		if r.Where != "" {
+			b.WriteString(r.Where + ": ")
+		}
+		b.WriteString(r.Error)
+	}
+	return b.String()
+}
+
+// Unwrap returns the store's *toxdb.ImportError.
+func (f *ToxImportFailure) Unwrap() error { return f.err }
+
+// ToxImport imports the profiles of a .json file (whole profiles) or any other file as CSV (NOAEL
+// rows). A file with bad records imports nothing and gives a *ToxImportFailure.
+func (s *Service) ToxImport(ctx context.Context, path string) (*ToxImported, error) {
+	st := s.ToxStore()
+	var results []toxdb.ImportResult
+	var err error
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		results, err = st.ImportJSON(ctx, path)
+	} else {
+		results, err = st.ImportCSV(ctx, path)
+	}
+	if ie := (*toxdb.ImportError)(nil); errors.As(err, &ie) {
+		f := &ToxImportFailure{File: ie.File, Errors: make([]ToxBadRecord, len(ie.Records)), err: ie}
+		for i, r := range ie.Records {
+			f.Errors[i] = ToxBadRecord{r.Where, r.Err.Error()}
+		}
+		return nil, f
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &ToxImported{File: path, Profiles: len(results), Results: results}
+	if out.Results == nil {
+		out.Results = []toxdb.ImportResult{}
+	}
+	for _, r := range results {
+		switch r.Status {
+		case toxdb.ImportNew:
+			out.New++
+		case toxdb.ImportUpdated:
+			out.Updated++
+		case toxdb.ImportUnchanged:
+			out.Unchanged++
+		}
+	}
+	return out, nil
+}
+
+// ToxDiff is what changed between two versions of a profile.
+type ToxDiff struct {
+	From, To toxdb.ProfileVersion
+	Ops      jsonpatch.Patch // the RFC 6902 operations that turn From into To ([] when equal)
+}
+
+// ToxDiffVersions compares versions v1 and v2 of the profile named inci.
+func (s *Service) ToxDiffVersions(ctx context.Context, inci string, v1, v2 int) (*ToxDiff, error) {
+	from, err := s.ToxProfile(ctx, inci, v1)
+	if err != nil {
+		return nil, err
+	}
+	to, err := s.ToxProfile(ctx, from.INCI, v2)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := jsonpatch.Diff(from.Data, to.Data)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't compare versions %d and %d of %s: %w", v1, v2, from.INCI, err)
+	}
+	if ops == nil {
+		ops = jsonpatch.Patch{}
+	}
+	return &ToxDiff{From: from, To: to, Ops: ops}, nil
+}
+
+// ToxRollbackPlan is a rollback about to be made: the version to restore and the latest
+// version, which the restored data will follow.
+type ToxRollbackPlan struct {
+	INCI           string
+	Target, Latest toxdb.ProfileVersion
+}
+
+// ToxPlanRollback prepares the rollback of the profile named inci to version to; rolling back
+// to the latest version is refused.
+func (s *Service) ToxPlanRollback(ctx context.Context, inci string, to int) (*ToxRollbackPlan, error) {
+	target, err := s.ToxProfile(ctx, inci, to)
+	if err != nil {
+		return nil, err
+	}
+	name := target.INCI
+	latest, err := s.ToxStore().Latest(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if latest.Version == to {
+		return nil, fmt.Errorf("version %d is already the latest version of %s: nothing to roll back (`warren tox history %s` lists the versions)", to, name, ShellQuote(name))
+	}
+	return &ToxRollbackPlan{INCI: name, Target: target, Latest: latest}, nil
+}
+
+// ToxRollbackPlanned saves a planned rollback as a new version and returns its number; when
+// another version was saved since the plan, nothing is saved.
+func (s *Service) ToxRollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
+	now, err := s.ToxStore().Latest(ctx, p.INCI)
+	if err != nil {
+		return 0, err
+	}
+	if now.Version != p.Latest.Version {
+		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d): nothing was saved; run the rollback again to see the new diff", p.INCI, now.Version)
+	}
+	return s.ToxRollback(ctx, p.INCI, p.Target.Version, "")
+}
+
+// What became of an edit (ToxEditResult.Status).
+const (
+	ToxSaved    = "saved"
+	ToxPending  = "waiting"
+	ToxRejected = "rejected"
+	ToxNoChange = "no change"
+)
+
+// ToxEditResult is an edit's proposal and what became of it.
+type ToxEditResult struct {
+	Proposal *toxedit.Proposal `json:"proposal"`
+	Status   string            `json:"status"` // ToxSaved, ToxPending, ToxRejected or ToxNoChange
+	Version  int               `json:"version,omitempty"`
+}
+
+// ToxEdit proposes an edit of the profile inci from an instruction, a JSON payload or a form;
+// with approve it is saved at once, else it waits for a decision (ToxDecide, ToxDecideRun).
+func (s *Service) ToxEdit(ctx context.Context, inci, input string, approve bool) (*ToxEditResult, error) {
+	p, err := s.ToxPropose(ctx, inci, input)
+	switch {
+	case err != nil:
+		return nil, err
+	case p.Empty():
+		return &ToxEditResult{Proposal: p, Status: ToxNoChange}, nil
+	case !approve:
+		return &ToxEditResult{Proposal: p, Status: ToxPending}, nil
+	}
+	return s.ToxDecide(ctx, p, false, "")
+}
+
+// ToxDecide approves a proposal, saving it with the summary note (default: the proposal's), or
+// with reject turns it down, recording note as the reason.
+func (s *Service) ToxDecide(ctx context.Context, p *toxedit.Proposal, reject bool, note string) (*ToxEditResult, error) {
+	if reject {
+		if err := s.ToxReject(ctx, p, note); err != nil {
+			return nil, err
+		}
+		return &ToxEditResult{Proposal: p, Status: ToxRejected}, nil
+	}
+	v, err := s.ToxApprove(ctx, p, note)
+	if err != nil {
+		return nil, err
+	}
+	return &ToxEditResult{Proposal: p, Status: ToxSaved, Version: v}, nil
+}
+
+// ToxDecideRun decides the proposal that the edit run left waiting (see ToxDecide).
+func (s *Service) ToxDecideRun(ctx context.Context, run string, reject bool, note string) (*ToxEditResult, error) {
+	p, waiting, err := s.ToxEditor().Load(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	if !waiting {
+		return nil, fmt.Errorf("edit %s is not waiting for approval", run)
+	}
+	return s.ToxDecide(ctx, p, reject, note)
+}
+
+// ToxBatch proposes the edits of a JSONL file (toxedit.Editor.BatchWith); with yes the edits
+// that need no model are saved at once. A failing line is in the result, not an error.
+func (s *Service) ToxBatch(ctx context.Context, path string, yes bool, progress func(done, total int)) (*toxedit.BatchResult, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the batch: %w", err)
+	}
+	defer f.Close()
+	return s.ToxEditor().BatchWith(ctx, f, toxedit.BatchOptions{Yes: yes, Progress: progress})
+}
