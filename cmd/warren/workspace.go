@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"os/user"
 	"syscall"
 	"warren/service"
 
@@ -22,6 +23,9 @@ func (a *app) open() (*env, error) {
 func (a *app) owner() string {
 	if u := a.getenv("USER"); u != "" {
 		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
 	}
 	return "analyst"
 }
