@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"warren/agent"
 	"warren/agent/research"
 	"warren/internal/atomicfile"
-	"warren/kb"
 	"warren/llm"
 	"warren/retrieval"
 )
@@ -95,6 +93,6 @@ func (s *Service) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, er
 
 // ExportReport writes a run's report as Markdown into the workspace's exports folder.
 func (s *Service) ExportReport(run, markdown string) (string, error) {
-	path := filepath.Join(s.WS.Dir, kb.ExportsDir, "research-"+run+".md")
+	path := s.reportPath(run, "")
 	return path, atomicfile.WriteFile(path, []byte(markdown), 0o644)
 }

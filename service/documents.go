@@ -1,0 +1,178 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"warren/kb"
+	"warren/registry"
+	"warren/retrieval"
+)
+
+// UnknownCollectionError names a collection the knowledge base does not have, with the ones
+// it has (none when nothing was ingested yet).
+type UnknownCollectionError struct {
+	Name string
+	Have []string
+}
+
+func (e *UnknownCollectionError) Error() string {
+	if len(e.Have) == 0 {
+		return fmt.Sprintf("no collection %q: the knowledge base has no collections yet", e.Name)
+	}
+	return fmt.Sprintf("no collection %q in the knowledge base; there are %s", e.Name, strings.Join(e.Have, ", "))
+}
+
+// CheckCollections refuses names the knowledge base has no collection for with an
+// *UnknownCollectionError.
+func (s *Service) CheckCollections(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	cols, err := s.Store.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	var all []string
+	for _, c := range cols {
+		have[c.Name] = true
+		all = append(all, c.Name)
+	}
+	for _, n := range names {
+		if !have[n] {
+			return &UnknownCollectionError{Name: n, Have: all}
+		}
+	}
+	return nil
+}
+
+// Listing is the knowledge base's collections and documents.
+type Listing struct {
+	Collections []kb.CollectionInfo `json:"collections"`
+	Documents   []kb.DocInfo        `json:"documents"`
+}
+
+// List lists the collections and their documents; a collection given narrows both to it
+// (one the knowledge base lacks is an *UnknownCollectionError).
+func (s *Service) List(ctx context.Context, collection string) (Listing, error) {
+	if collection != "" {
+		if err := s.CheckCollections(ctx, []string{collection}); err != nil {
+			return Listing{}, err
+		}
+	}
+	cols, err := s.Store.Collections(ctx)
+	if err != nil {
+		return Listing{}, err
+	}
+	docs, err := s.Store.Documents(ctx, collection)
+	if err != nil {
+		return Listing{}, err
+	}
+	if collection != "" {
+		var only []kb.CollectionInfo
+		for _, c := range cols {
+			if c.Name == collection {
+				only = append(only, c)
+			}
+		}
+		cols = only
+	}
+	return Listing{Collections: cols, Documents: docs}, nil
+}
+
+// RemoveDocuments removes documents named as FindDocument understands them, with their
+// chunks and vectors, and returns their IDs; their registry entries stay, so a later ingest
+// can bring them back. It stops at the first name that finds no single document; the vectors
+// of the documents removed before it are saved all the same.
+func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string, error) {
+	var removed []string
+	var err error
+	for _, name := range names {
+		var id string
+		if id, err = s.FindDocument(ctx, name); err != nil {
+			break
+		}
+		if _, err = s.Store.RemoveDocument(ctx, id); err != nil {
+			break
+		}
+		removed = append(removed, id)
+	}
+	if serr := s.Store.SaveVectors(ctx); err == nil {
+		err = serr
+	}
+	return removed, err
+}
+
+// FindDocument turns what an analyst typed into a stored document ID: the ID itself, or else
+// a registry name (synonym, title) or the file or folder name, with or without a known
+// extension. When these point at different documents the name is ambiguous and says so.
+func (s *Service) FindDocument(ctx context.Context, name string) (string, error) {
+	docs, err := s.Store.Documents(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	candidates := map[string]bool{}
+	for _, d := range docs {
+		if d.ID == name {
+			return d.ID, nil
+		}
+		base := filepath.Base(d.ID)
+		if strings.EqualFold(base, name) || strings.EqualFold(trimKnownExt(base), name) {
+			candidates[d.ID] = true
+		}
+	}
+	reg, err := s.Registry()
+	if err != nil {
+		return "", err
+	}
+	if m, ok := registry.NewResolver(reg).Resolve(name, ""); ok && m.Method == registry.MethodExact {
+		for _, d := range docs {
+			if d.ID == m.Doc.Path {
+				candidates[d.ID] = true
+			}
+		}
+	}
+	ids := make([]string, 0, len(candidates))
+	for id := range candidates {
+		ids = append(ids, id)
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("no document %q in the knowledge base: `warren kb list` shows what is there", name)
+	case 1:
+		return ids[0], nil
+	}
+	sort.Strings(ids)
+	return "", fmt.Errorf("%q could mean %s: give the full document path", name, strings.Join(ids, " or "))
+}
+
+// trimKnownExt drops a file extension warren reads, so "rfc6902" names rfc6902.txt but "12"
+// does not name the folder 12.BImSchV.
+func trimKnownExt(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".md", ".markdown", ".txt", ".text", ".pdf", ".html", ".htm":
+		return strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	return name
+}
+
+// SearchIn ranks passages for a query within req.Scope, the document given by any name
+// FindDocument understands (doc, when not empty). The scope's collections must exist: one
+// that does not is an *UnknownCollectionError.
+func (s *Service) SearchIn(ctx context.Context, req retrieval.Request, doc string) ([]retrieval.Result, error) {
+	if err := s.CheckCollections(ctx, req.Scope.Collections); err != nil {
+		return nil, err
+	}
+	if doc != "" {
+		id, err := s.FindDocument(ctx, doc)
+		if err != nil {
+			return nil, err
+		}
+		req.Scope.Doc = id
+	}
+	return s.Search(ctx, req)
+}

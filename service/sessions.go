@@ -1,0 +1,70 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/llm"
+)
+
+// Sessions lists every saved run, of every graph (research, gas fills, edits), newest first.
+func (s *Service) Sessions(ctx context.Context) ([]agent.RunInfo, error) {
+	return s.RunStore().Runs(ctx)
+}
+
+// Session is one saved run: where it stands, its trail of steps, its ledger and usage, and
+// (not in its JSON) its research state with its references counted by state.
+type Session struct {
+	Checkpoint agent.Checkpoint   `json:"checkpoint"`
+	Ledger     []llm.LedgerEntry  `json:"ledger"`
+	Steps      []agent.Checkpoint `json:"steps"`
+	Usage      llm.Usage          `json:"usage"`
+	State      research.State     `json:"-"`
+	References map[string]int     `json:"-"`
+}
+
+// Session loads a saved run; a run that is not there is an error wrapping agent.ErrNoRun.
+func (s *Service) Session(ctx context.Context, run string) (Session, error) {
+	store := s.RunStore()
+	latest, err := store.Latest(ctx, run)
+	if err != nil {
+		return Session{}, err
+	}
+	sess := Session{Checkpoint: latest}
+	// The trail is shown as far as it can be read: a run of another graph has no research
+	// state, and its ledger may be empty.
+	sess.Steps, _ = store.Checkpoints(ctx, run)
+	sess.Ledger, _ = store.Ledger(ctx, run)
+	sess.Usage, _ = store.Usage(ctx, run)
+	json.Unmarshal(latest.State, &sess.State)
+	sess.References = ReferenceStates(&sess.State)
+	return sess, nil
+}
+
+// ReferenceStates counts a run's references by state (followed, skipped, unresolved).
+func ReferenceStates(st *research.State) map[string]int {
+	counts := map[string]int{}
+	for _, r := range st.References {
+		counts[r.State]++
+	}
+	return counts
+}
+
+// RemoveRuns removes saved runs with their checkpoints, ledger and call journal, stopping at
+// the first run that is not there.
+func (s *Service) RemoveRuns(ctx context.Context, runs []string) error {
+	store := s.RunStore()
+	for _, run := range runs {
+		ok, err := store.DeleteRun(ctx, run)
+		if err != nil {
+			return fmt.Errorf("couldn't remove run %s: %w", run, err)
+		}
+		if !ok {
+			return fmt.Errorf("no run %q: `warren sessions list` shows the runs there are", run)
+		}
+	}
+	return nil
+}
