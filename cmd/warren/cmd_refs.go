@@ -18,7 +18,8 @@ func (a *app) refsCommand() *cobra.Command {
 		Example: `  warren refs detect "nach § 5 des Arbeitsschutzgesetzes"
   warren refs resolve --from GefStoffV --section "§ 6" "nach § 5 des Arbeitsschutzgesetzes" --json`,
 	}
-	var detector string
+	var detector, from, section string
+	note := func(s string) { fmt.Fprintln(a.stderr, "note:", s) }
 	detect := &cobra.Command{
 		Use:   "detect TEXT",
 		Short: "List the references in a text (TEXT may be - for standard input)",
@@ -34,13 +35,17 @@ func (a *app) refsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			found, err := a.detect(cmd, detector, text)
-			if err != nil {
-				return err
+			found := refs.DetectRegex(text) // the regex needs no workspace
+			if detector != retrieval.DetectorRegex {
+				err = a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
+					ctx, stop := interruptible(cmd)
+					defer stop()
+					found, err = e.DetectReferences(ctx, detector, text, note)
+					return err
+				})(cmd, args)
 			}
-			if a.jsonOut {
-				found = emptyIfNil(found)
-				return a.printJSON(found)
+			if err != nil || a.jsonOut {
+				return a.resultJSON(emptyIfNil(found), err)
 			}
 			if len(found) == 0 {
 				fmt.Fprintln(a.stdout, "No references found.")
@@ -55,7 +60,6 @@ func (a *app) refsCommand() *cobra.Command {
 			return nil
 		},
 	}
-	var from, section string
 	resolve := &cobra.Command{
 		Use:   "resolve TEXT",
 		Short: "Resolve the references in a text to documents, sections and chunks",
@@ -72,53 +76,26 @@ section the document lacks ends unresolved with the reason; nothing is guessed.
 			if err != nil {
 				return err
 			}
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			origin := retrieval.Origin{Section: section, Context: text}
-			if from != "" {
-				if origin.Doc, err = findDocument(ctx, e, from); err != nil {
-					return err
+			return a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
+				ctx, stop := interruptible(cmd)
+				defer stop()
+				results, err := e.ResolveReferences(ctx, detector, text, from, section, note)
+				if err != nil || a.jsonOut {
+					return a.resultJSON(results, err)
 				}
-			}
-			found, err := retrieval.Detect(ctx, detector, e.Gateway, text)
-			if err != nil && len(found) == 0 {
-				return err
-			} else if err != nil {
-				fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
-			}
-			reg, err := e.Registry()
-			if err != nil {
-				return err
-			}
-			r := retrieval.NewResolver(e.Store, reg, &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway})
-			results := make([]retrieval.Resolved, 0, len(found))
-			for _, ref := range found {
-				results = append(results, r.Resolve(ctx, ref, origin))
-			}
-			if a.jsonOut {
-				return a.printJSON(results)
-			}
-			if len(results) == 0 {
-				fmt.Fprintln(a.stdout, "No references found.")
-			}
-			for _, res := range results {
-				fmt.Fprintf(a.stdout, "«%s» ", res.OriginalText)
-				if res.Resolved == nil {
-					fmt.Fprintf(a.stdout, "→ unresolved: %s\n", res.Reason)
-					continue
+				if len(results) == 0 {
+					fmt.Fprintln(a.stdout, "No references found.")
 				}
-				where := res.Resolved.Doc
-				if res.Resolved.Section != "" {
-					where += " " + res.Resolved.Section
+				for _, res := range results {
+					fmt.Fprintf(a.stdout, "«%s» ", res.OriginalText)
+					if res.Resolved == nil {
+						fmt.Fprintf(a.stdout, "→ unresolved: %s\n", res.Reason)
+						continue
+					}
+					fmt.Fprintf(a.stdout, "→ %s (%s; %s)\n", docSection(res.Resolved.Doc, res.Resolved.Section), res.Resolved.Method, strings.Join(res.Resolved.ChunkIDs, ", "))
 				}
-				fmt.Fprintf(a.stdout, "→ %s (%s; %s)\n", where, res.Resolved.Method, strings.Join(res.Resolved.ChunkIDs, ", "))
-			}
-			return nil
+				return nil
+			})(cmd, args)
 		},
 	}
 	for _, c := range []*cobra.Command{detect, resolve} {
@@ -130,26 +107,6 @@ section the document lacks ends unresolved with the reason; nothing is guessed.
 	resolve.Flags().StringVar(&section, "section", "", "the section the text comes from")
 	cmd.AddCommand(detect, resolve)
 	return cmd
-}
-
-// detect runs a detector, opening the workspace only when the model is needed.
-func (a *app) detect(cmd *cobra.Command, detector, text string) ([]refs.Reference, error) {
-	if detector == retrieval.DetectorRegex || detector == "" {
-		return refs.DetectRegex(text), nil
-	}
-	e, err := a.open()
-	if err != nil {
-		return nil, err
-	}
-	defer e.Close()
-	ctx, stop := interruptible(cmd)
-	defer stop()
-	found, err := retrieval.Detect(ctx, detector, e.Gateway, text)
-	if err != nil && len(found) > 0 {
-		fmt.Fprintln(a.stderr, "note: only the regex references are shown:", err)
-		return found, nil
-	}
-	return found, err
 }
 
 // textArg reads "-" as standard input.

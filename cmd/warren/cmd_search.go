@@ -31,46 +31,25 @@ collections were built with the built-in embedder.`,
 			if err != nil {
 				return usageError{err}
 			}
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			scope := kb.Scope{Section: section}
-			if collection != "" {
-				scope.Collections = splitList(collection)
-				if err := checkCollections(ctx, e, "collection", collection, scope.Collections); err != nil {
-					return err
+			return a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
+				ctx, stop := interruptible(cmd)
+				defer stop()
+				scope := kb.Scope{Section: section}
+				if collection != "" {
+					scope.Collections = splitList(collection)
 				}
-			}
-			if doc != "" {
-				if scope.Doc, err = findDocument(ctx, e, doc); err != nil {
-					return err
+				results, err := e.SearchIn(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: m, Language: lang}, doc)
+				if err != nil || a.jsonOut {
+					return a.resultJSON(emptyIfNil(results), collectionUsage(err, "collection", collection))
 				}
-			}
-			s := &retrieval.Searcher{Store: e.Store, Gateway: e.Gateway}
-			results, err := s.Search(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: m, Language: lang})
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				results = emptyIfNil(results)
-				return a.printJSON(results)
-			}
-			if len(results) == 0 {
-				fmt.Fprintln(a.stdout, "No matching passages.")
+				if len(results) == 0 {
+					fmt.Fprintln(a.stdout, "No matching passages.")
+				}
+				for i, r := range results {
+					fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, docSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, snippet(r.Text, 220))
+				}
 				return nil
-			}
-			for i, r := range results {
-				where := r.Doc
-				if r.Section != "" {
-					where += " " + r.Section
-				}
-				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, where, r.Heading, r.Collection, r.Score, snippet(r.Text, 220))
-			}
-			return nil
+			})(cmd, args)
 		},
 	},
 		text(0, "QUERY", "a query with words to search for"),
@@ -98,6 +77,14 @@ collections were built with the built-in embedder.`,
 	f.StringVar(&mode, "mode", "hybrid", "hybrid, dense or lexical")
 	f.StringVar(&lang, "lang", "", "query language for stemming: de, en (default: both)")
 	return cmd
+}
+
+// docSection names a place: the document, and the section in it when there is one.
+func docSection(doc, section string) string {
+	if section != "" {
+		return doc + " " + section
+	}
+	return doc
 }
 
 func snippet(text string, n int) string {
