@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"warren/agent"
@@ -42,9 +43,10 @@ func GasFillRun(fill int64) string { return fmt.Sprintf("gasfill-%d", fill) }
 // runs as a job on the graph runtime, one checkpointed step per row: each finished row is
 // saved at once, its model calls go into the workspace ledger under the run id and its events
 // to sink (which may be nil). Cancelling ctx cancels the job; finished rows stay saved and
-// ResumeGasFill goes on with the rest.
+// ResumeGasFill goes on with the rest. The table is the one ResolveGasTable names, and it must
+// have every row asked for (a *GasRowError names the first it has not).
 func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink agent.Sink) (GasFillResult, error) {
-	t, err := s.GasStore().LoadTable(ctx, table)
+	t, err := s.LoadGasTable(ctx, table, rows...)
 	if err != nil {
 		return GasFillResult{}, err
 	}
@@ -61,6 +63,7 @@ func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, ti
 			ids = append(ids, r.ID)
 		}
 	}
+	table = t.Name
 	fill, err := s.GasStore().StartFill(ctx, table, rows, tiers)
 	if err != nil {
 		return GasFillResult{}, err
@@ -259,4 +262,80 @@ func remainingRows(t *hmis.Table, last hmis.Fill) []int {
 		}
 	}
 	return out
+}
+
+// GasFillSummary is what one call of a fill did, in numbers and row by row.
+type GasFillSummary struct {
+	Table       string              `json:"table"`
+	Rows        int                 `json:"rows"`
+	Filled      int                 `json:"filled"`
+	Review      int                 `json:"review"`
+	CallsMedian float64             `json:"calls_per_row_median"`
+	CallsMax    int                 `json:"calls_per_row_max"`
+	NotGrounded []string            `json:"not_grounded,omitempty"`
+	Failed      int                 `json:"failed,omitempty"`
+	Results     []gasfill.RowResult `json:"results"`
+	Interrupted bool                `json:"interrupted,omitempty"`
+	LedgerRun   string              `json:"ledger_run"` // the fill's model calls in the workspace ledger
+}
+
+// Summary counts the rows worked, the cells filled and those left for review, the model
+// calls per row (median and maximum), the rows that could not be grounded and those that
+// failed. A row never started (the fill was cancelled first) does not count.
+func (r GasFillResult) Summary() GasFillSummary {
+	sum := GasFillSummary{Table: r.Table, Results: r.Results, LedgerRun: r.Run}
+	var calls []int
+	for _, row := range r.Results {
+		if row.Name == "" && row.Row == 0 {
+			continue
+		}
+		sum.Rows++
+		calls = append(calls, row.Calls)
+		sum.CallsMax = max(sum.CallsMax, row.Calls)
+		for _, c := range row.Changes {
+			sum.Filled++
+			if c.After.Status == hmis.StatusReview {
+				sum.Review++
+			}
+		}
+		if row.Err != "" {
+			sum.Failed++
+			continue
+		}
+		if !row.Grounded {
+			name := row.Name
+			if strings.TrimSpace(name) == "" {
+				name = fmt.Sprintf("row %d", row.Row)
+			}
+			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", name, row.Identity))
+		}
+	}
+	slices.Sort(calls)
+	if n := len(calls); n > 0 {
+		sum.CallsMedian = float64(calls[n/2])
+		if n%2 == 0 {
+			sum.CallsMedian = float64(calls[n/2-1]+calls[n/2]) / 2
+		}
+	}
+	return sum
+}
+
+// FirstFailure is the first row that failed, if any did.
+func (s GasFillSummary) FirstFailure() (gasfill.RowResult, bool) {
+	for _, r := range s.Results {
+		if r.Err != "" {
+			return r, true
+		}
+	}
+	return gasfill.RowResult{}, false
+}
+
+// GasFillProgress reads a fill's progress from one of its events: once a row is worked, the
+// rows done, their total and the name of the row just worked.
+func GasFillProgress(ev agent.Event) (done, total int, name string, ok bool) {
+	var s gasfill.State
+	if ev.Kind != agent.EventNodeFinished || json.Unmarshal(ev.State, &s) != nil || len(s.Results) == 0 {
+		return 0, 0, "", false
+	}
+	return s.Next, len(s.Rows), s.Results[len(s.Results)-1].Name, true
 }

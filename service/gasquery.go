@@ -27,9 +27,10 @@ func (s *Service) GasStore() *hmis.Store { return &hmis.Store{DB: s.WS.DB} }
 
 // GasQuery answers a question over a table: the model writes a filter expression (or the
 // analyst gave one), it is compiled against the table's typed schema, then run over its rows.
-// The model's calls are kept in the ledger under their own run.
+// The model's calls are kept in the ledger under their own run. The table is the one
+// ResolveGasTable names.
 func (s *Service) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
-	t, err := s.GasStore().LoadTable(ctx, table)
+	t, err := s.LoadGasTable(ctx, table)
 	if err != nil {
 		return GasQueryResult{}, err
 	}

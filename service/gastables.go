@@ -1,0 +1,162 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"warren/kb/hmis"
+)
+
+// ErrNoGasTable means the workspace has no gas table yet.
+var ErrNoGasTable = errors.New("no gas table in the workspace")
+
+// ErrGasFileFormat means a file to import is neither .xlsx nor .csv.
+var ErrGasFileFormat = errors.New("give an .xlsx or .csv file")
+
+// ErrGasTableExists means an import would overwrite a table without being asked to replace it.
+var ErrGasTableExists = errors.New("a gas table of that name exists")
+
+// GasTableError says why a table name does not resolve: Name is not one of the workspace's
+// Tables, or no name was given (Name is empty) and there are several.
+type GasTableError struct {
+	Name   string
+	Tables []string
+}
+
+func (e *GasTableError) Error() string {
+	if e.Name != "" {
+		return fmt.Sprintf("no gas table %q; the tables are %s", e.Name, strings.Join(e.Tables, ", "))
+	}
+	return fmt.Sprintf("the workspace has %d gas tables (%s): choose one", len(e.Tables), strings.Join(e.Tables, ", "))
+}
+
+// GasRowError says that a table has no row of the number asked for.
+type GasRowError struct {
+	Table string
+	Row   int // the row asked for
+	Rows  int // how many rows the table has
+}
+
+func (e *GasRowError) Error() string {
+	return fmt.Sprintf("gas table %q has no row %d (it has %d rows)", e.Table, e.Row, e.Rows)
+}
+
+// ResolveGasTable names the table a use case works on: name itself when the workspace has such
+// a table, else the only table when name is empty. The error wraps ErrNoGasTable when there
+// is no table at all, and is a *GasTableError when name is unknown or ambiguous.
+func (s *Service) ResolveGasTable(ctx context.Context, name string) (string, error) {
+	names, err := s.GasTables(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case len(names) == 0:
+		return "", ErrNoGasTable
+	case name != "" && !slices.Contains(names, name):
+		return "", &GasTableError{Name: name, Tables: names}
+	case name != "":
+		return name, nil
+	case len(names) == 1:
+		return names[0], nil
+	}
+	return "", &GasTableError{Tables: names}
+}
+
+// LoadGasTable loads the table ResolveGasTable names; given rows, it checks that the table
+// has each of them (a *GasRowError names the first it has not).
+func (s *Service) LoadGasTable(ctx context.Context, name string, rows ...int) (*hmis.Table, error) {
+	name, err := s.ResolveGasTable(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.GasStore().LoadTable(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range rows {
+		if t.Row(id) == nil {
+			return nil, &GasRowError{Table: name, Row: id, Rows: len(t.Rows)}
+		}
+	}
+	return t, nil
+}
+
+// GasImportSummary is what an import did: the counts and the import report (header rows,
+// unmatched headers with suggestions, renamed rows, unmatched Provenance records, invalid
+// values, valid values awaiting review, values changed after an export).
+type GasImportSummary struct {
+	Table      string `json:"table"`
+	Rows       int    `json:"rows"`
+	Columns    int    `json:"columns"`
+	EmptyCells int    `json:"empty_cells"`
+	// FlaggedInSheet counts the values of the sheet that don't validate (invalid_cells).
+	FlaggedInSheet int `json:"flagged_in_sheet"`
+	*hmis.ImportReport
+}
+
+// ImportGas imports a gas table from an .xlsx or .csv file (ErrGasFileFormat otherwise) under
+// name, by default the file's name without its extension. A table of that name is replaced
+// (its decision log and fill runs start afresh) only when replace is set; otherwise the error
+// wraps ErrGasTableExists and the summary names the table.
+func (s *Service) ImportGas(ctx context.Context, file, name string, replace bool) (GasImportSummary, error) {
+	var t *hmis.Table
+	var rep *hmis.ImportReport
+	var err error
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".xlsx":
+		t, rep, err = hmis.ImportXLSXWithReport(file)
+	case ".csv":
+		t, rep, err = hmis.ImportCSVWithReport(file)
+	default:
+		return GasImportSummary{}, fmt.Errorf("%s: %w", file, ErrGasFileFormat)
+	}
+	if err != nil {
+		return GasImportSummary{}, err
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	t.Name = name
+	sum := GasImportSummary{Table: name, Rows: len(t.Rows), Columns: len(t.Columns), EmptyCells: len(t.EmptyCells()),
+		FlaggedInSheet: len(rep.InvalidCells), ImportReport: rep}
+	existing, err := s.GasTables(ctx)
+	if err != nil {
+		return sum, err
+	}
+	replacing := slices.Contains(existing, name)
+	if replacing && !replace {
+		return sum, fmt.Errorf("%w: %q", ErrGasTableExists, name)
+	}
+	if err := s.GasStore().SaveTable(ctx, t); err != nil {
+		return sum, err
+	}
+	if replacing {
+		if err := s.GasStore().ClearHistory(ctx, name); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// GasExport is what an export wrote.
+type GasExport struct {
+	File  string `json:"file"`
+	Rows  int    `json:"rows"`
+	Table string `json:"table"`
+}
+
+// ExportGas writes the table ResolveGasTable names to an xlsx file: original columns, cells
+// coloured by status, sources in comments, a provenance sheet.
+func (s *Service) ExportGas(ctx context.Context, table, file string) (GasExport, error) {
+	t, err := s.LoadGasTable(ctx, table)
+	if err != nil {
+		return GasExport{}, err
+	}
+	if err := hmis.ExportXLSX(t, file); err != nil {
+		return GasExport{}, err
+	}
+	return GasExport{File: file, Rows: len(t.Rows), Table: t.Name}, nil
+}
