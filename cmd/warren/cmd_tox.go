@@ -42,12 +42,32 @@ case-insensitively.`,
 }
 
 // output prints v as JSON with --json, else through text.
-func (a *app) output(v any, text func(w io.Writer)) error {
+func (a *app) output(v any, text func(w io.Writer) error) error {
 	if a.jsonOut {
 		return a.printJSON(v)
 	}
-	text(a.stdout)
-	return nil
+	return text(a.stdout)
+}
+
+// inWorkspace opens the workspace for f and closes it after.
+func (a *app) inWorkspace(f func(e *env) error) error {
+	e, err := a.open()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	return f(e)
+}
+
+// call opens the workspace, gets one result from it and prints that as JSON or through text.
+func call[T any](a *app, get func(e *env) (T, error), text func(w io.Writer, v T) error) error {
+	return a.inWorkspace(func(e *env) error {
+		v, err := get(e)
+		if err != nil {
+			return err
+		}
+		return a.output(v, func(w io.Writer) error { return text(w, v) })
+	})
 }
 
 // confirmed reads the answer to a y/N question from stdin.
@@ -58,10 +78,18 @@ func (a *app) confirmed() bool {
 }
 
 // table prints tab-separated lines aligned in columns.
-func table(w io.Writer, lines func(tw io.Writer)) {
+func table(w io.Writer, lines func(tw io.Writer)) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	lines(tw)
-	tw.Flush()
+	return tw.Flush()
+}
+
+// wrap is before+s+after, or "" for an empty s.
+func wrap(before, s, after string) string {
+	if s == "" {
+		return ""
+	}
+	return before + s + after
 }
 
 // inciAllowed is what an INCI argument may be.
@@ -99,26 +127,19 @@ makes no new versions.`,
 		Example: "  warren tox import sample/tox/profiles.json\n  warren tox import noael.csv --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			res, err := e.ToxImport(cmd.Context(), args[0])
-			if f := (*service.ToxImportFailure)(nil); errors.As(err, &f) {
-				return a.fail(cmd, f, withHint(f, "fix the file and import it again (docs/tox-profile.md describes the format)"))
-			} else if err != nil {
-				return err
-			}
-			return a.output(res, func(w io.Writer) {
+			err := call(a, func(e *env) (*service.ToxImported, error) { return e.ToxImport(cmd.Context(), args[0]) }, func(w io.Writer, res *service.ToxImported) error {
 				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", res.File, res.Profiles,
 					plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
-				table(w, func(tw io.Writer) {
+				return table(w, func(tw io.Writer) {
 					for _, r := range res.Results {
 						fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, r.INCI, r.Version)
 					}
 				})
 			})
+			if f := (*service.ToxImportFailure)(nil); errors.As(err, &f) {
+				return a.fail(cmd, f, withHint(f, "fix the file and import it again (docs/tox-profile.md describes the format)"))
+			}
+			return err
 		},
 	}, extension(0, "FILE", ".json", ".csv"))
 }
@@ -130,21 +151,15 @@ func (a *app) toxListCommand() *cobra.Command {
 		Example: "  warren tox list\n  warren tox list --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			list, err := e.ToxProfiles(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return a.output(emptyIfNil(list), func(w io.Writer) {
+			return call(a, func(e *env) ([]toxdb.ProfileInfo, error) {
+				list, err := e.ToxProfiles(cmd.Context())
+				return emptyIfNil(list), err
+			}, func(w io.Writer, list []toxdb.ProfileInfo) error {
 				if len(list) == 0 {
-					fmt.Fprintln(w, "No toxicology profiles: import some with `warren tox import FILE` (e.g. sample/tox/profiles.json).")
-					return
+					_, err := fmt.Fprintln(w, "No toxicology profiles: import some with `warren tox import FILE` (e.g. sample/tox/profiles.json).")
+					return err
 				}
-				table(w, func(tw io.Writer) {
+				return table(w, func(tw io.Writer) {
 					fmt.Fprintln(tw, "INCI\tCAS\tVERSION\tUPDATED")
 					for _, p := range list {
 						fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.INCI, orDash(p.CAS), p.Version, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
@@ -172,24 +187,21 @@ JSON that edits patch and diffs compare).`,
 		Example: "  warren tox show EUGENOL\n  warren tox show 'methyl salicylate' --version 1\n  warren tox show EUGENOL --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			v, err := e.ToxShow(cmd.Context(), args[0], version)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(v.Data)
-			}
-			p, err := v.Profile()
-			if err != nil {
-				return fmt.Errorf("version %d of profile %s is not a valid profile: %w", v.Version, v.INCI, err)
-			}
-			writeProfile(a.stdout, v.ProfileVersion, v.Latest, p)
-			return nil
+			return a.inWorkspace(func(e *env) error {
+				v, err := e.ToxShow(cmd.Context(), args[0], version)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(v.Data)
+				}
+				p, err := v.Profile()
+				if err != nil {
+					return fmt.Errorf("version %d of profile %s is not a valid profile: %w", v.Version, v.INCI, err)
+				}
+				writeProfile(a.stdout, v.ProfileVersion, v.Latest, p)
+				return nil
+			})
 		},
 	}, text(0, "INCI", inciAllowed), atLeast("version", &version, 1))
 	cmd.Flags().IntVar(&version, "version", 0, "show this version (default: the latest)")
@@ -198,85 +210,44 @@ JSON that edits patch and diffs compare).`,
 
 // writeProfile prints a profile for reading.
 func writeProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Profile) {
-	fmt.Fprint(w, p.INCI)
-	if p.CAS != "" {
-		fmt.Fprintf(w, " (CAS %s)", p.CAS)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "version %d of %d · %s · %s", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"), v.EditType)
-	if v.Summary != "" {
-		fmt.Fprintf(w, " · %s", v.Summary)
-	}
-	if v.BatchID != "" {
-		fmt.Fprintf(w, " · batch %s", v.BatchID)
-	}
-	fmt.Fprintln(w)
+	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	fmt.Fprintln(w, p.INCI+wrap(" (CAS ", p.CAS, ")"))
+	fmt.Fprintf(w, "version %d of %d · %s · %s%s%s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"), v.EditType,
+		wrap(" · ", v.Summary, ""), wrap(" · batch ", v.BatchID, ""))
 
 	fmt.Fprintf(w, "\nNOAEL (%d)\n", len(p.NOAEL))
 	if len(p.NOAEL) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  #\tVALUE\tUNIT\tTYPE\tSPECIES\tROUTE\tDAYS\tREF\tSTUDY")
-		for i, n := range p.NOAEL {
-			days := "—"
-			if n.DurationDays != nil {
-				days = strconv.Itoa(*n.DurationDays)
+		table(w, func(tw io.Writer) {
+			fmt.Fprintln(tw, "  #\tVALUE\tUNIT\tTYPE\tSPECIES\tROUTE\tDAYS\tREF\tSTUDY")
+			for i, n := range p.NOAEL {
+				days, study := "—", n.Study
+				if n.DurationDays != nil {
+					days = strconv.Itoa(*n.DurationDays)
+				}
+				if n.Source != "" {
+					study = strings.TrimSpace(study + " [" + n.Source + "]")
+				}
+				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, num(n.Value), n.Unit, n.Type,
+					orDash(n.Species), orDash(n.Route), days, orDash(n.Reference), orDash(study))
 			}
-			study := n.Study
-			if n.Source != "" {
-				study = strings.TrimSpace(study + " [" + n.Source + "]")
-			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, strconv.FormatFloat(n.Value, 'g', -1, 64), n.Unit, n.Type,
-				orDash(n.Species), orDash(n.Route), days, orDash(n.Reference), orDash(study))
-		}
-		tw.Flush()
+		})
 	}
-
 	fmt.Fprintf(w, "\nDAP (%d)\n", len(p.DAP))
 	for _, d := range p.DAP {
-		fmt.Fprintf(w, "  %s %%", strconv.FormatFloat(d.Value, 'g', -1, 64))
-		if d.Source != "" {
-			fmt.Fprintf(w, "  %s", d.Source)
-		}
-		if d.Reference != "" {
-			fmt.Fprintf(w, "  [%s]", d.Reference)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "  %s %%%s%s\n", num(d.Value), wrap("  ", d.Source, ""), wrap("  [", d.Reference, "]"))
 	}
-
 	fmt.Fprintf(w, "\nAnnex entries (%d)\n", len(p.AnnexEntries))
 	for _, x := range p.AnnexEntries {
-		line := "Annex " + x.Annex
-		if x.Entry != "" {
-			line += " entry " + x.Entry
-		}
-		var parts []string
-		if x.ProductType != "" {
-			parts = append(parts, x.ProductType)
-		}
-		if x.MaxConcentration != "" {
-			parts = append(parts, "max "+x.MaxConcentration)
-		}
-		if x.Conditions != "" {
-			parts = append(parts, x.Conditions)
-		}
-		if len(parts) > 0 {
-			line += ": " + strings.Join(parts, "; ")
-		}
-		fmt.Fprintf(w, "  %s\n", line)
+		limits := strings.Join(nonEmpty(x.ProductType, wrap("max ", x.MaxConcentration, ""), x.Conditions), "; ")
+		fmt.Fprintf(w, "  Annex %s%s%s\n", x.Annex, wrap(" entry ", x.Entry, ""), wrap(": ", limits, ""))
 	}
-
 	fmt.Fprintf(w, "\nReferences (%d)\n", len(p.References))
 	for _, r := range p.References {
 		fmt.Fprintf(w, "  [%s] %s\n", r.ID, r.Citation)
 	}
-
 	fmt.Fprintf(w, "\nStatements (%d)\n", len(p.Statements))
 	for _, s := range p.Statements {
-		by := strings.TrimSpace(strings.Join(nonEmpty(s.Author, s.Date), ", "))
-		if by != "" {
-			by = " — " + by
-		}
-		fmt.Fprintf(w, "  %q%s\n", s.Text, by)
+		fmt.Fprintf(w, "  %q%s\n", s.Text, wrap(" — ", strings.TrimSpace(strings.Join(nonEmpty(s.Author, s.Date), ", ")), ""))
 	}
 }
 
@@ -304,22 +275,9 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 		Example: "  warren tox history EUGENOL\n  warren tox history eugenol --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			hist, err := e.ToxHistory(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			return a.output(hist, func(w io.Writer) {
-				name := args[0]
-				if len(hist) > 0 {
-					name = hist[0].INCI
-				}
-				fmt.Fprintf(w, "%s: %d %s\n", name, len(hist), plural(len(hist), "version", "versions"))
-				table(w, func(tw io.Writer) {
+			return call(a, func(e *env) ([]toxdb.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []toxdb.VersionInfo) error {
+				fmt.Fprintf(w, "%s: %d %s\n", hist[0].INCI, len(hist), plural(len(hist), "version", "versions"))
+				return table(w, func(tw io.Writer) {
 					fmt.Fprintln(tw, "VERSION\tWHEN\tEDIT\tSUMMARY\tBATCH")
 					for _, v := range hist {
 						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, orDash(v.Summary), orDash(v.BatchID))
@@ -352,28 +310,22 @@ operations that turn V1 into V2.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v1, _ := toxVersionArg("V1", args[1]) // checked already
 			v2, _ := toxVersionArg("V2", args[2])
-			e, err := a.open()
-			if err != nil {
+			return a.inWorkspace(func(e *env) error {
+				d, err := e.ToxDiffVersions(cmd.Context(), args[0], v1, v2)
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(d.Ops)
+				}
+				text, err := jsonpatch.Render(d.From.Data, d.To.Data, a.terminalWidth(100))
+				if err == nil && text == "" {
+					fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, d.From.INCI)
+				} else if err == nil {
+					fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", d.From.INCI, v1, d.From.INCI, v2, text)
+				}
 				return err
-			}
-			defer e.Close()
-			d, err := e.ToxDiffVersions(cmd.Context(), args[0], v1, v2)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(d.Ops)
-			}
-			text, err := jsonpatch.Render(d.From.Data, d.To.Data, a.terminalWidth(100))
-			if err != nil {
-				return err
-			}
-			if text == "" {
-				fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, d.From.INCI)
-				return nil
-			}
-			fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", d.From.INCI, v1, d.From.INCI, v2, text)
-			return nil
+			})
 		},
 	}, text(0, "INCI", inciAllowed), versionArg(1, "V1"), versionArg(2, "V2"))
 }
@@ -390,40 +342,38 @@ be rolled back. Outside a terminal it needs --yes.`,
 		Example: "  warren tox rollback EUGENOL --to 1\n  warren tox rollback EUGENOL --to 1 --yes --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			plan, err := e.ToxPlanRollback(cmd.Context(), args[0], to)
-			if err != nil {
-				return err
-			}
-			name, latest := plan.INCI, plan.Latest.Version
-			if !yes {
-				if !isTerminal(a.stdin) {
-					return usageError{fmt.Errorf("rolling %s back to version %d needs confirmation: add --yes (see the change first with `warren tox diff %s %d %d`)",
-						name, to, service.ShellQuote(name), latest, to)}
-				}
-				diff, err := jsonpatch.Render(plan.Latest.Data, plan.Target.Data, a.terminalWidth(100))
+			return a.inWorkspace(func(e *env) error {
+				plan, err := e.ToxPlanRollback(cmd.Context(), args[0], to)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", name, latest, name, to, diff)
-				if diff == "" {
-					fmt.Fprintf(a.stderr, "(version %d has the same data as the latest version)\n", to)
+				name, latest := plan.INCI, plan.Latest.Version
+				if !yes && !isTerminal(a.stdin) {
+					return usageError{fmt.Errorf("rolling %s back to version %d needs confirmation: add --yes (see the change first with `warren tox diff %s %d %d`)",
+						name, to, service.ShellQuote(name), latest, to)}
 				}
-				fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest+1)
-				if !a.confirmed() {
-					return a.fail(cmd, nil, withHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
+				if !yes {
+					diff, err := jsonpatch.Render(plan.Latest.Data, plan.Target.Data, a.terminalWidth(100))
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", name, latest, name, to, diff)
+					if diff == "" {
+						fmt.Fprintf(a.stderr, "(version %d has the same data as the latest version)\n", to)
+					}
+					fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest+1)
+					if !a.confirmed() {
+						return a.fail(cmd, nil, withHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
+					}
 				}
-			}
-			v, err := e.ToxRollbackPlanned(cmd.Context(), plan)
-			if err != nil {
-				return err
-			}
-			return a.output(map[string]any{"inci": name, "to": to, "version": v}, func(w io.Writer) {
-				fmt.Fprintf(w, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
+				v, err := e.ToxRollbackPlanned(cmd.Context(), plan)
+				if err != nil {
+					return err
+				}
+				return a.output(map[string]any{"inci": name, "to": to, "version": v}, func(w io.Writer) error {
+					_, err := fmt.Fprintf(w, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
+					return err
+				})
 			})
 		},
 	}, text(0, "INCI", inciAllowed), atLeast("to", &to, 1), when("to", func(cmd *cobra.Command, args []string) error {

@@ -41,35 +41,30 @@ array also work (docs/tox-profile.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			res, err := e.ToxEdit(ctx, args[0], args[1], yes)
-			if err != nil {
-				return err
-			}
-			if res.Status == service.ToxPending && !a.jsonOut && isTerminal(a.stdin) {
-				p := res.Proposal
-				a.printProposal(a.stdout, p)
-				fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, p.INCI)
-				if !a.confirmed() {
-					if _, err := e.ToxDecide(ctx, p, true, "declined at the prompt"); err != nil {
-						return err
+			return a.inWorkspace(func(e *env) error {
+				res, err := e.ToxEdit(ctx, args[0], args[1], yes)
+				if err == nil && res.Status == service.ToxPending && !a.jsonOut && isTerminal(a.stdin) {
+					p := res.Proposal
+					a.printProposal(a.stdout, p)
+					fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, p.INCI)
+					if !a.confirmed() {
+						if _, err := e.ToxDecide(ctx, p, true, "declined at the prompt"); err != nil {
+							return err
+						}
+						fmt.Fprintln(a.stdout, "Not saved.")
+						return nil
 					}
-					fmt.Fprintln(a.stdout, "Not saved.")
-					return nil
+					res, err = e.ToxDecide(ctx, p, false, "")
+					p.Diff = "" // shown already
 				}
-				if res, err = e.ToxDecide(ctx, p, false, ""); err != nil {
+				if err != nil {
 					return err
 				}
-				p.Diff = "" // shown already
-			}
-			if err := a.printToxEdit(res); err != nil || res.Status != service.ToxPending {
-				return err
-			}
-			return exitError{code: exitWaiting}
+				if err := a.printToxEdit(res); err != nil || res.Status != service.ToxPending {
+					return err
+				}
+				return exitError{code: exitWaiting}
+			})
 		},
 	}, text(0, "INCI", inciAllowed), text(1, "INSTRUCTION", "an instruction, a JSON payload or a correction form"))
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the proposal without asking")
@@ -89,7 +84,7 @@ func (a *app) printProposal(w io.Writer, p *toxedit.Proposal) {
 }
 
 func (a *app) printToxEdit(res *toxEditResult) error {
-	return a.output(res, func(w io.Writer) {
+	return a.output(res, func(w io.Writer) error {
 		p := res.Proposal
 		a.printProposal(w, p)
 		switch res.Status {
@@ -98,6 +93,7 @@ func (a *app) printToxEdit(res *toxEditResult) error {
 		case service.ToxPending:
 			fmt.Fprintf(w, "Proposal %s waits for approval: `warren tox approve %s`, or the Toxicology tab of the workbench.\n", p.ID, p.ID)
 		}
+		return nil
 	})
 }
 
@@ -116,20 +112,17 @@ saved: propose the edit again. --reject records the rejection and its reason ins
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
 			note := summary
 			if given(cmd, "reject") {
 				note = reject
 			}
-			res, err := e.ToxDecideRun(ctx, args[0], given(cmd, "reject"), note)
-			if err != nil {
-				return err
-			}
-			return a.printToxEdit(res)
+			return a.inWorkspace(func(e *env) error {
+				res, err := e.ToxDecideRun(ctx, args[0], given(cmd, "reject"), note)
+				if err != nil {
+					return err
+				}
+				return a.printToxEdit(res)
+			})
 		},
 	}, text(0, "RUN", "the run ID of a waiting proposal"), when("reject", func(cmd *cobra.Command, args []string) error {
 		switch {
@@ -166,31 +159,26 @@ with ` + "`warren tox approve RUN`" + `). Progress goes to stderr, a results tab
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := interruptible(cmd)
 			defer cancel()
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			bar := newProgressLine(a.stderr)
-			res, err := e.ToxBatch(ctx, args[0], yes, func(done, total int) {
-				bar.draw(fmt.Sprintf("%d/%d lines", done, total))
+			return a.inWorkspace(func(e *env) error {
+				bar := newProgressLine(a.stderr)
+				res, err := e.ToxBatch(ctx, args[0], yes, func(done, total int) { bar.draw(fmt.Sprintf("%d/%d lines", done, total)) })
+				bar.done()
+				if err != nil && res == nil {
+					return err
+				}
+				if err == nil {
+					err = batchOutcome(res)
+				}
+				if !a.jsonOut {
+					a.printBatch(res)
+				} else if err == nil {
+					return a.printJSON(res)
+				}
+				if err != nil {
+					return a.fail(cmd, res, err)
+				}
+				return nil
 			})
-			bar.done()
-			if err != nil && res == nil {
-				return err
-			}
-			if err == nil {
-				err = batchOutcome(res)
-			}
-			if !a.jsonOut {
-				a.printBatch(res)
-			} else if err == nil {
-				return a.printJSON(res)
-			}
-			if err != nil {
-				return a.fail(cmd, res, err)
-			}
-			return nil
 		},
 	}, text(0, "FILE", "a JSONL file of edits"))
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "save the edits that need no model at once")
