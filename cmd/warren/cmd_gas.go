@@ -1,15 +1,14 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"warren/kb/hmis"
+	"warren/service"
 )
 
 func (a *app) gasCommand() *cobra.Command {
@@ -28,39 +27,18 @@ review; cells you approved or edited are never touched. query asks the table in 
 	return cmd
 }
 
-// gasTable resolves --table: the named table, or the only one there is. A name the
-// workspace has no table of is a usage error listing the tables.
-func gasTable(ctx context.Context, st *hmis.Store, name string) (string, error) {
-	names, err := st.Tables(ctx)
-	if err != nil {
-		return "", err
-	}
+// gasErr words the service's refusals of a gas table for the command line.
+func gasErr(err error) error {
+	var te *service.GasTableError
 	switch {
-	case len(names) == 0:
-		return "", fmt.Errorf("no gas table in the workspace: import one with `warren gas import FILE`")
-	case name != "" && !slices.Contains(names, name):
-		return "", usageError{fmt.Errorf("--table %q: no such gas table; allowed is %s", name, orList(names))}
-	case name != "":
-		return name, nil
-	case len(names) == 1:
-		return names[0], nil
+	case errors.Is(err, service.ErrNoGasTable):
+		return fmt.Errorf("%w: import one with `warren gas import FILE`", err)
+	case errors.As(err, &te) && te.Name != "":
+		return usageError{fmt.Errorf("--table %q: no such gas table; allowed is %s", te.Name, orList(te.Tables))}
+	case errors.As(err, &te):
+		return usageError{fmt.Errorf("the workspace has %d gas tables (%s): choose one with --table", len(te.Tables), strings.Join(te.Tables, ", "))}
 	}
-	return "", usageError{fmt.Errorf("the workspace has %d gas tables (%s): choose one with --table", len(names), strings.Join(names, ", "))}
-}
-
-// loadGasTable opens the gas store of the workspace and loads the table --table names (the
-// only one when it names none), setting *name to it.
-func loadGasTable(ctx context.Context, e *env, name *string) (*hmis.Store, *hmis.Table, error) {
-	st := &hmis.Store{DB: e.WS.DB}
-	var err error
-	if *name, err = gasTable(ctx, st, *name); err != nil {
-		return nil, nil, err
-	}
-	t, err := st.LoadTable(ctx, *name)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, t, nil
+	return err
 }
 
 func (a *app) gasImportCommand() *cobra.Command {
@@ -77,41 +55,23 @@ func (a *app) gasImportCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			var t *hmis.Table
-			var rep *hmis.ImportReport
-			switch strings.ToLower(filepath.Ext(args[0])) {
-			case ".xlsx":
-				t, rep, err = hmis.ImportXLSXWithReport(args[0])
-			case ".csv":
-				t, rep, err = hmis.ImportCSVWithReport(args[0])
-			default:
-				return usageError{fmt.Errorf("%s: give an .xlsx or .csv file", args[0])}
-			}
-			if err != nil {
+			sum, err := e.ImportGas(cmd.Context(), args[0], name, replace)
+			switch {
+			case errors.Is(err, service.ErrGasFileFormat):
+				return usageError{err}
+			case errors.Is(err, service.ErrGasTableExists):
+				return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", sum.Table)
+			case err != nil:
 				return err
+			case a.jsonOut:
+				return a.printJSON(sum)
 			}
-			if name == "" {
-				name = strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0]))
+			fmt.Fprintf(a.stdout, "Imported %q: %d rows, %d columns, %d empty cells of %d.\n",
+				sum.Table, sum.Rows, sum.Columns, sum.EmptyCells, sum.Rows*len(hmis.Fields()))
+			for _, line := range sum.Lines() {
+				fmt.Fprintln(a.stdout, line)
 			}
-			t.Name = name
-			st := &hmis.Store{DB: e.WS.DB}
-			existing, err := st.Tables(cmd.Context())
-			if err != nil {
-				return err
-			}
-			replacing := slices.Contains(existing, name)
-			if replacing && !replace {
-				return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", name)
-			}
-			if err := st.SaveTable(cmd.Context(), t); err != nil {
-				return err
-			}
-			if replacing {
-				if err := st.ClearHistory(cmd.Context(), name); err != nil {
-					return err
-				}
-			}
-			return a.printGasImport(name, t, rep)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "table name (default: the file name)")
@@ -131,13 +91,12 @@ func (a *app) gasListCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			names, err := (&hmis.Store{DB: e.WS.DB}).Tables(cmd.Context())
+			names, err := e.GasTables(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				names = emptyIfNil(names)
-				return a.printJSON(names)
+				return a.printJSON(emptyIfNil(names))
 			}
 			if len(names) == 0 {
 				fmt.Fprintln(a.stdout, "No gas tables: import one with `warren gas import FILE`.")
@@ -170,16 +129,13 @@ a simple word match is used instead and the output says so.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			if _, _, err := loadGasTable(ctx, e, &table); err != nil {
-				return err
-			}
 			question := ""
 			if len(args) > 0 {
 				question = args[0]
 			}
 			answer, err := e.GasQuery(ctx, table, question, expression)
 			if err != nil {
-				return err
+				return gasErr(err)
 			}
 			names := answer.Names
 			if a.jsonOut {
@@ -231,17 +187,14 @@ func (a *app) gasExportCommand() *cobra.Command {
 				return err
 			}
 			defer e.Close()
-			_, t, err := loadGasTable(cmd.Context(), e, &table)
+			out, err := e.ExportGas(cmd.Context(), table, args[0])
 			if err != nil {
-				return err
-			}
-			if err := hmis.ExportXLSX(t, args[0]); err != nil {
-				return err
+				return gasErr(err)
 			}
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"table": table, "file": args[0], "rows": len(t.Rows)})
+				return a.printJSON(out)
 			}
-			fmt.Fprintf(a.stdout, "Exported %q (%d rows) to %s.\n", table, len(t.Rows), args[0])
+			fmt.Fprintf(a.stdout, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, out.File)
 			return nil
 		},
 	}, extension(0, "FILE", ".xlsx"))

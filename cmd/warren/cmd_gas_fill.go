@@ -1,18 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"warren/agent"
-	"warren/agent/gasfill"
-	"warren/kb/hmis"
 	"warren/service"
 )
 
@@ -51,19 +47,7 @@ func parseRows(s string) ([]int, error) {
 }
 
 // fillSummary is what `warren gas fill --json` prints.
-type fillSummary struct {
-	Table       string              `json:"table"`
-	Rows        int                 `json:"rows"`
-	Filled      int                 `json:"filled"`
-	Review      int                 `json:"review"`
-	CallsMedian float64             `json:"calls_per_row_median"`
-	CallsMax    int                 `json:"calls_per_row_max"`
-	NotGrounded []string            `json:"not_grounded,omitempty"`
-	Failed      int                 `json:"failed,omitempty"`
-	Results     []gasfill.RowResult `json:"results"`
-	Interrupted bool                `json:"interrupted,omitempty"`
-	LedgerRun   string              `json:"ledger_run"` // the fill's model calls in the workspace ledger
-}
+type fillSummary = service.GasFillSummary
 
 func (a *app) gasFillCommand() *cobra.Command {
 	var table, rows, tiers string
@@ -92,19 +76,18 @@ the fill stopped.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			_, t, err := loadGasTable(ctx, e, &table)
-			if err != nil {
-				return err
-			}
 			var ids []int
 			if rows != "" {
 				ids, _ = parseRows(rows) // checked before the command started
-				for _, id := range ids {
-					if t.Row(id) == nil { // else the fill would work no row and say it filled nothing
-						return usageError{fmt.Errorf("--rows %q: gas table %q has no row %d (it has %d rows)", rows, table, id, len(t.Rows))}
-					}
-				}
 			}
+			t, err := e.LoadGasTable(ctx, table, ids...) // a row it lacks is refused: the fill would work none
+			var rowErr *service.GasRowError
+			if errors.As(err, &rowErr) {
+				return usageError{fmt.Errorf("--rows %q: %w", rows, err)}
+			} else if err != nil {
+				return gasErr(err)
+			}
+			table = t.Name
 			var tierList []string
 			if tiers != "" {
 				tierList = splitList(tiers) // "suppliers, standards" names two collections
@@ -114,11 +97,9 @@ the fill stopped.`,
 			}
 			bar := newProgressLine(a.stderr)
 			sink := func(ev agent.Event) {
-				var s gasfill.State
-				if ev.Kind != agent.EventNodeFinished || json.Unmarshal(ev.State, &s) != nil || len(s.Results) == 0 {
-					return
+				if done, total, name, ok := service.GasFillProgress(ev); ok {
+					bar.draw(fmt.Sprintf("filling: %d/%d rows · %s", done, total, name))
 				}
-				bar.draw(fmt.Sprintf("filling: %d/%d rows · %s", s.Next, len(s.Rows), s.Results[len(s.Results)-1].Name))
 			}
 			var res service.GasFillResult
 			if resume {
@@ -134,8 +115,8 @@ the fill stopped.`,
 				res, err = e.StartGasFill(ctx, table, ids, tierList, sink)
 			}
 			bar.done()
-			sum := summarizeFill(table, res.Results)
-			sum.LedgerRun = res.Run
+			sum := res.Summary()
+			sum.Table = table
 			switch {
 			case err != nil && ctx.Err() != nil:
 				sum.Interrupted = true
@@ -143,7 +124,16 @@ the fill stopped.`,
 				return fmt.Errorf("the fill stopped (finished rows are saved; `warren gas fill --resume` goes on): %w", err)
 			}
 			if !a.jsonOut {
-				printFill(a, sum)
+				fmt.Fprintf(a.stdout, "%s: %d rows, %d cells filled (%d need review); model calls per row: median %.0f, max %d.\n",
+					sum.Table, sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
+				for _, n := range sum.NotGrounded {
+					fmt.Fprintf(a.stdout, "  not filled: %s\n", n)
+				}
+				for _, r := range sum.Results {
+					if r.Err != "" && r.Name != "" {
+						fmt.Fprintf(a.stdout, "  failed: row %d %s: %s\n", r.Row, r.Name, r.Err)
+					}
+				}
 			}
 			if err := fillOutcome(sum); err != nil {
 				return a.fail(cmd, sum, err)
@@ -170,20 +160,6 @@ the fill stopped.`,
 	return cmd
 }
 
-// printFill prints what a fill did, and the rows it could not ground or fill.
-func printFill(a *app, sum fillSummary) {
-	fmt.Fprintf(a.stdout, "%s: %d rows, %d cells filled (%d need review); model calls per row: median %.0f, max %d.\n",
-		sum.Table, sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
-	for _, n := range sum.NotGrounded {
-		fmt.Fprintf(a.stdout, "  not filled: %s\n", n)
-	}
-	for _, r := range sum.Results {
-		if r.Err != "" && r.Name != "" {
-			fmt.Fprintf(a.stdout, "  failed: row %d %s: %s\n", r.Row, r.Name, r.Err)
-		}
-	}
-}
-
 // fillOutcome is the exit class of a fill: interrupted (1), every row failed (1), some rows
 // failed (3), or nil. The message names the first failed row's error.
 func fillOutcome(sum fillSummary) error {
@@ -194,53 +170,12 @@ func fillOutcome(sum fillSummary) error {
 		return nil
 	}
 	first := ""
-	for _, r := range sum.Results {
-		if r.Err != "" {
-			first = fmt.Sprintf(" (first: row %d %s: %s)", r.Row, r.Name, r.Err)
-			break
-		}
+	if r, ok := sum.FirstFailure(); ok {
+		first = fmt.Sprintf(" (first: row %d %s: %s)", r.Row, r.Name, r.Err)
 	}
 	hint := "`warren gas fill --resume` retries the failed rows"
 	if sum.Failed == sum.Rows {
 		return withHint(fmt.Errorf("every row failed (%d, listed)%s", sum.Failed, first), hint)
 	}
 	return partialError(hint, "%d of %d rows failed (listed)%s; the others are saved", sum.Failed, sum.Rows, first)
-}
-
-func summarizeFill(table string, results []gasfill.RowResult) fillSummary {
-	sum := fillSummary{Table: table, Results: results}
-	var calls []int
-	for _, r := range results {
-		if r.Name == "" && r.Row == 0 {
-			continue // a row never started (interrupted)
-		}
-		sum.Rows++
-		calls = append(calls, r.Calls)
-		sum.CallsMax = max(sum.CallsMax, r.Calls)
-		for _, c := range r.Changes {
-			sum.Filled++
-			if c.After.Status == hmis.StatusReview {
-				sum.Review++
-			}
-		}
-		if r.Err != "" {
-			sum.Failed++
-			continue
-		}
-		if !r.Grounded {
-			name := r.Name
-			if strings.TrimSpace(name) == "" {
-				name = fmt.Sprintf("row %d", r.Row)
-			}
-			sum.NotGrounded = append(sum.NotGrounded, fmt.Sprintf("%s (%s)", name, r.Identity))
-		}
-	}
-	sort.Ints(calls)
-	if n := len(calls); n > 0 {
-		sum.CallsMedian = float64(calls[n/2])
-		if n%2 == 0 {
-			sum.CallsMedian = float64(calls[n/2-1]+calls[n/2]) / 2
-		}
-	}
-	return sum
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
-	"warren/kb/hmis"
+	"warren/service"
 	"warren/tui"
 )
 
@@ -25,15 +25,9 @@ use warren gas query and warren gas export.`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.openWorkbench(func(ctx context.Context, e *env, m *tui.Model) error {
-				names, err := (&hmis.Store{DB: e.WS.DB}).Tables(ctx)
-				if err != nil {
-					return err
-				}
-				switch {
-				case len(names) == 0:
-					return fmt.Errorf("no gas table in the workspace: import one with `warren gas import FILE`")
-				case table != "" && !slices.Contains(names, table):
-					return usageError{fmt.Errorf("--table %q: no such gas table; allowed is %s", table, orList(names))}
+				var several *service.GasTableError // without --table the desk opens the first
+				if _, err := e.ResolveGasTable(ctx, table); err != nil && !(errors.As(err, &several) && several.Name == "") {
+					return gasErr(err)
 				}
 				if !isTerminal(a.stdin) {
 					return fmt.Errorf("the review desk needs a terminal: run `warren gas review` in one (scripts use `warren gas query` and `warren gas export`)")
