@@ -1,20 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"warren/config"
-	"warren/internal/schema"
 	"warren/kb"
-	"warren/llm"
 	"warren/retrieval"
-	"warren/retrieval/ireval"
+	"warren/service"
 )
 
 func (a *app) evalCommand() *cobra.Command {
@@ -28,16 +22,7 @@ func (a *app) evalCommand() *cobra.Command {
 }
 
 // evalResult is what `warren eval ir --json` prints.
-type evalResult struct {
-	ireval.Metrics
-	Format      string  `json:"format"`
-	Mode        string  `json:"mode"`
-	Embedder    string  `json:"embedder"`
-	Documents   int     `json:"documents"`
-	IndexSecs   float64 `json:"index_seconds"`
-	QuerySecs   float64 `json:"query_seconds"`
-	SourcePaper bool    `json:"source_papers_relevant,omitempty"`
-}
+type evalResult = service.IREvalResult
 
 func (a *app) evalIRCommand() *cobra.Command {
 	var format, docs, queries, qrels, mode, embedder string
@@ -64,17 +49,20 @@ Lucene baselines for Cranfield were measured.`,
 			if err != nil {
 				return usageError{err}
 			}
-			coll, err := ireval.LoadWith(format, docs, queries, qrels, ireval.Options{KeepSourcePapers: keepSource})
-			if err != nil {
-				return err
-			}
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			res, err := a.runIREval(ctx, coll, m, embedder, headingWeight)
+			bar := newProgressLine(a.stderr)
+			res, err := service.EvalIR(ctx, service.IREvalOptions{Format: format, Docs: docs, Queries: queries, Qrels: qrels,
+				KeepSourcePapers: keepSource, Mode: m, Embedder: embedder, HeadingWeight: headingWeight,
+				Sources: a.sources(), Logger: a.logger, Progress: func(done, total int) {
+					bar.draw(fmt.Sprintf("indexing %d/%d documents", done, total))
+					if done == total {
+						bar.done()
+					}
+				}})
 			if err != nil {
 				return err
 			}
-			res.Format, res.SourcePaper = format, keepSource
 			if a.jsonOut {
 				return a.printJSON(res)
 			}
@@ -107,77 +95,4 @@ Lucene baselines for Cranfield were measured.`,
 	f.Float64Var(&headingWeight, "heading-weight", kb.DefaultHeadingWeight, "BM25 weight of heading (title) terms against body terms")
 	f.BoolVar(&keepSource, "keep-source-papers", false, "cranfield: count each query's -1 judgment (its source paper) as relevant")
 	return cmd
-}
-
-// runIREval indexes the collection into a throwaway workspace and runs the judged queries.
-func (a *app) runIREval(ctx context.Context, coll *ireval.Collection, mode retrieval.Mode, embedderName string, headingWeight float64) (*evalResult, error) {
-	dir, err := os.MkdirTemp("", "warren-eval-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		return nil, err
-	}
-	ws, err := kb.Open(dir, config.Sources{Env: a.env, Flags: a.sources().Flags}, schema.All())
-	if err != nil {
-		return nil, err
-	}
-	defer ws.Close()
-	store := kb.NewStore(ws)
-	if headingWeight > 0 {
-		store.HeadingWeight = headingWeight
-	}
-	var emb kb.Embedder = kb.Builtin{}
-	if embedderName == "ollama" {
-		g, err := llm.New(ws.Config, llm.WithLogger(a.logger))
-		if err != nil {
-			return nil, err
-		}
-		if err := g.CheckModel(ctx, config.RoleEmbed); err != nil {
-			return nil, err
-		}
-		emb = kb.Ollama{Gateway: g}
-	} else if embedderName != "builtin" {
-		return nil, usageError{fmt.Errorf("--embedder %q: use builtin or ollama", embedderName)}
-	}
-	start := time.Now()
-	bar := newProgressLine(a.stderr)
-	// One chunk per document (chunks up to the largest size), so rankings are of documents.
-	chunking := kb.ChunkOptions{Size: 20_000, Overlap: 0}
-	for i, d := range coll.Docs {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		// The title is the document's heading, as a section heading is a chunk's.
-		doc := &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
-			Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}}
-		if _, err := store.AddDocument(ctx, doc, emb, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
-			return nil, fmt.Errorf("couldn't index document %s: %w", d.ID, err)
-		}
-		bar.draw(fmt.Sprintf("indexing %d/%d documents", i+1, len(coll.Docs)))
-	}
-	bar.done()
-	indexed := time.Since(start)
-	s := &retrieval.Searcher{Store: store}
-	if embedderName == "ollama" {
-		s.Gateway = emb.(kb.Ollama).Gateway
-	}
-	start = time.Now()
-	run, err := ireval.Run(coll, func(q string, k int) ([]string, error) {
-		results, err := s.Search(ctx, retrieval.Request{Query: q, K: k, Mode: mode, Language: "en"})
-		if err != nil {
-			return nil, err
-		}
-		ids := make([]string, len(results))
-		for i, r := range results {
-			ids[i] = r.Doc
-		}
-		return ids, nil
-	}, ireval.DefaultK)
-	if err != nil {
-		return nil, err
-	}
-	return &evalResult{Metrics: ireval.Evaluate(coll, run), Mode: string(mode), Embedder: emb.ID(),
-		Documents: len(coll.Docs), IndexSecs: indexed.Seconds(), QuerySecs: time.Since(start).Seconds()}, nil
 }

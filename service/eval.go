@@ -1,0 +1,125 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"warren/config"
+	"warren/internal/schema"
+	"warren/kb"
+	"warren/llm"
+	"warren/retrieval"
+	"warren/retrieval/ireval"
+)
+
+// IREvalOptions describe one retrieval evaluation: the test collection's files and how to
+// index and search it.
+type IREvalOptions struct {
+	Format               string // cranfield, cisi or trec
+	Docs, Queries, Qrels string // the collection's files
+	KeepSourcePapers     bool   // cranfield: count each query's -1 judgment as relevant
+	Mode                 retrieval.Mode
+	Embedder             string  // builtin or ollama (the configured embed role)
+	HeadingWeight        float64 // BM25 weight of heading terms; 0 keeps the default
+	Sources              config.Sources
+	Logger               *slog.Logger
+	Progress             func(done, total int) // documents indexed so far
+}
+
+// IREvalResult is the outcome of an evaluation: the metrics and how they were measured.
+type IREvalResult struct {
+	ireval.Metrics
+	Format      string  `json:"format"`
+	Mode        string  `json:"mode"`
+	Embedder    string  `json:"embedder"`
+	Documents   int     `json:"documents"`
+	IndexSecs   float64 `json:"index_seconds"`
+	QuerySecs   float64 `json:"query_seconds"`
+	SourcePaper bool    `json:"source_papers_relevant,omitempty"`
+}
+
+// EvalIR loads a test collection, indexes it into a throwaway workspace with warren's own
+// analysis, chunking and stores (one chunk per document, so rankings are of documents), runs
+// every judged query and scores the rankings.
+func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
+	coll, err := ireval.LoadWith(opts.Format, opts.Docs, opts.Queries, opts.Qrels, ireval.Options{KeepSourcePapers: opts.KeepSourcePapers})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "warren-eval-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		return nil, err
+	}
+	ws, err := kb.Open(dir, opts.Sources, schema.All())
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	store := kb.NewStore(ws)
+	if opts.HeadingWeight > 0 {
+		store.HeadingWeight = opts.HeadingWeight
+	}
+	searcher := &retrieval.Searcher{Store: store}
+	var emb kb.Embedder = kb.Builtin{}
+	switch opts.Embedder {
+	case "ollama":
+		log := opts.Logger
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
+		}
+		g, err := llm.New(ws.Config, llm.WithLogger(log))
+		if err != nil {
+			return nil, err
+		}
+		if err := g.CheckModel(ctx, config.RoleEmbed); err != nil {
+			return nil, err
+		}
+		emb, searcher.Gateway = kb.Ollama{Gateway: g}, g
+	case "builtin", "":
+	default:
+		return nil, fmt.Errorf("embedder %q: use builtin or ollama", opts.Embedder)
+	}
+	start := time.Now()
+	chunking := kb.ChunkOptions{Size: 20_000, Overlap: 0}
+	for i, d := range coll.Docs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The title is the document's heading, as a section heading is a chunk's.
+		doc := &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
+			Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}}
+		if _, err := store.AddDocument(ctx, doc, emb, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
+			return nil, fmt.Errorf("couldn't index document %s: %w", d.ID, err)
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(coll.Docs))
+		}
+	}
+	indexed := time.Since(start)
+	start = time.Now()
+	run, err := ireval.Run(coll, func(q string, k int) ([]string, error) {
+		results, err := searcher.Search(ctx, retrieval.Request{Query: q, K: k, Mode: opts.Mode, Language: "en"})
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]string, len(results))
+		for i, r := range results {
+			ids[i] = r.Doc
+		}
+		return ids, nil
+	}, ireval.DefaultK)
+	if err != nil {
+		return nil, err
+	}
+	return &IREvalResult{Metrics: ireval.Evaluate(coll, run), Format: opts.Format, Mode: string(opts.Mode), Embedder: emb.ID(),
+		Documents: len(coll.Docs), IndexSecs: indexed.Seconds(), QuerySecs: time.Since(start).Seconds(),
+		SourcePaper: opts.KeepSourcePapers}, nil
+}
