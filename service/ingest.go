@@ -203,19 +203,13 @@ func (s *Service) updateRegistry(ctx context.Context, from *registry.Registry, i
 // upsert adds a document to a collection of the registry unless it is there; an existing
 // entry only gains a missing source.
 func upsert(r *registry.Registry, collection string, d registry.Document) bool {
-	c := r.Collections[collection]
-	if c == nil {
-		c = &registry.Collection{}
-		r.Collections[collection] = c
-	}
-	for i, old := range c.Documents {
-		if old.Path == d.Path {
-			if old.Source == "" && d.Source != "" {
-				c.Documents[i].Source = d.Source
-				return true
-			}
-			return false
+	c := collectionOf(r, collection)
+	if i := documentIndex(c, d.Path); i >= 0 {
+		if c.Documents[i].Source == "" && d.Source != "" {
+			c.Documents[i].Source = d.Source
+			return true
 		}
+		return false
 	}
 	c.Documents = append(c.Documents, d)
 	sort.Slice(c.Documents, func(i, j int) bool { return c.Documents[i].Path < c.Documents[j].Path })

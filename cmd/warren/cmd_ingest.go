@@ -42,12 +42,13 @@ document outside the registry's folder unless --allow-outside is given.`,
 			var reg *registry.Registry
 			var items []kb.Item
 			var err error
-			if registryFile != "" {
-				if reg, err = a.checkedRegistry(cmd, registryFile, allowOutside); err != nil {
-					return err
-				}
-				items = service.RegistryItems(reg, filepath.Dir(registryFile))
-			} else if items, err = kb.CollectItems(args, collection); err != nil {
+			var refused *service.RegistryRefusal
+			if registryFile == "" {
+				items, err = kb.CollectItems(args, collection)
+			} else if reg, items, err = service.IngestRegistry(registryFile, allowOutside); errors.As(err, &refused) {
+				return a.refuseRegistry(cmd, refused)
+			}
+			if err != nil {
 				return err
 			}
 			e, err := a.open()
@@ -103,38 +104,23 @@ document outside the registry's folder unless --allow-outside is given.`,
 	return cmd
 }
 
-// checkedRegistry loads a registry to ingest and refuses one that would lose documents or
-// names: paths registered twice, synonyms naming two documents, documents outside its folder
-// (unless allowOutside), collection names warren cannot use.
-func (a *app) checkedRegistry(cmd *cobra.Command, path string, allowOutside bool) (*registry.Registry, error) {
-	reg, err := registry.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range reg.Names() {
-		if !kb.CollectionName.MatchString(name) {
-			return nil, fmt.Errorf("%s: collection name %q: use lower-case letters, digits, '-' and '_'", path, name)
+// refuseRegistry lists the problems that keep a registry from being ingested, and says how
+// to fix them.
+func (a *app) refuseRegistry(cmd *cobra.Command, r *service.RegistryRefusal) error {
+	if !a.jsonOut {
+		for _, p := range r.Problems {
+			fmt.Fprintln(a.stdout, p.String())
 		}
 	}
-	dir := filepath.Dir(path)
-	refuse := func(problems []registry.Problem, what, hint string) error {
-		if !a.jsonOut {
-			for _, p := range problems {
-				fmt.Fprintln(a.stdout, p.String())
-			}
-		}
-		return a.fail(cmd, map[string]any{"registry": path, "problems": problems},
-			withHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", path, len(problems), what), hint))
+	n := len(r.Problems)
+	what := plural(n, "conflicting entry", "conflicting entries")
+	hint := "make each path and synonym name one document (`warren registry check " + r.Path + "` shows every problem), then ingest again"
+	if r.Outside {
+		what = plural(n, "document outside the registry's folder", "documents outside the registry's folder")
+		hint = "move them under " + filepath.Dir(r.Path) + ", or give --allow-outside to ingest them from where they are"
 	}
-	if conflicts := registry.Conflicts(reg.Check(dir)); len(conflicts) > 0 {
-		return nil, refuse(conflicts, plural(len(conflicts), "conflicting entry", "conflicting entries"),
-			"make each path and synonym name one document (`warren registry check "+path+"` shows every problem), then ingest again")
-	}
-	if outside := reg.Outside(dir); len(outside) > 0 && !allowOutside {
-		return nil, refuse(outside, plural(len(outside), "document outside the registry's folder", "documents outside the registry's folder"),
-			"move them under "+dir+", or give --allow-outside to ingest them from where they are")
-	}
-	return reg, nil
+	return a.fail(cmd, map[string]any{"registry": r.Path, "problems": r.Problems},
+		withHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", r.Path, n, what), hint))
 }
 
 // ingestOutcome is the exit class of a finished ingest: interrupted (1), nothing stored (5),

@@ -64,50 +64,22 @@ workspace registry.`,
 				return err
 			}
 			defer e.Close()
-			reg, err := e.Registry()
+			proposals, err := e.SuggestSynonyms(cmd.Context(), apply)
 			if err != nil {
 				return err
-			}
-			docs, err := e.Store.Documents(cmd.Context(), "")
-			if err != nil {
-				return err
-			}
-			proposals := map[string][]string{}
-			for _, d := range docs {
-				entry := registry.Document{Path: d.ID, Title: d.Title}
-				if c := reg.Collections[d.Collection]; c != nil {
-					for _, old := range c.Documents {
-						if old.Path == d.ID {
-							entry = old
-						}
-					}
-				}
-				if s := registry.SuggestSynonyms(entry, d.Meta); len(s) > 0 {
-					proposals[d.ID] = s
-					if apply {
-						entry.Synonyms = append(entry.Synonyms, s...)
-						if entry.Title == "" {
-							entry.Title = d.Title
-						}
-						setEntry(reg, d.Collection, entry)
-					}
-				}
-			}
-			if apply && len(proposals) > 0 {
-				if err := reg.Save(filepath.Join(e.WS.Dir, registry.FileName)); err != nil {
-					return err
-				}
 			}
 			if a.jsonOut {
-				return a.printJSON(proposals)
+				byDoc := map[string][]string{}
+				for _, p := range proposals {
+					byDoc[p.Doc] = p.Synonyms
+				}
+				return a.printJSON(byDoc)
 			}
 			if len(proposals) == 0 {
 				fmt.Fprintln(a.stdout, "No new synonyms to propose.")
 			}
-			for _, d := range docs {
-				if s := proposals[d.ID]; len(s) > 0 {
-					fmt.Fprintf(a.stdout, "%s: %s\n", d.ID, strings.Join(s, "; "))
-				}
+			for _, p := range proposals {
+				fmt.Fprintf(a.stdout, "%s: %s\n", p.Doc, strings.Join(p.Synonyms, "; "))
 			}
 			if apply && len(proposals) > 0 {
 				fmt.Fprintln(a.stdout, "Added to the workspace registry.")
@@ -118,20 +90,4 @@ workspace registry.`,
 	suggest.Flags().BoolVar(&apply, "apply", false, "add the proposals to the workspace registry")
 	cmd.AddCommand(check, suggest)
 	return cmd
-}
-
-// setEntry replaces or adds a document entry in a collection.
-func setEntry(r *registry.Registry, collection string, d registry.Document) {
-	c := r.Collections[collection]
-	if c == nil {
-		c = &registry.Collection{}
-		r.Collections[collection] = c
-	}
-	for i, old := range c.Documents {
-		if old.Path == d.Path {
-			c.Documents[i] = d
-			return
-		}
-	}
-	c.Documents = append(c.Documents, d)
 }
