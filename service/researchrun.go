@@ -164,9 +164,12 @@ type Answers struct {
 	Yes       bool                  `yaml:"-" json:"-"`
 }
 
-// ReadAnswers reads prepared answers from a YAML or JSON file.
+// ReadAnswers reads prepared answers from a YAML or JSON file; no path, no answers.
 func ReadAnswers(path string) (Answers, error) {
 	var a Answers
+	if path == "" {
+		return a, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return a, fmt.Errorf("couldn't read the answers: %w", err)
