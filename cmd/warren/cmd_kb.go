@@ -24,8 +24,8 @@ func (a *app) kbCommand() *cobra.Command {
 		Short:   "List collections and documents with their chunk counts and embedder",
 		Example: "  warren kb list\n  warren kb list --collection suppliers --json",
 		Args:    cobra.NoArgs,
-		RunE: a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-			l, err := e.List(cmd.Context(), collection)
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			l, err := e.List(ctx, collection)
 			if err != nil {
 				return collectionUsage(err, "collection", collection)
 			}
@@ -37,19 +37,15 @@ func (a *app) kbCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "The knowledge base is empty: add documents with `warren ingest`.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "COLLECTION\tDOCUMENTS\tCHUNKS\tEMBEDDER")
-			for _, c := range l.Collections {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Name, c.Documents, c.Chunks, c.Embedder)
-			}
-			tw.Flush()
+			a.table("COLLECTION\tDOCUMENTS\tCHUNKS\tEMBEDDER", len(l.Collections), func(i int) string {
+				c := l.Collections[i]
+				return fmt.Sprintf("%s\t%d\t%d\t%s", c.Name, c.Documents, c.Chunks, c.Embedder)
+			})
 			fmt.Fprintln(a.stdout)
-			tw = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "DOCUMENT\tCOLLECTION\tCHUNKS\tLANG\tTITLE")
-			for _, d := range l.Documents {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", d.ID, d.Collection, d.Chunks, d.Language, d.Title)
-			}
-			return tw.Flush()
+			return a.table("DOCUMENT\tCOLLECTION\tCHUNKS\tLANG\tTITLE", len(l.Documents), func(i int) string {
+				d := l.Documents[i]
+				return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", d.ID, d.Collection, d.Chunks, d.Language, d.Title)
+			})
 		}),
 	}
 	list.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
@@ -60,8 +56,8 @@ func (a *app) kbCommand() *cobra.Command {
 		Long:    "rm removes documents by registry path, synonym or file name; their registry entries stay, so a later ingest can bring them back.",
 		Example: "  warren kb rm rfc/rfc2119.txt\n  warren kb rm GefStoffV ChemG",
 		Args:    cobra.MinimumNArgs(1),
-		RunE: a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-			removed, err := e.RemoveDocuments(cmd.Context(), args)
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			removed, err := e.RemoveDocuments(ctx, args)
 			if err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": removed}, err)
 			}
@@ -93,16 +89,28 @@ func collectionUsage(err error, flag, value string) error {
 	return usageError{fmt.Errorf("%s %q: no collection %q in the knowledge base; allowed is %s", flagName(flag), value, unknown.Name, orList(unknown.Have))}
 }
 
-// serviceRun opens the workspace for a command's run and closes it afterwards.
-func (a *app) serviceRun(run func(cmd *cobra.Command, e *env, args []string) error) func(*cobra.Command, []string) error {
+// serviceRun is a command's run on the open workspace, with a context that Ctrl-C cancels.
+func (a *app) serviceRun(run func(ctx context.Context, e *env, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		e, err := a.open()
 		if err != nil {
 			return err
 		}
 		defer e.Close()
-		return run(cmd, e, args)
+		ctx, stop := interruptible(cmd)
+		defer stop()
+		return run(ctx, e, args)
 	}
+}
+
+// table prints n rows (tab-separated columns) under a header, the columns aligned.
+func (a *app) table(header string, n int, row func(i int) string) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for i := range n {
+		fmt.Fprintln(tw, row(i))
+	}
+	return tw.Flush()
 }
 
 // resultJSON returns err when there is one, or else prints v as JSON.

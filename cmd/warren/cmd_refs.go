@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -37,9 +38,7 @@ func (a *app) refsCommand() *cobra.Command {
 			}
 			found := refs.DetectRegex(text) // the regex needs no workspace
 			if detector != retrieval.DetectorRegex {
-				err = a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-					ctx, stop := interruptible(cmd)
-					defer stop()
+				err = a.serviceRun(func(ctx context.Context, e *env, _ []string) (err error) {
 					found, err = e.DetectReferences(ctx, detector, text, note)
 					return err
 				})(cmd, args)
@@ -71,32 +70,27 @@ section the document lacks ends unresolved with the reason; nothing is guessed.
 		Example: `  warren refs resolve --from GefStoffV --section "§ 6" "nach § 5 des Arbeitsschutzgesetzes"
   warren refs resolve --from rfc6902 --json "as defined in Section 4 of [RFC6901]"`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			text, err := a.textArg(args[0])
 			if err != nil {
 				return err
 			}
-			return a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-				ctx, stop := interruptible(cmd)
-				defer stop()
-				results, err := e.ResolveReferences(ctx, detector, text, from, section, note)
-				if err != nil || a.jsonOut {
-					return a.resultJSON(results, err)
+			results, err := e.ResolveReferences(ctx, detector, text, from, section, note)
+			if err != nil || a.jsonOut {
+				return a.resultJSON(results, err)
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(a.stdout, "No references found.")
+			}
+			for _, res := range results {
+				if r := res.Resolved; r != nil {
+					fmt.Fprintf(a.stdout, "«%s» → %s (%s; %s)\n", res.OriginalText, docSection(r.Doc, r.Section), r.Method, strings.Join(r.ChunkIDs, ", "))
+				} else {
+					fmt.Fprintf(a.stdout, "«%s» → unresolved: %s\n", res.OriginalText, res.Reason)
 				}
-				if len(results) == 0 {
-					fmt.Fprintln(a.stdout, "No references found.")
-				}
-				for _, res := range results {
-					fmt.Fprintf(a.stdout, "«%s» ", res.OriginalText)
-					if res.Resolved == nil {
-						fmt.Fprintf(a.stdout, "→ unresolved: %s\n", res.Reason)
-						continue
-					}
-					fmt.Fprintf(a.stdout, "→ %s (%s; %s)\n", docSection(res.Resolved.Doc, res.Resolved.Section), res.Resolved.Method, strings.Join(res.Resolved.ChunkIDs, ", "))
-				}
-				return nil
-			})(cmd, args)
-		},
+			}
+			return nil
+		}),
 	}
 	for _, c := range []*cobra.Command{detect, resolve} {
 		c.Flags().StringVar(&detector, "detector", "regex", "regex, model or hybrid")

@@ -56,12 +56,9 @@ report, marked as such.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var answers service.Answers
-			if answersPath != "" {
-				var err error
-				if answers, err = service.ReadAnswers(answersPath); err != nil {
-					return err
-				}
+			answers, err := service.ReadAnswers(answersPath)
+			if err != nil {
+				return err
 			}
 			answers.Yes = yes
 			e, err := a.open()

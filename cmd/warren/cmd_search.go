@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -26,31 +27,23 @@ collections were built with the built-in embedder.`,
   warren search "Gefährdungsbeurteilung" --doc GefStoffV --section "§ 6"
   warren search "add operation" --collection rfc -k 3 --mode lexical --json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := retrieval.ParseMode(mode)
-			if err != nil {
-				return usageError{err}
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			scope := kb.Scope{Section: section}
+			if collection != "" {
+				scope.Collections = splitList(collection)
 			}
-			return a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-				ctx, stop := interruptible(cmd)
-				defer stop()
-				scope := kb.Scope{Section: section}
-				if collection != "" {
-					scope.Collections = splitList(collection)
-				}
-				results, err := e.SearchIn(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: m, Language: lang}, doc)
-				if err != nil || a.jsonOut {
-					return a.resultJSON(emptyIfNil(results), collectionUsage(err, "collection", collection))
-				}
-				if len(results) == 0 {
-					fmt.Fprintln(a.stdout, "No matching passages.")
-				}
-				for i, r := range results {
-					fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, docSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, snippet(r.Text, 220))
-				}
-				return nil
-			})(cmd, args)
-		},
+			results, err := e.SearchIn(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: retrieval.Mode(mode), Language: lang}, doc)
+			if err != nil || a.jsonOut {
+				return a.resultJSON(emptyIfNil(results), collectionUsage(err, "collection", collection))
+			}
+			if len(results) == 0 {
+				fmt.Fprintln(a.stdout, "No matching passages.")
+			}
+			for i, r := range results {
+				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, docSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, snippet(r.Text, 220))
+			}
+			return nil
+		}),
 	},
 		text(0, "QUERY", "a query with words to search for"),
 		atLeast("k", &k, 1),

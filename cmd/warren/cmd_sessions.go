@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -24,8 +24,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Short:   "Saved runs, newest first, with their status",
 		Example: "  warren sessions list --json",
 		Args:    cobra.NoArgs,
-		RunE: a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-			runs, err := e.Sessions(cmd.Context())
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			runs, err := e.Sessions(ctx)
 			if err != nil || a.jsonOut {
 				return a.resultJSON(emptyIfNil(runs), err)
 			}
@@ -33,12 +33,10 @@ func (a *app) sessionsCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "No saved runs: start one with `warren research \"question\"`.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), snippet(r.Title, 60))
-			}
-			return tw.Flush()
+			return a.table("RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
+				r := runs[i]
+				return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), snippet(r.Title, 60))
+			})
 		}),
 	}
 	show := checked(&cobra.Command{
@@ -46,8 +44,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Short:   "A run's trail of steps, where it stands, its ledger and references",
 		Example: "  warren sessions show 20261121-201500-a1b2c3",
 		Args:    cobra.ExactArgs(1),
-		RunE: a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-			s, err := e.Session(cmd.Context(), args[0])
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			s, err := e.Session(ctx, args[0])
 			if err != nil || a.jsonOut {
 				return a.resultJSON(s, err)
 			}
@@ -69,12 +67,9 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n",
 				referenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "STEP\tNODE\tSTATUS")
-			for _, step := range s.Steps {
-				fmt.Fprintf(tw, "%d\t%s\t%s\n", step.Step, step.Node, step.Status)
-			}
-			return tw.Flush()
+			return a.table("STEP\tNODE\tSTATUS", len(s.Steps), func(i int) string {
+				return fmt.Sprintf("%d\t%s\t%s", s.Steps[i].Step, s.Steps[i].Node, s.Steps[i].Status)
+			})
 		}),
 	}, text(0, "RUN", runAllowed))
 	rm := checked(&cobra.Command{
@@ -82,8 +77,8 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Short:   "Remove saved runs with their checkpoints, ledger and call journal",
 		Example: "  warren sessions rm 20261121-201500-a1b2c3",
 		Args:    cobra.MinimumNArgs(1),
-		RunE: a.serviceRun(func(cmd *cobra.Command, e *env, args []string) error {
-			if err := e.RemoveRuns(cmd.Context(), args); err != nil || a.jsonOut {
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			if err := e.RemoveRuns(ctx, args); err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": args}, err)
 			}
 			fmt.Fprintf(a.stdout, "Removed %d run(s).\n", len(args))
