@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -87,36 +86,4 @@ func collectionUsage(err error, flag, value string) error {
 			"add documents with `warren ingest PATH --collection NAME`")}
 	}
 	return usageError{fmt.Errorf("%s %q: no collection %q in the knowledge base; allowed is %s", flagName(flag), value, unknown.Name, orList(unknown.Have))}
-}
-
-// serviceRun is a command's run on the open workspace, with a context that Ctrl-C cancels.
-func (a *app) serviceRun(run func(ctx context.Context, e *env, args []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		e, err := a.open()
-		if err != nil {
-			return err
-		}
-		defer e.Close()
-		ctx, stop := interruptible(cmd)
-		defer stop()
-		return run(ctx, e, args)
-	}
-}
-
-// table prints n rows (tab-separated columns) under a header, the columns aligned.
-func (a *app) table(header string, n int, row func(i int) string) error {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, header)
-	for i := range n {
-		fmt.Fprintln(tw, row(i))
-	}
-	return tw.Flush()
-}
-
-// resultJSON returns err when there is one, or else prints v as JSON.
-func (a *app) resultJSON(v any, err error) error {
-	if err != nil {
-		return err
-	}
-	return a.printJSON(v)
 }

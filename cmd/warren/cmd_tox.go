@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -39,57 +37,6 @@ case-insensitively.`,
 		a.toxDiffCommand(), a.toxRollbackCommand())
 	cmd.AddCommand(a.toxEditCommand(), a.toxBatchCommand(), a.toxApproveCommand())
 	return cmd
-}
-
-// output prints v as JSON with --json, else through text.
-func (a *app) output(v any, text func(w io.Writer) error) error {
-	if a.jsonOut {
-		return a.printJSON(v)
-	}
-	return text(a.stdout)
-}
-
-// inWorkspace opens the workspace for f and closes it after.
-func (a *app) inWorkspace(f func(e *env) error) error {
-	e, err := a.open()
-	if err != nil {
-		return err
-	}
-	defer e.Close()
-	return f(e)
-}
-
-// call opens the workspace, gets one result from it and prints that as JSON or through text.
-func call[T any](a *app, get func(e *env) (T, error), text func(w io.Writer, v T) error) error {
-	return a.inWorkspace(func(e *env) error {
-		v, err := get(e)
-		if err != nil {
-			return err
-		}
-		return a.output(v, func(w io.Writer) error { return text(w, v) })
-	})
-}
-
-// confirmed reads the answer to a y/N question from stdin.
-func (a *app) confirmed() bool {
-	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-	ans := strings.ToLower(strings.TrimSpace(line))
-	return ans == "y" || ans == "yes"
-}
-
-// table prints tab-separated lines aligned in columns.
-func table(w io.Writer, lines func(tw io.Writer)) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	lines(tw)
-	return tw.Flush()
-}
-
-// wrap is before+s+after, or "" for an empty s.
-func wrap(before, s, after string) string {
-	if s == "" {
-		return ""
-	}
-	return before + s + after
 }
 
 // inciAllowed is what an INCI argument may be.
