@@ -9,9 +9,11 @@ import (
 	"strings"
 	"unicode"
 
+	"warren/agent"
 	"warren/agent/toxedit"
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
+	"warren/service/jobs"
 )
 
 // The toxicology use cases of the CLI: profiles found by a forgiving name, imports, diffs,
@@ -346,5 +348,23 @@ func (s *Service) ToxBatch(ctx context.Context, path string, yes bool, progress 
 		return nil, fmt.Errorf("couldn't read the batch: %w", err)
 	}
 	defer f.Close()
-	return s.ToxEditor().BatchWith(ctx, f, toxedit.BatchOptions{Yes: yes, Progress: progress})
+	// The batch is a job (kind toxbatch, progress in lines), so that it is recorded and can be
+	// watched; cancelling ctx cancels it between lines.
+	var res *toxedit.BatchResult
+	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
+		res, err = s.ToxEditor().BatchWith(jctx, f, toxedit.BatchOptions{Yes: yes, Progress: func(done, total int) {
+			em.Progress(jobs.Progress{Done: done, Total: total})
+			if progress != nil {
+				progress(done, total)
+			}
+		}})
+		if err != nil {
+			return "", err
+		}
+		return jobs.JobDone, nil
+	}
+	if jerr := s.runJob(ctx, agent.NewRunID("toxbatch-"), jobs.KindToxBatch, "toxicology batch "+filepath.Base(path), work, nil); jerr != nil {
+		return nil, jerr
+	}
+	return res, err
 }

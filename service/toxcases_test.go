@@ -10,6 +10,7 @@ import (
 
 	"warren/internal/testkb"
 	"warren/kb/toxdb"
+	"warren/service/jobs"
 )
 
 func toxService(t *testing.T) *Service {
@@ -139,6 +140,11 @@ func TestToxBatchReportsEachLine(t *testing.T) {
 	res, err := s.ToxBatch(context.Background(), path, true, nil)
 	if err != nil || res.Applied != 1 || res.Failed != 1 || len(res.Lines) != 2 {
 		t.Fatalf("batch: %+v %v", res, err)
+	}
+	// The batch ran as a recorded job, with its lines as progress.
+	list, err := s.Jobs.List(context.Background())
+	if err != nil || len(list) != 1 || list[0].Kind != jobs.KindToxBatch || list[0].State != jobs.JobDone || list[0].Progress.Total != 2 {
+		t.Fatalf("the batch's job: %+v %v", list, err)
 	}
 	if _, err := s.ToxBatch(context.Background(), filepath.Join(t.TempDir(), "none.jsonl"), false, nil); err == nil || !strings.Contains(err.Error(), "couldn't read the batch") {
 		t.Errorf("a missing file: %v", err)
