@@ -276,4 +276,22 @@ keys Escape
 keys q
 expect "warren exited"
 
+# A collection embedded with another model: search says how to fix it, and the Log has it whole.
+t kill-session -t inflight
+OLLAMA_HOST="127.0.0.1:$fast" "$work/warren" init "$work/embedded" >/dev/null
+OLLAMA_HOST="127.0.0.1:$fast" "$work/warren" -w "$work/embedded" ingest sample/internal --collection embedded --embedder ollama >/dev/null
+session=embed
+t new-session -d -s embed -x 80 -y 24 \
+	"OLLAMA_HOST=127.0.0.1:$fast WARREN_MODELS_EMBED_MODEL=all-minilm '$work/warren' -w '$work/embedded'; echo 'warren exited'; sleep 600"
+expect "Research question"
+keys Escape
+keys 2
+keys /
+typed "silane"
+keys Enter
+expect 'collection "embedded" was embedded with nomic-embed-text'
+help_fits
+keys 5
+expect "warren ingest --rebuild"
+
 echo "e2e-tui: $passed passed, 0 failed"

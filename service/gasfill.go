@@ -99,7 +99,7 @@ func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Si
 		return GasFillResult{Table: table}, fmt.Errorf("%w of %q to resume", ErrNoUnfinishedFill, table)
 	}
 	run, store := GasFillRun(last.ID), s.RunStore()
-	title := s.runTitle(ctx, run)
+	title := "gas fill of " + table // a job recorded before keeps its own title
 	nothingLeft := func() (GasFillResult, error) {
 		if err := s.GasStore().FinishFill(ctx, last.ID); err != nil {
 			return GasFillResult{}, fmt.Errorf("couldn't close fill %d: %w", last.ID, err)

@@ -35,7 +35,7 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 		return jobs.JobDone, nil
 	}
 	if title == "" {
-		title = s.runTitle(ctx, run)
+		title = run // a resumed run's job keeps the title it was recorded with
 	}
 	if jerr := s.runJob(ctx, run, jobs.KindResearch, title, work, sink); jerr != nil {
 		return agent.Outcome{Run: run}, nil, jerr
@@ -71,17 +71,4 @@ func forward(ctx context.Context, m *jobs.Manager, id string, sub *jobs.Subscrip
 			return
 		}
 	}
-}
-
-// runTitle is the title a run was saved with, or its id.
-func (s *Service) runTitle(ctx context.Context, run string) string {
-	runs, err := s.RunStore().Runs(ctx)
-	if err == nil {
-		for _, r := range runs {
-			if r.ID == run && r.Title != "" {
-				return r.Title
-			}
-		}
-	}
-	return run
 }

@@ -55,8 +55,6 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Help):
 		m.showHelp = true
 		return nil
-	case key.Matches(msg, m.keys.PrevTab):
-		return m.selectTab((m.tab + len(m.panels) - 1) % len(m.panels))
 	}
 	for i, b := range []key.Binding{m.keys.Tab1, m.keys.Tab2, m.keys.Tab3, m.keys.Tab4, m.keys.Tab5} {
 		if key.Matches(msg, b) {

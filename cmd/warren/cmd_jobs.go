@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 )
@@ -17,13 +17,8 @@ process running it ended) and how far it came. An interrupted or canceled resear
 on with ` + "`warren research --resume RUN`" + `.`,
 		Example: "  warren jobs\n  warren jobs --json",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			list, err := e.Jobs.List(cmd.Context())
+		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
+			list, err := e.Jobs.List(ctx)
 			if err != nil {
 				return err
 			}
@@ -34,17 +29,15 @@ on with ` + "`warren research --resume RUN`" + `.`,
 				fmt.Fprintln(a.stdout, "No jobs yet: `warren research \"question\"` starts one.")
 				return nil
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "JOB\tKIND\tOWNER\tSTATE\tPROGRESS\tUPDATED\tTITLE")
-			for _, j := range list {
+			return a.table("JOB\tKIND\tOWNER\tSTATE\tPROGRESS\tUPDATED\tTITLE", len(list), func(i int) string {
+				j := list[i]
 				progress := "-"
 				if j.Progress.Total > 0 {
 					progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", j.ID, j.Kind, j.Owner, j.State, progress,
+				return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, j.State, progress,
 					j.Updated.Local().Format("2006-01-02 15:04"), snippet(j.Title, 50))
-			}
-			return tw.Flush()
-		},
+			})
+		}),
 	}
 }

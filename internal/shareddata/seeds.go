@@ -1,7 +1,6 @@
 package shareddata
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -11,18 +10,11 @@ import (
 // absence is only logged. Under CI=true the absence is a failure, as for Path.
 func Seeds(tb testing.TB, rel string) string {
 	tb.Helper()
-	root, err := projectRoot()
-	if err == nil {
-		p := filepath.Join(root, "..", "shared", "data", rel)
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
+	p, err := locate(tb, rel)
+	if err != nil {
+		tb.Logf("shared test data %s is not here (%v); fuzzing with the inline seeds only", rel, err)
 	}
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf("shared test data %s is missing under CI: %v", rel, err)
-	}
-	tb.Logf("shared test data %s is not here (%v); fuzzing with the inline seeds only", rel, err)
-	return ""
+	return p
 }
 
 // Project returns the absolute path of rel inside the project (for seeds from sample/), found

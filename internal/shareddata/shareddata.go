@@ -13,18 +13,27 @@ import (
 // when it is not there.
 func Path(t testing.TB, rel string) string {
 	t.Helper()
+	p, err := locate(t, rel)
+	if err != nil {
+		t.Skipf("shared test data %s is not here (%v); put shared/data beside the checkout to run this test", rel, err)
+	}
+	return p
+}
+
+// locate finds rel inside shared/data; its absence fails the test under CI=true.
+func locate(tb testing.TB, rel string) (string, error) {
+	tb.Helper()
 	root, err := projectRoot()
 	if err == nil {
 		p := filepath.Join(root, "..", "shared", "data", rel)
 		if _, err = os.Stat(p); err == nil {
-			return p
+			return p, nil
 		}
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("shared test data %s is missing under CI: %v", rel, err)
+		tb.Fatalf("shared test data %s is missing under CI: %v", rel, err)
 	}
-	t.Skipf("shared test data %s is not here (%v); put shared/data beside the checkout to run this test", rel, err)
-	return ""
+	return "", err
 }
 
 // projectRoot walks up from the working directory to the folder holding go.mod.
