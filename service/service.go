@@ -33,7 +33,11 @@ type Service struct {
 	Gateway *llm.Gateway
 	Jobs    *jobs.Manager
 	Log     *slog.Logger
-	Owner   string
+	// Owner names the analyst this view of the service acts for: jobs it starts are theirs and
+	// every decision it records names them.
+	Owner string
+	// Admin may answer, approve and cancel any analyst's jobs, not only its own.
+	Admin bool
 
 	sources config.Sources // the configuration layers above the workspace file, for the doctor
 
@@ -72,6 +76,20 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 		return nil, err
 	}
 	return &Service{WS: ws, Store: kb.NewStore(ws), Gateway: g, Jobs: j, Log: log, Owner: opts.Owner}, nil
+}
+
+// As is a view of the same open workspace that acts for another analyst: it shares the
+// stores, the model gateway, the jobs and the change feed, and must not be closed itself (the
+// service it came from owns the workspace).
+func (s *Service) As(analyst string, admin bool) *Service {
+	return &Service{WS: s.WS, Store: s.Store, Gateway: s.Gateway, Jobs: s.Jobs, Log: s.Log,
+		Owner: analyst, Admin: admin, sources: s.sources}
+}
+
+// MayDecide reports whether this analyst may answer, approve or cancel a job owned by owner: its
+// owner or an admin may; a job recorded without an owner is anyone's.
+func (s *Service) MayDecide(owner string) bool {
+	return s.Admin || owner == "" || owner == s.Owner
 }
 
 // Close cancels the jobs still running (each stops at a consistent point and stays
