@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"warren/agent/toxedit"
 	"warren/config"
@@ -109,5 +110,9 @@ func (s *Service) ToxReject(ctx context.Context, p *toxedit.Proposal, reason str
 
 // ToxRollback saves a new version equal to an old one.
 func (s *Service) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
-	return s.ToxStore().Rollback(ctx, inci, to, summary)
+	latest, err := s.ToxStore().Latest(ctx, inci)
+	if err != nil {
+		return 0, fmt.Errorf("couldn't roll profile %s back to version %d: %w", inci, to, err)
+	}
+	return s.ToxStore().Rollback(ctx, inci, to, latest.Version, summary)
 }

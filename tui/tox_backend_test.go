@@ -130,7 +130,11 @@ func (b *toxBackend) ToxReject(_ context.Context, p *toxedit.Proposal, _ string)
 }
 
 func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
-	return b.store.Rollback(ctx, inci, to, summary)
+	latest, err := b.store.Latest(ctx, inci)
+	if err != nil {
+		return 0, err
+	}
+	return b.store.Rollback(ctx, inci, to, latest.Version, summary)
 }
 
 // toxDesk opens the workbench at a size on the Toxicology tab with the profiles loaded and

@@ -20,8 +20,10 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 20, Name: "gas tables"},
 		{Version: 21, Name: "gas decisions"},
 		{Version: 22, Name: "gas fill runs"},
+		{Version: 23, Name: "gas decisions name the analyst"},
 		{Version: 30, Name: "toxicology profile versions"},
 		{Version: 31, Name: "toxicology versions are append-only"},
+		{Version: 32, Name: "toxicology versions name the analyst"},
 		{Version: 40, Name: "jobs"},
 	}
 	all := All()
@@ -81,8 +83,8 @@ func TestOpeningAnOldDatabaseAppliesOnlyTheMissingSteps(t *testing.T) {
 		}
 	}
 	slices.Sort(added)
-	if !slices.Equal(added, []int{30, 31, 40}) {
-		t.Errorf("steps applied on reopening: %v, want [30 31 40]", added)
+	if !slices.Equal(added, []int{30, 31, 32, 40}) {
+		t.Errorf("steps applied on reopening: %v, want [30 31 32 40]", added)
 	}
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM gas_tables`).Scan(&n); err != nil || n != 1 {

@@ -3,12 +3,9 @@ package hmis
 import (
 	"fmt"
 	"math"
-	"os"
-	"os/user"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/xuri/excelize/v2"
@@ -19,8 +16,13 @@ import (
 // provenanceHeaders are the columns of the Provenance sheet, one row per cell that the sheet's
 // value alone doesn't describe (anything but a plain original value).
 // The CAS number finds the record's row when the analyst renamed the chemical in the workbook.
+// "Decided By" names the analyst who approved, edited or rejected the cell (noName when the
+// decision predates recorded names).
 var provenanceHeaders = []string{"Row", "Sheet Row", "Chemical Name", "CAS No.", "Field", "Value", "Unit", "Status",
-	"Confidence", "Method", "Source Document", "Section", "Chunk", "Excerpt", "Note", "Updated"}
+	"Confidence", "Method", "Source Document", "Section", "Chunk", "Excerpt", "Note", "Updated", "Decided By"}
+
+// noName stands for an analyst whom an older decision did not record.
+const noName = "—"
 
 // statusFill is the background of a cell per status; original and empty cells keep none.
 var statusFill = map[Status]string{
@@ -162,7 +164,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 				updated = c.UpdatedAt.Format(time.RFC3339Nano)
 			}
 			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, field.Name, c.Value, c.Unit, string(c.Status),
-				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated})
+				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated, decidedBy(c)})
 		}
 	}
 	if err := sw.Flush(); err != nil {
@@ -302,31 +304,24 @@ func commentText(c Cell) string {
 // commentAuthor is the author of a cell's comment: the analyst for a value they decided
 // (approved, edited, rejected), warren for what warren filled or flagged.
 func commentAuthor(c Cell) string {
-	switch c.Status {
-	case StatusApproved, StatusEdited, StatusRejected:
-		return analystName()
+	if by := decidedBy(c); by != "" {
+		return by
 	}
 	return "warren"
 }
 
-// analystName is the name of the account warren runs under: the decision log records no
-// other name of who decided.
-var analystName = sync.OnceValue(func() string {
-	if u, err := user.Current(); err == nil {
-		if name, _, _ := strings.Cut(u.Name, ","); strings.TrimSpace(name) != "" { // GECOS: "Full Name,room,phone"
-			return strings.TrimSpace(name)
+// decidedBy names the analyst who decided a cell: "" for a cell nobody decided (original,
+// filled, flagged), noName for a decision that recorded no name.
+func decidedBy(c Cell) string {
+	switch c.Status {
+	case StatusApproved, StatusEdited, StatusRejected:
+		if c.By == "" {
+			return noName
 		}
-		if u.Username != "" {
-			return u.Username
-		}
+		return c.By
 	}
-	for _, k := range []string{"USER", "USERNAME", "LOGNAME"} {
-		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
-			return v
-		}
-	}
-	return "analyst"
-})
+	return ""
+}
 
 // Column widths, in characters of the default font. A column is as wide as its header, so that
 // names and units stay readable, and as its longest value up to a cap, so that one long excerpt

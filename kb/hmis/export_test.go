@@ -41,14 +41,48 @@ func TestExportWidthsAndCommentAuthors(t *testing.T) {
 	for _, c := range comments {
 		authors[c.Cell] = c.Author
 	}
-	// C2 filled, E2 review, F2 approved, G2 edited, H2 rejected, C3 invalid in the sheet.
-	for cell, want := range map[string]string{"C2": "warren", "E2": "warren", "F2": analystName(), "G2": analystName(),
-		"H2": analystName(), "C3": "warren"} {
+	// C2 filled, E2 review, F2 approved by alice, G2 edited by bob, H2 rejected before names
+	// were recorded, C3 invalid in the sheet.
+	for cell, want := range map[string]string{"C2": "warren", "E2": "warren", "F2": "alice", "G2": "bob",
+		"H2": noName, "C3": "warren"} {
 		if authors[cell] != want {
 			t.Errorf("comment of %s by %q, want %q", cell, authors[cell], want)
 		}
 	}
-	if analystName() == "" || analystName() == "warren" {
-		t.Errorf("analyst name %q", analystName())
+}
+
+// The Provenance sheet names who decided each decided cell; a decision without a recorded
+// name shows noName, and a value nobody decided names no one.
+func TestProvenanceNamesWhoDecided(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	if err := ExportXLSX(sampleTable(), path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(SheetProvenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for j, h := range rows[0] {
+		col[h] = j
+	}
+	by := map[string]string{}
+	for _, r := range rows[1:] {
+		v := ""
+		if j := col["Decided By"]; j < len(r) {
+			v = r[j]
+		}
+		by[r[col["Chemical Name"]]+"/"+r[col["Field"]]] = v
+	}
+	for cell, want := range map[string]string{"Silane/hmis_health": "alice", "Silane/ghs02_flammable": "bob",
+		"Silane/h_statements": noName, "Silane/boiling_point_c": "", "Hydrogen/boiling_point_c": ""} {
+		if got, ok := by[cell]; !ok || got != want {
+			t.Errorf("Decided By of %s is %q (listed %v), want %q", cell, got, ok, want)
+		}
 	}
 }

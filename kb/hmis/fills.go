@@ -70,7 +70,10 @@ func (s *Store) SaveFillRow(ctx context.Context, fill int64, table string, row i
 		return nil, fmt.Errorf("couldn't save row %d: %w", row, err)
 	}
 	defer tx.Rollback()
-	var written []FillChange
+	var (
+		written []FillChange
+		logged  []Decision
+	)
 	for _, c := range changes {
 		current, err := currentCell(ctx, tx, table, row, c.Field)
 		if err != nil {
@@ -82,10 +85,11 @@ func (s *Store) SaveFillRow(ctx context.Context, fill int64, table string, row i
 		if err := writeCell(ctx, tx, table, row, c.Field, c.After); err != nil {
 			return nil, err
 		}
-		if _, err := logDecision(ctx, tx, table, row, c.Field, current, c.After, c.Reason, time.Now().UTC(), 0); err != nil {
+		d, err := s.logDecision(ctx, tx, Decision{Table: table, Row: row, Field: c.Field, Before: current, After: c.After, Reason: c.Reason, At: time.Now().UTC()})
+		if err != nil {
 			return nil, err
 		}
-		written = append(written, c)
+		written, logged = append(written, c), append(logged, d)
 	}
 	if fill != 0 {
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO gas_fill_rows (fill, row_id) VALUES (?, ?)`, fill, row); err != nil {
@@ -95,6 +99,7 @@ func (s *Store) SaveFillRow(ctx context.Context, fill int64, table string, row i
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("couldn't save row %d: %w", row, err)
 	}
+	s.decided(logged)
 	return written, nil
 }
 

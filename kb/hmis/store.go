@@ -63,8 +63,14 @@ CREATE TABLE gas_decisions (
 );
 CREATE INDEX gas_decisions_cell ON gas_decisions(table_name, row_id, field);`}
 
+// gasAnalystMigration names who decided: the analyst of each logged decision, and of each cell
+// the analyst who last approved, edited or rejected it. Older rows keep "" (unknown).
+var gasAnalystMigration = kb.Migration{Version: 23, Name: "gas decisions name the analyst", SQL: `
+ALTER TABLE gas_decisions ADD COLUMN analyst TEXT NOT NULL DEFAULT '';
+ALTER TABLE gas_cells ADD COLUMN analyst TEXT NOT NULL DEFAULT '';`}
+
 // Migrations are the gas tables' schema steps in warren.db (versions 20 to 29).
-var Migrations = []kb.Migration{gasTablesMigration, gasDecisionsMigration, gasFillsMigration}
+var Migrations = []kb.Migration{gasTablesMigration, gasDecisionsMigration, gasFillsMigration, gasAnalystMigration}
 
 // ErrNoTable is returned for a table name the store doesn't hold.
 var ErrNoTable = errors.New("no such gas table")
@@ -75,6 +81,12 @@ var ErrNothingToUndo = errors.New("nothing to undo")
 // Store keeps gas tables in the workspace database (see kb.OpenDB).
 type Store struct {
 	DB *sql.DB
+	// Analyst names who the store's writes are made for: every decision it logs records them,
+	// and so does every cell they decide (see Decide). "" records no name.
+	Analyst string
+	// Decided, when set, is called after each commit that logged decisions, with them in
+	// order; it must not block (the service hands them to its change feed).
+	Decided func([]Decision)
 }
 
 // Decision is one change of a cell, as the append-only log records it.
@@ -88,6 +100,7 @@ type Decision struct {
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
 	Undoes int64     `json:"undoes,omitempty"` // the decision this one reverted, for undos
+	By     string    `json:"by,omitempty"`     // the analyst who made it; "" when unknown (older rows)
 }
 
 type cellKey struct {
@@ -145,6 +158,7 @@ func (s *Store) SaveTable(ctx context.Context, t *Table) error {
 	}
 	defer insCell.Close()
 	now := time.Now().UTC()
+	var logged []Decision
 	seen := map[int]bool{}
 	for seq, r := range t.Rows {
 		if seen[r.ID] {
@@ -171,33 +185,45 @@ func (s *Store) SaveTable(ctx context.Context, t *Table) error {
 			if existed {
 				k := cellKey{r.ID, field}
 				if before := old[k]; !sameCell(before, c) {
-					if _, err := logDecision(ctx, tx, t.Name, r.ID, field, before, c, "save", now, 0); err != nil {
+					d, err := s.logDecision(ctx, tx, Decision{Table: t.Name, Row: r.ID, Field: field, Before: before, After: c, Reason: "save", At: now})
+					if err != nil {
 						return err
 					}
+					logged = append(logged, d)
 				}
 				delete(old, k)
 			}
 		}
 	}
 	for k, before := range old { // cells that the new version no longer has
-		if _, err := logDecision(ctx, tx, t.Name, k.row, k.field, before, Cell{}, "save", now, 0); err != nil {
+		d, err := s.logDecision(ctx, tx, Decision{Table: t.Name, Row: k.row, Field: k.field, Before: before, Reason: "save", At: now})
+		if err != nil {
 			return err
 		}
+		logged = append(logged, d)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("couldn't save gas table %q: %w", t.Name, err)
 	}
+	s.decided(logged)
 	return nil
 }
 
-const insertCellSQL = `INSERT INTO gas_cells (table_name, row_id, field, value, unit, status, confidence, method,
-	source_doc, source_section, source_chunk, excerpt, note, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+// decided hands committed decisions to the Decided hook.
+func (s *Store) decided(ds []Decision) {
+	if s.Decided != nil && len(ds) > 0 {
+		s.Decided(ds)
+	}
+}
 
-const cellColumns = `row_id, field, value, unit, status, confidence, method, source_doc, source_section, source_chunk, excerpt, note, updated_at`
+const insertCellSQL = `INSERT INTO gas_cells (table_name, row_id, field, value, unit, status, confidence, method,
+	source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const cellColumns = `row_id, field, value, unit, status, confidence, method, source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst`
 
 func cellArgs(table string, row int, field string, c Cell) []any {
 	return []any{table, row, field, c.Value, c.Unit, string(c.Status), c.Confidence, c.Method,
-		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, formatTime(c.UpdatedAt)}
+		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, formatTime(c.UpdatedAt), c.By}
 }
 
 type scanner interface{ Scan(...any) error }
@@ -209,7 +235,7 @@ func scanCell(sc scanner) (cellKey, Cell, error) {
 		status, update string
 	)
 	err := sc.Scan(&k.row, &k.field, &c.Value, &c.Unit, &status, &c.Confidence, &c.Method,
-		&c.SourceDoc, &c.SourceSection, &c.SourceChunk, &c.Excerpt, &c.Note, &update)
+		&c.SourceDoc, &c.SourceSection, &c.SourceChunk, &c.Excerpt, &c.Note, &update, &c.By)
 	if err != nil {
 		return k, c, err
 	}
@@ -310,114 +336,6 @@ func (s *Store) Tables(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// SetCell changes one cell and logs the change with its reason, in one transaction. The value
-// should already be normalised (see Normalize); a zero cell empties the cell. Setting a cell to
-// what it already is changes and logs nothing.
-func (s *Store) SetCell(ctx context.Context, table string, row int, field string, c Cell, reason string) error {
-	if _, ok := FieldByName(field); !ok {
-		return fmt.Errorf("couldn't set a cell of gas table %q: unknown field %q", table, field)
-	}
-	if !c.Status.Valid() {
-		return fmt.Errorf("couldn't set %s of row %d: unknown status %q", field, row, c.Status)
-	}
-	tx, err := s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("couldn't set %s of row %d: %w", field, row, err)
-	}
-	defer tx.Rollback()
-	before, err := currentCell(ctx, tx, table, row, field)
-	if err != nil {
-		return err
-	}
-	if sameCell(before, c) {
-		return nil
-	}
-	if err := writeCell(ctx, tx, table, row, field, c); err != nil {
-		return err
-	}
-	if _, err := logDecision(ctx, tx, table, row, field, before, c, reason, time.Now().UTC(), 0); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("couldn't set %s of row %d: %w", field, row, err)
-	}
-	return nil
-}
-
-// Undo reverts the latest decision on the table that hasn't been undone yet (undos themselves
-// aren't undone, so repeated calls walk back through the history) and logs the revert as a
-// decision that names the one it undoes. It returns the cell it restored. A decision on a row
-// that a later SaveTable removed can't be undone; the error says so.
-func (s *Store) Undo(ctx context.Context, table string) (row int, field string, err error) {
-	tx, err := s.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, "", fmt.Errorf("couldn't undo: %w", err)
-	}
-	defer tx.Rollback()
-	var (
-		id             int64
-		before, reason string
-	)
-	err = tx.QueryRowContext(ctx, `SELECT id, row_id, field, before, reason FROM gas_decisions d
-		WHERE table_name = ? AND undoes IS NULL
-		  AND NOT EXISTS (SELECT 1 FROM gas_decisions u WHERE u.undoes = d.id)
-		ORDER BY id DESC LIMIT 1`, table).Scan(&id, &row, &field, &before, &reason)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, "", fmt.Errorf("couldn't undo in gas table %q: %w", table, ErrNothingToUndo)
-	} else if err != nil {
-		return 0, "", fmt.Errorf("couldn't undo in gas table %q: %w", table, err)
-	}
-	var restore Cell
-	if err := json.Unmarshal([]byte(before), &restore); err != nil {
-		return 0, "", fmt.Errorf("couldn't read decision %d: %w", id, err)
-	}
-	current, err := currentCell(ctx, tx, table, row, field)
-	if err != nil {
-		return 0, "", fmt.Errorf("couldn't undo decision %d: %w", id, err)
-	}
-	if err := writeCell(ctx, tx, table, row, field, restore); err != nil {
-		return 0, "", err
-	}
-	if _, err := logDecision(ctx, tx, table, row, field, current, restore, fmt.Sprintf("undo of decision %d (%s)", id, reason), time.Now().UTC(), id); err != nil {
-		return 0, "", err
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, "", fmt.Errorf("couldn't undo decision %d: %w", id, err)
-	}
-	return row, field, nil
-}
-
-// Decisions returns the logged decisions of a table, oldest first; row 0 means every row and
-// field "" every field.
-func (s *Store) Decisions(ctx context.Context, table string, row int, field string) ([]Decision, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT id, row_id, field, before, after, reason, at, COALESCE(undoes, 0)
-		FROM gas_decisions WHERE table_name = ? AND (? = 0 OR row_id = ?) AND (? = '' OR field = ?) ORDER BY id`,
-		table, row, row, field, field)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't read the decisions of gas table %q: %w", table, err)
-	}
-	defer rows.Close()
-	var out []Decision
-	for rows.Next() {
-		d := Decision{Table: table}
-		var before, after, at string
-		if err := rows.Scan(&d.ID, &d.Row, &d.Field, &before, &after, &d.Reason, &at, &d.Undoes); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(before), &d.Before); err != nil {
-			return nil, fmt.Errorf("couldn't read decision %d: %w", d.ID, err)
-		}
-		if err := json.Unmarshal([]byte(after), &d.After); err != nil {
-			return nil, fmt.Errorf("couldn't read decision %d: %w", d.ID, err)
-		}
-		if d.At, err = parseTime(at); err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	return out, rows.Err()
-}
-
 // currentCell reads a cell, checking that its row exists.
 func currentCell(ctx context.Context, tx *sql.Tx, table string, row int, field string) (Cell, error) {
 	var one int
@@ -446,25 +364,29 @@ func writeCell(ctx context.Context, tx *sql.Tx, table string, row int, field str
 	return nil
 }
 
-func logDecision(ctx context.Context, tx *sql.Tx, table string, row int, field string, before, after Cell, reason string, at time.Time, undoes int64) (int64, error) {
-	b, err := json.Marshal(before)
+// logDecision appends d to the log in tx, in the name of the store's analyst, and returns it
+// as logged.
+func (s *Store) logDecision(ctx context.Context, tx *sql.Tx, d Decision) (Decision, error) {
+	b, err := json.Marshal(d.Before)
 	if err != nil {
-		return 0, err
+		return d, err
 	}
-	a, err := json.Marshal(after)
+	a, err := json.Marshal(d.After)
 	if err != nil {
-		return 0, err
+		return d, err
 	}
 	var u any
-	if undoes != 0 {
-		u = undoes
+	if d.Undoes != 0 {
+		u = d.Undoes
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO gas_decisions (table_name, row_id, field, before, after, reason, at, undoes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, table, row, field, string(b), string(a), reason, formatTime(at), u)
+	d.By = s.Analyst
+	res, err := tx.ExecContext(ctx, `INSERT INTO gas_decisions (table_name, row_id, field, before, after, reason, at, undoes, analyst)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, d.Table, d.Row, d.Field, string(b), string(a), d.Reason, formatTime(d.At), u, d.By)
 	if err != nil {
-		return 0, fmt.Errorf("couldn't log the change of %s in row %d: %w", field, row, err)
+		return d, fmt.Errorf("couldn't log the change of %s in row %d: %w", d.Field, d.Row, err)
 	}
-	return res.LastInsertId()
+	d.ID, err = res.LastInsertId()
+	return d, err
 }
 
 // sameCell compares cells, times by instant.

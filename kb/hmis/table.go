@@ -49,13 +49,14 @@ type Cell struct {
 	Excerpt       string    `json:"excerpt,omitempty"`        // the passage the value was read from
 	Note          string    `json:"note,omitempty"`           // analyst's or warren's remark (why rejected, why flagged)
 	UpdatedAt     time.Time `json:"updated_at,omitzero"`      // last change; zero for values from the sheet
+	By            string    `json:"by,omitempty"`             // the analyst who approved, edited or rejected it; "" when unknown
 }
 
 // IsZero reports whether the cell holds nothing at all: no value, status or provenance.
 func (c Cell) IsZero() bool {
 	return c.Value == "" && c.Unit == "" && c.Status == StatusEmpty && c.Confidence == 0 && c.Method == "" &&
 		c.SourceDoc == "" && c.SourceSection == "" && c.SourceChunk == "" && c.Excerpt == "" && c.Note == "" &&
-		c.UpdatedAt.IsZero()
+		c.UpdatedAt.IsZero() && c.By == ""
 }
 
 // IsEmpty reports whether the cell has no value to show and may be filled: empty or rejected.

@@ -131,6 +131,9 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 			Excerpt:       get(r, "Excerpt"),
 			Note:          get(r, "Note"),
 		}
+		if by := strings.TrimSpace(get(r, "Decided By")); by != noName {
+			c.By = by
+		}
 		if !c.Status.Valid() {
 			return fmt.Errorf("Provenance row %d: unknown status %q", i+2, c.Status)
 		}

@@ -3,7 +3,6 @@ package toxdb
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -155,7 +154,7 @@ func (s *Store) importItems(ctx context.Context, path string, items []importItem
 	summary := "imported from " + filepath.Base(path)
 	var results []ImportResult
 	var errs []RecordError
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		for _, it := range items {
 			cur, err := loadVersion(ctx, tx, it.inci, 0)
 			found := err == nil
@@ -186,7 +185,7 @@ func (s *Store) importItems(ctx context.Context, path string, items []importItem
 			if found {
 				patch, status = replaceAll(canon), ImportUpdated
 			}
-			v, err := saveTx(ctx, tx, p, canon, cur.Version, patch, summary, EditImport, "")
+			v, err := tx.save(ctx, p, canon, cur.Version, patch, summary, EditImport, "")
 			if err != nil {
 				return fmt.Errorf("%s: %w", it.where, err)
 			}

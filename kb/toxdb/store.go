@@ -40,8 +40,14 @@ BEGIN SELECT RAISE(ABORT, 'tox_versions is append-only: save a new version inste
 CREATE TRIGGER tox_versions_no_delete BEFORE DELETE ON tox_versions
 BEGIN SELECT RAISE(ABORT, 'tox_versions is append-only: versions are never deleted'); END;`}
 
+// toxAnalystMigration names who saved each version (approved the edit, imported the file,
+// rolled back); older versions keep "" (unknown). Adding a column is no UPDATE: the
+// append-only triggers don't fire.
+var toxAnalystMigration = kb.Migration{Version: 32, Name: "toxicology versions name the analyst", SQL: `
+ALTER TABLE tox_versions ADD COLUMN analyst TEXT NOT NULL DEFAULT '';`}
+
 // Migrations are the toxicology store's schema steps in warren.db (versions 30 to 39).
-var Migrations = []kb.Migration{toxVersionsMigration, toxAppendOnlyMigration}
+var Migrations = []kb.Migration{toxVersionsMigration, toxAppendOnlyMigration, toxAnalystMigration}
 
 // Edit types that this package writes itself; agent/toxedit writes its own (FORM_EDIT_STRUCTURED,
 // FORM_EDIT_RAW, NLI_EDIT).
@@ -60,22 +66,47 @@ var (
 )
 
 // StaleError refuses a save whose base version is not the profile's latest version: someone
-// saved another version since the edit was proposed.
+// saved another version since the edit was proposed (or the rollback was asked for).
 type StaleError struct {
 	INCI   string
 	Base   int // the version the edit was made from (0: a new profile)
 	Latest int // the latest version in the store (0: none)
+	// By and At say who saved the latest version and when (By "" when not recorded).
+	By string
+	At time.Time
 }
 
 func (e *StaleError) Error() string {
 	const fix = "reload the profile and propose the edit again"
 	switch {
 	case e.Base == 0:
-		return fmt.Sprintf("profile %s already exists (now at version %d): %s", e.INCI, e.Latest, fix)
+		return fmt.Sprintf("profile %s already exists (now at version %d%s): %s", e.INCI, e.Latest, e.savedBy(), fix)
 	case e.Base > e.Latest:
 		return fmt.Sprintf("profile %s has no version %d (latest is %d): %s", e.INCI, e.Base, e.Latest, fix)
 	}
-	return fmt.Sprintf("profile %s changed since version %d (now at version %d): %s", e.INCI, e.Base, e.Latest, fix)
+	return fmt.Sprintf("profile %s changed since version %d (now at version %d%s): %s", e.INCI, e.Base, e.Latest, e.savedBy(), fix)
+}
+
+// savedBy says who saved the latest version and when: ", saved by alice at 10:02".
+func (e *StaleError) savedBy() string {
+	if e.At.IsZero() {
+		return ""
+	}
+	at := e.At.Local()
+	when := at.Format("15:04")
+	if now := time.Now(); at.YearDay() != now.YearDay() || at.Year() != now.Year() {
+		when = at.Format("2006-01-02 15:04")
+	}
+	return ", saved by " + AnalystName(e.By) + " at " + when
+}
+
+// AnalystName is how a recorded analyst is named in a sentence: versions from before warren
+// recorded names have none.
+func AnalystName(by string) string {
+	if by == "" {
+		return "an unknown analyst"
+	}
+	return by
 }
 
 // Is makes errors.Is(err, ErrStale) true.
@@ -84,6 +115,12 @@ func (e *StaleError) Is(target error) bool { return target == ErrStale }
 // Store keeps toxicology profiles in the workspace database (see kb.OpenDB).
 type Store struct {
 	DB *sql.DB
+	// Analyst names who the store's saves are made for: every version it saves records them.
+	// "" records no name.
+	Analyst string
+	// Saved, when set, is called after each commit that saved versions, with them in order;
+	// it must not block (the service hands them to its change feed).
+	Saved func([]VersionInfo)
 }
 
 // VersionInfo describes one version without its data.
@@ -95,6 +132,7 @@ type VersionInfo struct {
 	EditType  string    `json:"edit_type"`
 	BatchID   string    `json:"batch_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	By        string    `json:"by"` // the analyst who saved it; "" when not recorded (older versions)
 }
 
 // ProfileVersion is one stored version of a profile.
@@ -119,6 +157,14 @@ type ProfileInfo struct {
 // and before the commit; an error from it aborts the save.
 var testHookBeforeCommit func(tx *sql.Tx) error
 
+// writeTx is one write transaction of the store: it saves versions in the store's analyst's
+// name and collects them for the Saved hook.
+type writeTx struct {
+	*sql.Tx
+	by    string
+	saved []VersionInfo
+}
+
 // Save validates data as a whole profile and stores it as the next version of the profile inci,
 // in one transaction, and returns the new version number. base is the version the edit was made
 // from (0 for a new profile); when it isn't the latest version the save is refused with a
@@ -138,8 +184,8 @@ func (s *Store) Save(ctx context.Context, inci string, base int, data, patch []b
 		return 0, fmt.Errorf("couldn't save profile %s: the edit type is empty", inci)
 	}
 	var version int
-	err = s.inTx(ctx, func(tx *sql.Tx) error {
-		version, err = saveTx(ctx, tx, p, canon, base, ops, summary, editType, batchID)
+	err = s.inTx(ctx, func(tx *writeTx) error {
+		version, err = tx.save(ctx, p, canon, base, ops, summary, editType, batchID)
 		return err
 	})
 	if err != nil {
@@ -172,13 +218,14 @@ func checkPatch(patch []byte) ([]byte, error) {
 	return patch, nil
 }
 
-func (s *Store) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+func (s *Store) inTx(ctx context.Context, f func(*writeTx) error) error {
 	tx, err := s.DB.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := f(tx); err != nil {
+	w := &writeTx{Tx: tx, by: s.Analyst}
+	if err := f(w); err != nil {
 		return err
 	}
 	if testHookBeforeCommit != nil {
@@ -186,27 +233,48 @@ func (s *Store) inTx(ctx context.Context, f func(*sql.Tx) error) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if s.Saved != nil && len(w.saved) > 0 {
+		s.Saved(w.saved)
+	}
+	return nil
 }
 
-// saveTx inserts the next version after checking base; p and canon must be validated.
-func saveTx(ctx context.Context, tx *sql.Tx, p *Profile, canon []byte, base int, patch []byte, summary, editType, batchID string) (int, error) {
+// staleError refuses a save made from version base when latest is the profile's latest version.
+func staleError(ctx context.Context, q querier, inci string, base, latest int) error {
+	e := &StaleError{INCI: inci, Base: base, Latest: latest}
+	if latest > 0 {
+		if v, err := loadVersion(ctx, q, inci, latest); err == nil {
+			e.By, e.At = v.By, v.CreatedAt
+		}
+	}
+	return e
+}
+
+// save inserts the next version after checking base; p and canon must be validated.
+func (tx *writeTx) save(ctx context.Context, p *Profile, canon []byte, base int, patch []byte, summary, editType, batchID string) (int, error) {
 	latest, err := latestVersion(ctx, tx, p.INCI)
 	if err != nil {
 		return 0, err
 	}
 	if base != latest {
-		return 0, &StaleError{INCI: p.INCI, Base: base, Latest: latest}
+		return 0, staleError(ctx, tx, p.INCI, base, latest)
 	}
 	version := latest + 1
-	_, err = tx.ExecContext(ctx, `INSERT INTO tox_versions
-		(inci, inci_key, cas, version, data, patch, summary, edit_type, batch_id, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	now := time.Now().UTC()
+	res, err := tx.ExecContext(ctx, `INSERT INTO tox_versions
+		(inci, inci_key, cas, version, data, patch, summary, edit_type, batch_id, created_at, analyst)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.INCI, Key(p.INCI), p.CAS, version, string(canon), string(patch), summary, editType, batchID,
-		time.Now().UTC().Format(time.RFC3339Nano))
+		now.Format(time.RFC3339Nano), tx.by)
 	if err != nil {
 		return 0, fmt.Errorf("couldn't write version %d: %w", version, err)
 	}
+	id, _ := res.LastInsertId()
+	tx.saved = append(tx.saved, VersionInfo{ID: id, INCI: p.INCI, Version: version, Summary: summary, EditType: editType,
+		BatchID: batchID, CreatedAt: now, By: tx.by})
 	return version, nil
 }
 
@@ -220,7 +288,7 @@ func latestVersion(ctx context.Context, q querier, inci string) (int, error) {
 	return v, err
 }
 
-const versionColumns = `id, inci, version, summary, edit_type, batch_id, created_at`
+const versionColumns = `id, inci, version, summary, edit_type, batch_id, created_at, analyst`
 
 // Latest returns the newest version of a profile, or ErrNoProfile.
 func (s *Store) Latest(ctx context.Context, inci string) (ProfileVersion, error) {
@@ -255,7 +323,7 @@ func loadVersion(ctx context.Context, q querier, inci string, n int) (ProfileVer
 	}
 	var v ProfileVersion
 	var created, data, patch string
-	err := q.QueryRowContext(ctx, query, args...).Scan(&v.ID, &v.INCI, &v.Version, &v.Summary, &v.EditType, &v.BatchID, &created, &data, &patch)
+	err := q.QueryRowContext(ctx, query, args...).Scan(&v.ID, &v.INCI, &v.Version, &v.Summary, &v.EditType, &v.BatchID, &created, &v.By, &data, &patch)
 	if errors.Is(err, sql.ErrNoRows) {
 		if n == 0 {
 			return v, ErrNoProfile
@@ -288,7 +356,7 @@ func (s *Store) History(ctx context.Context, inci string) ([]VersionInfo, error)
 	for rows.Next() {
 		var v VersionInfo
 		var created string
-		if err := rows.Scan(&v.ID, &v.INCI, &v.Version, &v.Summary, &v.EditType, &v.BatchID, &created); err != nil {
+		if err := rows.Scan(&v.ID, &v.INCI, &v.Version, &v.Summary, &v.EditType, &v.BatchID, &created, &v.By); err != nil {
 			return nil, fmt.Errorf("couldn't read the history of profile %s: %w", inci, err)
 		}
 		if v.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
@@ -334,11 +402,13 @@ func (s *Store) List(ctx context.Context) ([]ProfileInfo, error) {
 }
 
 // Rollback saves a new version of a profile whose data equals version to, and returns its
-// number; no version is removed. Rolling back to the latest version is refused (there is
-// nothing to undo). The data is validated again, so a version that today's rules refuse can't
-// be restored. The patch of the new version replaces the whole document. An empty summary
-// becomes "rollback to version N".
-func (s *Store) Rollback(ctx context.Context, inci string, to int, summary string) (int, error) {
+// number; no version is removed. seen is the latest version the analyst saw when asking for
+// the rollback: when another version was saved since, the rollback is refused with a
+// *StaleError (errors.Is(err, ErrStale)) and nothing is written. Rolling back to the latest
+// version is refused (there is nothing to undo). The data is validated again, so a version
+// that today's rules refuse can't be restored. The patch of the new version replaces the
+// whole document. An empty summary becomes "rollback to version N".
+func (s *Store) Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
 	if summary == "" {
 		summary = fmt.Sprintf("rollback to version %d", to)
 	}
@@ -346,7 +416,7 @@ func (s *Store) Rollback(ctx context.Context, inci string, to int, summary strin
 	if to < 1 {
 		return 0, fmt.Errorf("couldn't roll profile %s back to version %d: %w (versions start at 1)", inci, to, ErrNoVersion)
 	}
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx *writeTx) error {
 		old, err := loadVersion(ctx, tx, inci, to)
 		if err != nil {
 			return err
@@ -355,6 +425,9 @@ func (s *Store) Rollback(ctx context.Context, inci string, to int, summary strin
 		if err != nil {
 			return err
 		}
+		if seen != latest {
+			return staleError(ctx, tx, inci, seen, latest)
+		}
 		if to == latest {
 			return fmt.Errorf("version %d is already the latest", to)
 		}
@@ -362,7 +435,7 @@ func (s *Store) Rollback(ctx context.Context, inci string, to int, summary strin
 		if err != nil {
 			return fmt.Errorf("version %d is no longer a valid profile: %w", to, err)
 		}
-		version, err = saveTx(ctx, tx, p, canon, latest, replaceAll(canon), summary, EditRollback, "")
+		version, err = tx.save(ctx, p, canon, latest, replaceAll(canon), summary, EditRollback, "")
 		return err
 	})
 	if err != nil {

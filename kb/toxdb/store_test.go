@@ -121,7 +121,7 @@ func TestSaveRefusesAStaleBase(t *testing.T) {
 	if !errors.Is(err, ErrStale) || !errors.As(err, &stale) || stale.Base != 1 || stale.Latest != 2 {
 		t.Fatalf("second save: err = %v, want a StaleError 1 → 2", err)
 	}
-	if !strings.Contains(err.Error(), "profile RETINOL changed since version 1 (now at version 2): ") {
+	if !strings.Contains(err.Error(), "profile RETINOL changed since version 1 (now at version 2, saved by an unknown analyst at ") {
 		t.Errorf("message = %q", err)
 	}
 	latest, _ := s.Latest(ctx, "RETINOL")
@@ -172,7 +172,7 @@ func TestRollbackAddsAVersionEqualToTheOldOne(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	v, err := s.Rollback(ctx, "retinol", 1, "")
+	v, err := s.Rollback(ctx, "retinol", 1, 3, "")
 	if err != nil || v != 4 {
 		t.Fatalf("Rollback = %d, %v", v, err)
 	}
@@ -189,13 +189,13 @@ func TestRollbackAddsAVersionEqualToTheOldOne(t *testing.T) {
 			t.Errorf("version %d after rollback = %s, %v", n, got.Data, err)
 		}
 	}
-	if _, err := s.Rollback(ctx, "RETINOL", 4, ""); err == nil || !strings.Contains(err.Error(), "already the latest") {
+	if _, err := s.Rollback(ctx, "RETINOL", 4, 4, ""); err == nil || !strings.Contains(err.Error(), "already the latest") {
 		t.Errorf("rollback to the latest: err = %v", err)
 	}
-	if _, err := s.Rollback(ctx, "RETINOL", 9, ""); !errors.Is(err, ErrNoVersion) {
+	if _, err := s.Rollback(ctx, "RETINOL", 9, 4, ""); !errors.Is(err, ErrNoVersion) {
 		t.Errorf("rollback to version 9: err = %v", err)
 	}
-	if _, err := s.Rollback(ctx, "GLYCERIN", 1, ""); !errors.Is(err, ErrNoProfile) {
+	if _, err := s.Rollback(ctx, "GLYCERIN", 1, 0, ""); !errors.Is(err, ErrNoProfile) {
 		t.Errorf("rollback of an unknown profile: err = %v", err)
 	}
 	if h, _ := s.History(ctx, "RETINOL"); len(h) != 4 {
