@@ -23,6 +23,7 @@ type Config struct {
 	KB         KB
 	Budgets    Budgets
 	Thresholds Thresholds
+	Serve      Serve
 
 	// Sources records, per key, which layer set the value ("default", "file", "env NAME",
 	// "flag"); `warren config` shows it so an analyst can see why a value is what it is.
@@ -39,6 +40,14 @@ type Ollama struct {
 	Timeout        time.Duration // one request, including a streamed answer
 	RepairAttempts int           // corrective rounds for invalid structured output
 	EmbedBatchSize int
+}
+
+// Serve sets the limits of `warren serve`, the workbench over SSH.
+type Serve struct {
+	Listen            string        // host:port the SSH server listens on
+	MaxSessions       int           // connections open at once; more are refused with a message
+	IdleTimeout       time.Duration // a connection with no input for this long is closed (its jobs go on)
+	MaxJobsPerAnalyst int           // long jobs one analyst may have running at once
 }
 
 // Role is one model role (chat, fast, embed): which model, on which host, with which options.
@@ -111,6 +120,7 @@ func Default() *Config {
 			FillConfidence:  0.3,
 			OverwriteMargin: 0.2,
 		},
+		Serve:   Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2},
 		Sources: map[string]string{},
 	}
 	for _, k := range keys {

@@ -126,6 +126,26 @@ func init() {
 			func(c *Config) *float64 { return &c.Thresholds.FillConfidence }),
 		floatKey("thresholds.overwrite_margin", "confidence gain needed to overwrite a filled value", 0, 1,
 			func(c *Config) *float64 { return &c.Thresholds.OverwriteMargin }),
+		key{
+			name: "serve.listen", allowed: "host:port, e.g. 127.0.0.1:2222",
+			help: "where `warren serve` listens for SSH connections",
+			set: func(c *Config, s string) error {
+				s = strings.TrimSpace(s)
+				host, port, err := net.SplitHostPort(s)
+				if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || strings.ContainsAny(host, " /") {
+					return errNotAllowed{}
+				}
+				c.Serve.Listen = s
+				return nil
+			},
+			get: func(c *Config) any { return c.Serve.Listen },
+		},
+		intKey("serve.max_sessions", "SSH connections `warren serve` holds at once", 1, 10_000,
+			func(c *Config) *int { return &c.Serve.MaxSessions }),
+		durationKey("serve.idle_timeout", "a connection without input this long is closed; its jobs go on", time.Minute, 7*24*time.Hour,
+			func(c *Config) *time.Duration { return &c.Serve.IdleTimeout }),
+		intKey("serve.max_jobs_per_analyst", "long jobs (runs, fills, batches) one analyst may have running at once", 1, 100,
+			func(c *Config) *int { return &c.Serve.MaxJobsPerAnalyst }),
 	)
 }
 

@@ -35,6 +35,10 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 		return jobs.JobDone, nil
 	}
 	if title == "" {
+		// A resumed run (answered, approved or going on) is its owner's to resume.
+		if err := s.mayDecide(ctx, run, "answer or resume"); err != nil {
+			return agent.Outcome{Run: run}, nil, err
+		}
 		title = run // a resumed run's job keeps the title it was recorded with
 	}
 	if jerr := s.runJob(ctx, run, jobs.KindResearch, title, work, sink); jerr != nil {

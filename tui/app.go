@@ -68,6 +68,10 @@ type Model struct {
 	statuses      map[int]statusEntry // by tab, and anyTab
 	statusID      int
 	doctor        *doctor.Report
+
+	served  bool   // one connection of warren serve (see Served)
+	analyst string // who it acts for, when served
+	admin   bool
 }
 
 // New builds the workbench over a backend.
@@ -107,7 +111,11 @@ func (m *Model) OpenTox(inci string) {
 // Init asks for the background colour, starts the model-status checks and loads the gas table
 // and the toxicology profiles.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load())
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load()}
+	if m.served {
+		cmds = append(cmds, m.landInLiveRun())
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) checkDoctor() tea.Cmd {
@@ -177,6 +185,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.toPanel(researchTabIndex, msg)
 	case reportRenderedMsg:
 		return m.toPanel(researchTabIndex, msg)
+	case liveRunMsg:
+		return tagStatus(m.research.landIn(msg), researchTabIndex)
+	case NoticeMsg:
+		return m.setStatusNow(anyTab, msg.Text, msg.Err)
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	case tea.MouseClickMsg:
@@ -337,6 +349,13 @@ func (m *Model) header() string {
 		}
 	}
 	left := m.st.Header.Render("warren") + " " + m.st.Subtle.Render(m.be.Workspace())
+	if m.served {
+		who := m.analyst
+		if m.admin {
+			who += " (admin)"
+		}
+		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(m.be.Workspace())
+	}
 	right := models + " · " + m.research.stateLabel()
 	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)
 	return truncate(left+strings.Repeat(" ", gap)+right, m.width)

@@ -18,6 +18,7 @@ import (
 	"warren/llm"
 	"warren/retrieval"
 	"warren/service"
+	"warren/service/jobs"
 )
 
 // Backend is what the workbench needs from warren. cmd/warren implements it over a workspace;
@@ -30,6 +31,19 @@ type Backend interface {
 	StartResearch(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error)
 	ResumeResearch(ctx context.Context, run string, answer json.RawMessage, sink agent.Sink) (agent.Outcome, *research.State, error)
 	Runs(ctx context.Context) ([]agent.RunInfo, error)
+	// WatchResearch follows a run's job live from its current state until it ends; cancelling
+	// ctx only stops watching (service.ErrDetached).
+	WatchResearch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error)
+
+	// Analyst names who the workbench acts for (and whether they are an admin).
+	Analyst() (name string, admin bool)
+	// JobList lists every analyst's jobs, newest first.
+	JobList(ctx context.Context) ([]jobs.Job, error)
+	// LiveResearch is the analyst's latest run that is running or waiting for them.
+	LiveResearch(ctx context.Context) (jobs.Job, bool, error)
+	// CancelJob cancels a job of the analyst's own (any, for an admin); others' are refused
+	// with an error that wraps service.ErrNotOwner.
+	CancelJob(ctx context.Context, id string) error
 	RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error)
 	Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, error)
 	ExportReport(run, markdown string) (string, error)

@@ -79,6 +79,7 @@ const (
 // status, a detail pane with each value's source passage, and the analyst's decisions, each
 // stored at once.
 type gasTab struct {
+	served        bool // one connection of warren serve: a fill goes on when it closes
 	be            Backend
 	st            *styles.Styles
 	width, height int

@@ -24,13 +24,21 @@ import (
 	"warren/retrieval"
 	"warren/retrieval/refs"
 	"warren/service"
+	"warren/service/jobs"
 )
 
 // fixture is a fixed backend for snapshots: the same data every run, so the golden files are
 // byte-stable. The interaction flows use the real backend (cmd/warren).
 type fixture struct{}
 
-func (fixture) Workspace() string       { return "/work/lab/.warren" }
+func (fixture) Workspace() string                                    { return "/work/lab/.warren" }
+func (fixture) Analyst() (string, bool)                              { return "analyst", false }
+func (fixture) JobList(context.Context) ([]jobs.Job, error)          { return nil, nil }
+func (fixture) LiveResearch(context.Context) (jobs.Job, bool, error) { return jobs.Job{}, false, nil }
+func (fixture) CancelJob(context.Context, string) error              { return nil }
+func (fixture) WatchResearch(ctx context.Context, run string, _ agent.Sink) (agent.Outcome, *research.State, error) {
+	return agent.Outcome{Run: run}, nil, nil
+}
 func (fixture) Budgets() config.Budgets { return config.Default().Budgets }
 func (fixture) Doctor(context.Context) doctor.Report {
 	return doctor.Report{OK: true}

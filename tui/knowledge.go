@@ -64,6 +64,7 @@ var searchModes = []retrieval.Mode{retrieval.Hybrid, retrieval.Dense, retrieval.
 
 // knowledgeTab browses, searches and fills the knowledge base.
 type knowledgeTab struct {
+	served        bool // one connection of warren serve: an ingest goes on when it closes
 	be            Backend
 	st            *styles.Styles
 	width, height int

@@ -23,7 +23,7 @@ func (k *knowledgeTab) FocusField() tea.Cmd { return nil }
 func (k *knowledgeTab) Screen() string      { return k.showing + "/" + k.inputFor }
 func (k *knowledgeTab) Pending() []string {
 	var out []string
-	if k.ingesting() {
+	if k.ingesting() && !k.served {
 		out = append(out, "an ingest is running (it stops after the current document; both stores stay consistent)")
 	}
 	if k.inputFor != "" && k.input.Value() != "" {
@@ -45,7 +45,7 @@ func (g *gasTab) Pending() []string {
 	if g.running() {
 		out = append(out, fmt.Sprintf("the question “%s” is being answered", g.asking))
 	}
-	if g.filling() {
+	if g.filling() && !g.served {
 		out = append(out, "a gas fill is running (cancelled after the current row, it stays resumable with F)")
 	}
 	if g.saving {

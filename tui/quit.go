@@ -32,7 +32,9 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "y", "Y", "ctrl+c":
 		m.quitting = nil
-		m.stopAll()
+		if !m.served { // served, the jobs are the server's and go on without this connection
+			m.stopAll()
+		}
 		return tea.Quit
 	}
 	m.quitting = nil

@@ -15,6 +15,8 @@ import (
 	"warren/agent"
 	"warren/agent/research"
 	"warren/kb"
+	"warren/service"
+	"warren/service/jobs"
 	"warren/tui/styles"
 )
 
@@ -43,6 +45,7 @@ type (
 	}
 	runsMsg struct {
 		runs []agent.RunInfo
+		jobs map[string]jobs.Job // each run's job, for its owner and live state
 		err  error
 	}
 	openRunMsg struct {
@@ -104,9 +107,14 @@ type researchTab struct {
 	report  reportView
 	tree    treeView
 	runs    []agent.RunInfo
+	runJobs map[string]jobs.Job
 	runsCur int
 	passage *kb.Chunk
 	back    researchView
+
+	served   bool   // one connection of warren serve: runs go on when it closes
+	watching bool   // the call in flight watches a run's job (its cancel detaches)
+	owner    string // who started the run shown, when it is known to be someone's
 }
 
 func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
@@ -201,6 +209,8 @@ func (r *researchTab) Screen() string { return fmt.Sprintf("research/%d/%s", r.v
 func (r *researchTab) Pending() []string {
 	var out []string
 	switch {
+	case r.served:
+		// Served, runs belong to the server: they go on, and wait, without this connection.
 	case r.running():
 		out = append(out, fmt.Sprintf("run %s is in flight (cancelled at its last step, it stays resumable)", r.run))
 	case r.pending != nil && r.pending.Kind == research.InterruptPlan:
@@ -237,6 +247,9 @@ func (r *researchTab) cancellable() bool {
 // current step, a run waiting for the analyst is left at its checkpoint. Either way it stays
 // resumable and what the analyst typed is kept for when it comes back.
 func (r *researchTab) cancelRun() tea.Cmd {
+	if r.cancel != nil && r.watching {
+		return r.stopWatching()
+	}
 	if r.cancel != nil {
 		r.cancel()
 		return setStatus("cancelling the run… it stays resumable (r)", false)
@@ -279,6 +292,7 @@ func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) 
 		r.report.set("")
 	}
 	r.run, r.cancel, r.queue, r.pending, r.status = run, cancel, q, nil, ""
+	r.watching, r.owner = false, ""
 	r.view = viewRun
 	var tick tea.Cmd
 	if !r.ticking {
@@ -319,7 +333,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
 		}
-		r.runs, r.runsCur = msg.runs, 0
+		r.runs, r.runJobs, r.runsCur = msg.runs, msg.jobs, 0
 		return nil
 	case openRunMsg:
 		if msg.err != nil {
@@ -415,6 +429,11 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 		return nil
 	}
 	r.cancel, r.queue = nil, nil
+	r.watching = false
+	if text, ok := watchEnded(msg.err); ok {
+		r.status = "left as it was"
+		return setStatus(text, errors.Is(msg.err, service.ErrNotOwner))
+	}
 	if msg.state != nil {
 		r.state = msg.state
 		r.tree.build(r.state, r.st)
@@ -466,8 +485,17 @@ func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
 
 func (r *researchTab) loadRuns() tea.Cmd {
 	return func() tea.Msg {
-		runs, err := r.be.Runs(context.Background())
-		return runsMsg{runs: runs, err: err}
+		ctx := context.Background()
+		runs, err := r.be.Runs(ctx)
+		if err != nil {
+			return runsMsg{err: err}
+		}
+		list, err := r.be.JobList(ctx)
+		byRun := make(map[string]jobs.Job, len(list))
+		for _, j := range list {
+			byRun[j.ID] = j
+		}
+		return runsMsg{runs: runs, jobs: byRun, err: err}
 	}
 }
 

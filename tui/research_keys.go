@@ -9,6 +9,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/research"
+	"warren/service/jobs"
 )
 
 func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -70,6 +71,9 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 	case viewRefine:
+		if r.readOnly() && (k == "ctrl+s" || k == "ctrl+e") {
+			return r.notYours("answer")
+		}
 		switch k {
 		case "ctrl+s":
 			text := strings.TrimSpace(r.answer.Value())
@@ -86,6 +90,9 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		r.answer, cmd = r.answer.Update(msg)
 		return cmd
 	case viewPlan:
+		if r.readOnly() && k != "esc" && k != "up" && k != "down" && k != "k" && k != "j" {
+			return r.notYours("approve or change the plan of")
+		}
 		return r.planKey(k)
 	case viewReport:
 		switch k {
@@ -151,7 +158,11 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			r.runsCur = min(r.runsCur+1, max(len(r.runs)-1, 0))
 		case "enter":
 			if len(r.runs) > 0 {
-				return r.openRun(r.runs[r.runsCur].ID)
+				id := r.runs[r.runsCur].ID
+				if j, ok := r.runJobs[id]; ok && j.State == jobs.JobRunning {
+					return r.watch(id, j.Owner) // a running run is followed live, whoever's it is
+				}
+				return r.openRun(id)
 			}
 		case "r":
 			if r.running() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"warren/agent/research"
+	"warren/service/jobs"
 )
 
 // phaseOf names the phase a node belongs to.
@@ -30,11 +31,11 @@ func (r *researchTab) View() string {
 	case viewEditor:
 		return r.editorView()
 	case viewRun:
-		return r.runView()
+		return r.withBanner(r.runView())
 	case viewRefine:
-		return r.refineView()
+		return r.withBanner(r.refineView())
 	case viewPlan:
-		return r.planView()
+		return r.withBanner(r.planView())
 	case viewReport:
 		return r.st.Title.Render("Report") + r.st.Subtle.Render(fmt.Sprintf("  run %s", r.run)) + "\n" + r.report.view()
 	case viewTree:
@@ -45,6 +46,25 @@ func (r *researchTab) View() string {
 		return r.passageView()
 	}
 	return ""
+}
+
+// withBanner puts a line above a run's views that says whose run is watched, keeping the
+// view within the tab's height.
+func (r *researchTab) withBanner(view string) string {
+	var banner string
+	switch {
+	case r.readOnly():
+		banner = fmt.Sprintf("watching %s's run · only %s or an admin answers, approves or cancels it · esc stops watching", r.owner, r.owner)
+	case r.watching:
+		banner = "following your run live · esc cancels it (it stays resumable)"
+	default:
+		return view
+	}
+	lines := strings.Split(view, "\n")
+	if len(lines) >= r.height {
+		lines = lines[:max(r.height-1, 1)]
+	}
+	return r.st.Unresolved.Render(truncate(banner, r.width)) + "\n" + strings.Join(lines, "\n")
 }
 
 func (r *researchTab) editorView() string {
@@ -225,7 +245,7 @@ func clip(s string, n int) string {
 
 func (r *researchTab) sessionsView() string {
 	var b strings.Builder
-	b.WriteString(r.st.Title.Render("Sessions") + r.st.Subtle.Render("  enter opens a run, r resumes one that did not finish") + "\n\n")
+	b.WriteString(r.st.Title.Render("Sessions") + r.st.Subtle.Render("  enter opens a run (a running one live), r resumes one that did not finish") + "\n\n")
 	if len(r.runs) == 0 {
 		return b.String() + r.st.Subtle.Render("No saved runs yet.")
 	}
@@ -233,7 +253,17 @@ func (r *researchTab) sessionsView() string {
 	start := max(r.runsCur-room+1, 0)
 	for i := start; i < len(r.runs) && i < start+room; i++ {
 		run := r.runs[i]
-		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, run.Status, run.Steps, run.Title)
+		status, owner := run.Status, ""
+		if j, ok := r.runJobs[run.ID]; ok {
+			owner = j.Owner
+			if j.State == jobs.JobRunning {
+				status = "running"
+			}
+		}
+		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, status, run.Steps, run.Title)
+		if owner != "" {
+			line = fmt.Sprintf("%-24s %-12s %-10s %3d steps  %s", run.ID, status, owner, run.Steps, run.Title)
+		}
 		if i == r.runsCur {
 			line = r.st.Selected.Render("▸ " + line)
 		} else {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,9 +102,11 @@ type Manager struct {
 	process string // this process, so that a later one can tell our jobs from a dead one's
 	now     func() time.Time
 
-	mu   sync.Mutex
-	live map[string]*liveJob
-	wg   sync.WaitGroup
+	mu       sync.Mutex
+	live     map[string]*liveJob
+	wg       sync.WaitGroup
+	perOwner int  // live jobs one owner may have at once; 0: no limit
+	stopping bool // Shutdown: jobs it stops are interrupted, to be resumed by the next process
 }
 
 type liveJob struct {
@@ -154,6 +157,16 @@ func (j *Manager) markOrphans(ctx context.Context) error {
 // ErrJobRunning means a job with that id already runs.
 var ErrJobRunning = errors.New("the job is already running")
 
+// ErrTooManyJobs means the owner already has as many jobs running as the limit allows.
+var ErrTooManyJobs = errors.New("too many jobs running")
+
+// LimitPerOwner caps the jobs one owner may have running at once (0: no cap).
+func (j *Manager) LimitPerOwner(n int) {
+	j.mu.Lock()
+	j.perOwner = n
+	j.mu.Unlock()
+}
+
 // ErrNoJob means there is no job with that id.
 var ErrNoJob = errors.New("no such job")
 
@@ -181,6 +194,23 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 	if _, ok := j.live[id]; ok {
 		j.mu.Unlock()
 		return Job{}, nil, fmt.Errorf("%w: %s", ErrJobRunning, id)
+	}
+	if j.stopping {
+		j.mu.Unlock()
+		return Job{}, nil, errors.New("warren is shutting down: start it again once the server is back")
+	}
+	if j.perOwner > 0 {
+		var running []string
+		for _, lj := range j.live {
+			if lj.job.Owner == owner {
+				running = append(running, lj.job.Title)
+			}
+		}
+		if len(running) >= j.perOwner {
+			j.mu.Unlock()
+			return Job{}, nil, fmt.Errorf("%w: %s already has %d running (%s), the most allowed (serve.max_jobs_per_analyst); wait for one to end or cancel one",
+				ErrTooManyJobs, owner, len(running), strings.Join(running, "; "))
+		}
 	}
 	now := j.now().UTC()
 	job := Job{ID: id, Kind: kind, Owner: owner, Title: title, State: JobRunning, Created: now, Updated: now}
@@ -250,7 +280,12 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 		return
 	}
 	job := lj.job
+	j.mu.Lock()
+	stopping := j.stopping
+	j.mu.Unlock()
 	switch {
+	case stopping && err != nil && (canceled || errors.Is(err, context.Canceled)):
+		job.State, job.Error = JobInterrupted, "the server stopped while it ran; it resumes when the server starts again"
 	case err != nil && (canceled || errors.Is(err, context.Canceled)):
 		job.State, job.Error = JobCanceled, err.Error()
 	case err != nil:
@@ -337,6 +372,15 @@ func (j *Manager) Close() {
 	}
 	j.mu.Unlock()
 	j.wg.Wait()
+}
+
+// Shutdown stops every running job as Close does, but records them as interrupted rather than
+// cancelled, so that the next process resumes them; no job starts afterwards.
+func (j *Manager) Shutdown() {
+	j.mu.Lock()
+	j.stopping = true
+	j.mu.Unlock()
+	j.Close()
 }
 
 // Get returns a job: the live one if it runs here, else its record.

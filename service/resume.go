@@ -1,0 +1,69 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"warren/agent/gasfill"
+	"warren/service/jobs"
+)
+
+// ResumeInterrupted goes on, in the background, with every research run and gas fill that
+// was interrupted (its process stopped or died while it ran), each as the analyst who started
+// it. It returns the jobs it resumed; interrupted ingests and toxicology batches are left for
+// their analyst to start again (they are cheap to repeat and need their files).
+func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
+	list, err := s.Jobs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var resumed []jobs.Job
+	for _, j := range list {
+		if j.State != jobs.JobInterrupted {
+			continue
+		}
+		view := s.As(j.Owner, false)
+		var resume func(context.Context) error
+		switch j.Kind {
+		case jobs.KindResearch:
+			resume = func(ctx context.Context) error {
+				_, _, err := view.ResumeResearch(ctx, j.ID, nil, nil)
+				return err
+			}
+		case jobs.KindGasFill:
+			table, err := s.gasFillTable(ctx, j.ID)
+			if err != nil {
+				s.Log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
+				continue
+			}
+			resume = func(ctx context.Context) error {
+				_, err := view.ResumeGasFill(ctx, table, nil)
+				return err
+			}
+		default:
+			s.Log.Info("an interrupted job is left for its analyst to start again", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
+			continue
+		}
+		resumed = append(resumed, j)
+		go func() {
+			if err := resume(context.WithoutCancel(ctx)); err != nil {
+				s.Log.Warn("a resumed job stopped with an error", "job", j.ID, "kind", j.Kind, "owner", j.Owner, "error", err)
+			}
+		}()
+	}
+	return resumed, nil
+}
+
+// gasFillTable reads which table a gas fill run fills from its latest checkpoint.
+func (s *Service) gasFillTable(ctx context.Context, run string) (string, error) {
+	cp, err := s.RunStore().Latest(ctx, run)
+	if err != nil {
+		return "", err
+	}
+	var st gasfill.State
+	if err := json.Unmarshal(cp.State, &st); err != nil || st.Table == "" {
+		return "", fmt.Errorf("run %s names no gas table (%v)", run, err)
+	}
+	return st.Table, nil
+}

@@ -1,0 +1,114 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/service/jobs"
+)
+
+// ErrNotOwner means an analyst tried to answer, approve or cancel another analyst's job.
+var ErrNotOwner = errors.New("not your job")
+
+// ErrDetached means a watcher stopped watching; the job it watched goes on.
+var ErrDetached = errors.New("stopped watching; the job goes on")
+
+// Analyst names who this view of the service acts for, and whether they are an admin.
+func (s *Service) Analyst() (name string, admin bool) { return s.Owner, s.Admin }
+
+// JobOwner is the analyst who started the job (or run) id; "" when none is recorded.
+func (s *Service) JobOwner(ctx context.Context, id string) (string, error) {
+	job, err := s.Jobs.Get(ctx, id)
+	if errors.Is(err, jobs.ErrNoJob) {
+		return "", nil
+	}
+	return job.Owner, err
+}
+
+// mayDecide refuses, in words, an analyst who is neither the job's owner nor an admin.
+func (s *Service) mayDecide(ctx context.Context, id, what string) error {
+	owner, err := s.JobOwner(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !s.MayDecide(owner) {
+		return fmt.Errorf("%w: %s was started by %s; only %s (or an admin) can %s it — you can watch it",
+			ErrNotOwner, id, owner, owner, what)
+	}
+	return nil
+}
+
+// CancelJob cancels a running job of this analyst's (any job, for an admin).
+func (s *Service) CancelJob(ctx context.Context, id string) error {
+	if err := s.mayDecide(ctx, id, "cancel"); err != nil {
+		return err
+	}
+	return s.Jobs.Cancel(id)
+}
+
+// JobList lists every analyst's jobs, newest first.
+func (s *Service) JobList(ctx context.Context) ([]jobs.Job, error) { return s.Jobs.List(ctx) }
+
+// LiveResearch is this analyst's latest research run that is running or waiting for them, the
+// one to land in when they come back; ok is false when there is none.
+func (s *Service) LiveResearch(ctx context.Context) (jobs.Job, bool, error) {
+	list, err := s.Jobs.List(ctx)
+	if err != nil {
+		return jobs.Job{}, false, err
+	}
+	for _, j := range list {
+		if j.Kind == jobs.KindResearch && j.Owner == s.Owner && (j.State == jobs.JobRunning || j.State == jobs.JobWaiting) {
+			return j, true, nil
+		}
+	}
+	return jobs.Job{}, false, nil
+}
+
+// WatchResearch attaches to a research run's job: sink first gets the run's latest state, then
+// every live event, until the job ends; cancelling ctx only detaches (ErrDetached), the run
+// goes on. The outcome is read from the run's checkpoint once the job has ended, so a run that
+// stopped at a question comes back with it. A run that is not running gives its saved state.
+func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	sub, err := s.Jobs.Subscribe(ctx, run)
+	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
+		return agent.Outcome{Run: run}, nil, err
+	}
+	if sub != nil {
+		stop := context.AfterFunc(ctx, sub.Detach)
+		defer stop()
+		first := true
+		for {
+			evs, more := sub.Next()
+			for _, e := range evs {
+				switch {
+				case e.Agent != nil && sink != nil:
+					sink(*e.Agent)
+				case first && len(e.Job.Snapshot) > 0 && sink != nil:
+					sink(agent.Event{Time: e.Job.Updated, Run: run, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
+				}
+				first = false
+			}
+			if !more {
+				break
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return agent.Outcome{Run: run}, nil, ErrDetached
+	}
+	cp, st, err := s.RunState(context.WithoutCancel(ctx), run)
+	if err != nil {
+		return agent.Outcome{Run: run}, nil, err
+	}
+	out := agent.Outcome{Run: run, Status: cp.Status, Interrupt: cp.Interrupt, Step: cp.Step}
+	switch cp.Status {
+	case agent.StatusCanceled:
+		return out, st, fmt.Errorf("run %s: %w", run, context.Canceled)
+	case agent.StatusFailed:
+		return out, st, fmt.Errorf("run %s failed: %s", run, cp.Error)
+	}
+	return out, st, nil
+}

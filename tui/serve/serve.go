@@ -1,0 +1,349 @@
+// Package serve serves the workbench over SSH to a team of analysts on one box: each connection
+// gets its own workbench on one shared application service, so jobs outlive connections.
+// Only public keys named in an authorized-keys file get in (package access); there is no shell,
+// exec, subsystem or port forwarding.
+package serve
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	bm "charm.land/wish/v2/bubbletea"
+	gossh "golang.org/x/crypto/ssh"
+
+	"warren/access"
+	"warren/internal/atomicfile"
+	"warren/service"
+	"warren/tui"
+)
+
+// Options configure a server.
+type Options struct {
+	Listen         string // host:port
+	HostKey        string // ed25519 private key (OpenSSH PEM); created on first start
+	AuthorizedKeys string // the analysts' keys (package access)
+	MaxSessions    int
+	IdleTimeout    time.Duration
+	MaxJobs        int // long jobs one analyst may have running at once (0: no limit)
+	// Log receives the record of connections (who, from where, when); it never reaches a
+	// client's screen.
+	Log *slog.Logger
+}
+
+// Server is warren serve.
+type Server struct {
+	svc  *service.Service
+	opts Options
+	ssh  *ssh.Server
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[*conn]bool
+	stopping bool
+}
+
+// conn is one analyst's connection.
+type conn struct {
+	analyst   access.Analyst
+	remote    string
+	since     time.Time
+	program   *tea.Program
+	lastInput atomic.Int64 // unix nanoseconds of the last key, click or paste
+	farewell  atomic.Pointer[string]
+}
+
+type ctxKey struct{}
+
+// New prepares a server on an open service: the host key is created when missing, and the
+// service's jobs are limited per analyst.
+func New(svc *service.Service, opts Options) (*Server, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := EnsureHostKey(opts.HostKey); err != nil {
+		return nil, err
+	}
+	if _, err := access.Load(opts.AuthorizedKeys); err != nil {
+		return nil, err
+	}
+	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}}
+	svc.Jobs.LimitPerOwner(opts.MaxJobs)
+	srv, err := wish.NewServer(
+		wish.WithAddress(opts.Listen),
+		ssh.HostKeyFile(opts.HostKey),
+		wish.WithPublicKeyAuth(s.authorize),
+		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program), s.gate),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't set up the SSH server: %w", err)
+	}
+	// The workbench is the only thing served: a shell request runs it; exec, subsystems and
+	// forwarding are refused (no handler is registered for them).
+	srv.SessionRequestCallback = func(sess ssh.Session, kind string) bool {
+		if kind != "shell" {
+			s.log.Info("refused a request", "request", kind, "analyst", analystOf(sess.Context()).Name,
+				"from", sess.RemoteAddr().String(), "command", sess.RawCommand())
+			return false
+		}
+		return true
+	}
+	s.ssh = srv
+	return s, nil
+}
+
+// authorize lets in a key that the authorized-keys file names.
+func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
+	a, ok, err := access.Lookup(s.opts.AuthorizedKeys, key)
+	switch {
+	case err != nil:
+		s.log.Error("couldn't read the analysts' keys; every key is refused until it is fixed", "error", err)
+		return false
+	case !ok:
+		s.log.Info("refused an unknown key", "user", ctx.User(), "from", ctx.RemoteAddr().String(), "key", gossh.FingerprintSHA256(key))
+		return false
+	}
+	ctx.SetValue(ctxKey{}, a)
+	return true
+}
+
+func analystOf(ctx context.Context) access.Analyst {
+	a, _ := ctx.Value(ctxKey{}).(access.Analyst)
+	return a
+}
+
+// gate admits a connection (a terminal, room under the limit), records it, and says goodbye.
+func (s *Server) gate(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		a := analystOf(sess.Context())
+		from := sess.RemoteAddr().String()
+		if _, _, ok := sess.Pty(); !ok {
+			s.log.Info("refused a connection without a terminal", "analyst", a.Name, "from", from)
+			wish.Fatalln(sess, "warren serve shows the workbench and needs a terminal: connect with ssh -t")
+			return
+		}
+		c := &conn{analyst: a, remote: from, since: time.Now()}
+		c.lastInput.Store(time.Now().UnixNano())
+		if err := s.admit(c); err != nil {
+			s.log.Info("refused a connection", "analyst", a.Name, "from", from, "reason", err)
+			wish.Fatalln(sess, "warren serve: "+err.Error())
+			return
+		}
+		s.log.Info("connected", "analyst", a.Name, "admin", a.Admin, "from", from, "key", a.Fingerprint)
+		ctx := context.WithValue(sess.Context(), connKey{}, c)
+		stopIdle := s.watchIdle(ctx, c)
+		next(&sessionWithContext{Session: sess, ctx: ctx})
+		stopIdle()
+		s.leave(c)
+		s.log.Info("disconnected", "analyst", a.Name, "from", from, "after", time.Since(c.since).Round(time.Second).String())
+		if f := c.farewell.Load(); f != nil {
+			wish.Println(sess, *f)
+		}
+	}
+}
+
+type connKey struct{}
+
+// sessionWithContext hands the connection record to the program handler.
+type sessionWithContext struct {
+	ssh.Session
+	ctx context.Context
+}
+
+func (s *sessionWithContext) Context() ssh.Context {
+	return &carrier{Context: s.Session.Context(), extra: s.ctx}
+}
+
+// carrier is the session's ssh.Context with one more value.
+type carrier struct {
+	ssh.Context
+	extra context.Context
+}
+
+func (c *carrier) Value(key any) any {
+	if _, ok := key.(connKey); ok {
+		return c.extra.Value(key)
+	}
+	return c.Context.Value(key)
+}
+
+func (s *Server) admit(c *conn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return errors.New("the server is stopping; connect again when it is back")
+	}
+	if s.opts.MaxSessions > 0 && len(s.sessions) >= s.opts.MaxSessions {
+		return fmt.Errorf("%d connections are open, the most allowed (serve.max_sessions); try again later", len(s.sessions))
+	}
+	s.sessions[c] = true
+	return nil
+}
+
+func (s *Server) leave(c *conn) {
+	s.mu.Lock()
+	delete(s.sessions, c)
+	s.mu.Unlock()
+}
+
+// program builds the analyst's own workbench over a view of the service that acts for them.
+func (s *Server) program(sess ssh.Session) *tea.Program {
+	c, _ := sess.Context().Value(connKey{}).(*conn)
+	if c == nil {
+		return nil
+	}
+	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin))
+	m.Served()
+	opts := append(bm.MakeOptions(sess), tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+		switch msg.(type) {
+		case tea.KeyPressMsg, tea.MouseClickMsg, tea.MouseWheelMsg, tea.PasteMsg:
+			c.lastInput.Store(time.Now().UnixNano())
+		case tea.SuspendMsg:
+			return tea.ResumeMsg{} // there is no shell to suspend to
+		}
+		return msg
+	}))
+	p := tea.NewProgram(m, opts...)
+	s.mu.Lock()
+	c.program = p
+	s.mu.Unlock()
+	return p
+}
+
+// watchIdle closes the workbench of a connection without input for the idle timeout; the
+// analyst's jobs go on.
+func (s *Server) watchIdle(ctx context.Context, c *conn) (stop func()) {
+	if s.opts.IdleTimeout <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		tick := time.NewTicker(min(s.opts.IdleTimeout/4, 30*time.Second))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if time.Since(time.Unix(0, c.lastInput.Load())) < s.opts.IdleTimeout {
+					continue
+				}
+				bye := fmt.Sprintf("warren serve closed this connection after %s without input; your jobs go on — connect again to come back to them.", s.opts.IdleTimeout)
+				c.farewell.Store(&bye)
+				s.log.Info("closed an idle connection", "analyst", c.analyst.Name, "from", c.remote)
+				s.quit(c)
+				return
+			}
+		}
+	}()
+	return cancel
+}
+
+func (s *Server) quit(c *conn) {
+	s.mu.Lock()
+	p := c.program
+	s.mu.Unlock()
+	if p != nil {
+		p.Quit()
+	}
+}
+
+// Serve answers connections on ln until Shutdown; interrupted jobs are resumed first.
+func (s *Server) Serve(ln net.Listener) error {
+	resumed, err := s.svc.ResumeInterrupted(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, j := range resumed {
+		s.log.Info("resumed an interrupted job", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
+	}
+	s.log.Info("serving", "listen", ln.Addr().String(), "workspace", s.svc.WS.Dir)
+	err = s.ssh.Serve(ln)
+	if errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Connections lists who is connected now, for the log and tests.
+func (s *Server) Connections() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for c := range s.sessions {
+		out = append(out, c.analyst.Name)
+	}
+	return out
+}
+
+// Shutdown stops the server: every connected analyst is told, every job is checkpointed and
+// recorded as interrupted (the next warren serve resumes it), and the connections close.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.stopping = true
+	conns := make([]*conn, 0, len(s.sessions))
+	for c := range s.sessions {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	s.log.Info("stopping", "connections", len(conns))
+	for _, c := range conns {
+		if c.program != nil {
+			c.program.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
+		}
+	}
+	s.svc.Jobs.Shutdown()
+	bye := "warren serve stopped. Your jobs were checkpointed and resume when it starts again; nothing you approved is lost."
+	for _, c := range conns {
+		c.farewell.Store(&bye)
+		s.quit(c)
+	}
+	err := s.ssh.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.ssh.Close()
+	}
+	if errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// EnsureHostKey creates an ed25519 host key at path (mode 0600) unless one is there; an
+// existing key that others may read is refused, as OpenSSH refuses such keys.
+func EnsureHostKey(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil:
+		if fi.Mode().Perm()&0o077 != 0 {
+			return fmt.Errorf("host key %s may be read by others (mode %04o): chmod 600 %s", path, fi.Mode().Perm(), path)
+		}
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	block, err := gossh.MarshalPrivateKey(priv, "warren serve host key")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, pem.EncodeToMemory(block), 0o600)
+}

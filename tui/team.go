@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/service"
+	"warren/service/jobs"
+)
+
+// NoticeMsg is a message from the server to this analyst (warren serve is stopping, say); it
+// is shown on every tab until the next one.
+type NoticeMsg struct {
+	Text string
+	Err  bool
+}
+
+// liveRunMsg carries the analyst's own run to land in when the workbench opens.
+type liveRunMsg struct {
+	job jobs.Job
+	ok  bool
+	err error
+}
+
+// Served makes the workbench one analyst's connection to warren serve: the header names the
+// analyst, it opens on their run that is still running or waiting for them, and quitting (or a
+// dropped connection) leaves their jobs running on the server.
+func (m *Model) Served() {
+	m.served = true
+	m.analyst, m.admin = m.be.Analyst()
+	m.research.served, m.gas.served, m.knowledge.served = true, true, true
+}
+
+// landInLiveRun finds the analyst's run that went on while they were away.
+func (m *Model) landInLiveRun() tea.Cmd {
+	return func() tea.Msg {
+		job, ok, err := m.be.LiveResearch(context.Background())
+		return liveRunMsg{job: job, ok: ok, err: err}
+	}
+}
+
+func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		return setStatus("couldn't look for your runs: "+msg.err.Error(), true)
+	case !msg.ok || r.running():
+		return nil
+	}
+	what := "went on while you were away"
+	if msg.job.State == jobs.JobWaiting {
+		what = "waits for you"
+	}
+	return tea.Batch(r.watch(msg.job.ID, msg.job.Owner), setStatus(fmt.Sprintf("welcome back: your run “%s” %s", msg.job.Title, what), false))
+}
+
+// watch attaches to a run's job: the run view follows it live from its current state. For
+// someone else's run the view is read-only; Esc stops watching and the run goes on.
+func (r *researchTab) watch(run, owner string) tea.Cmd {
+	if r.running() {
+		return setStatus("a run is in progress here: Esc stops it or stops watching it first", false)
+	}
+	cmd := r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
+		return r.be.WatchResearch(ctx, run, sink)
+	})
+	r.watching, r.owner = true, owner
+	return cmd
+}
+
+// readOnly reports a run of another analyst's: this one may watch it, not decide for it.
+func (r *researchTab) readOnly() bool {
+	me, admin := r.be.Analyst()
+	return r.owner != "" && r.owner != me && !admin
+}
+
+// notYours says why a decision on a watched run is refused; nothing typed is lost.
+func (r *researchTab) notYours(what string) tea.Cmd {
+	return setStatus(fmt.Sprintf("%s's run: only %s (or an admin) can %s it — you are watching; what you typed stays", r.owner, r.owner, what), true)
+}
+
+// stopWatching ends a watch: the analyst's own run is cancelled (it stays resumable), someone
+// else's is only left.
+func (r *researchTab) stopWatching() tea.Cmd {
+	if r.readOnly() {
+		r.cancel()
+		return setStatus(fmt.Sprintf("stopped watching %s's run; it goes on (ctrl+o lists it)", r.owner), false)
+	}
+	run := r.run
+	return func() tea.Msg {
+		if err := r.be.CancelJob(context.Background(), run); err != nil && !errors.Is(err, jobs.ErrNoJob) {
+			return statusMsg{text: err.Error(), err: true, tab: untagged}
+		}
+		return statusMsg{text: "cancelling the run… it stays resumable (r)", tab: untagged}
+	}
+}
+
+// watchEnded words how a watch ended when the run itself did not end it.
+func watchEnded(err error) (string, bool) {
+	switch {
+	case errors.Is(err, service.ErrDetached):
+		return "stopped watching; the run goes on (ctrl+o lists it)", true
+	case errors.Is(err, service.ErrNotOwner):
+		return err.Error(), true
+	}
+	return "", false
+}
