@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/config"
+	"warren/internal/cli"
 	"warren/kb"
 )
 
@@ -40,42 +41,35 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteC()
 	a.closeLog()
-	var exit exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &exit): // reported already
-		return exit.code
+	if err == nil || errors.As(err, new(cli.ExitError)) { // nil, or reported already
+		return cli.ExitCode(err)
 	}
 	// A failure found before the flags were parsed (an unknown command or flag) is reported
 	// as JSON too when the command line asks for it.
-	a.jsonOut = a.jsonOut || argsWantJSON(args)
-	errors.As(a.fail(cmd, nil, err), &exit)
-	return exit.code
+	a.jsonOut = a.jsonOut || cli.ArgsWantJSON(args)
+	return cli.ExitCode(a.fail(cmd, nil, err))
 }
+
+// helpText holds the description and the examples of every command, read by cli.SetHelp.
+//
+//go:embed help.txt
+var helpText string
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "warren",
-		Short: "A terminal workbench for document research with a human in the loop",
-		Long: `warren follows the references inside documents down to the passages they point at,
-asks sharpening questions, lets you approve the research plan and writes cited reports,
-all on local Ollama models. It also hosts the HMIS gas-table and toxicology review desks.`,
-		Example: `  warren                      # open the workbench (in a terminal)
-  warren init                 # create a workspace in ./.warren
-  warren doctor               # check the workspace and the models
-  warren --workspace ~/fab version`,
+		Use:           "warren",
+		Short:         "A terminal workbench for document research with a human in the loop",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkLine(cmd, args, oneOf("log-level", &a.logLevel, "debug", "info", "warn", "error")); err != nil {
+			if err := cli.CheckLine(cmd, args, cli.OneOf("log-level", &a.logLevel, "debug", "info", "warn", "error")); err != nil {
 				return err
 			}
 			return a.setupLogging()
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The workbench needs a terminal; anywhere else bare `warren` explains itself.
-			if !isTerminal(a.stdin) || a.jsonOut {
+			if !cli.IsTerminal(a.stdin) || a.jsonOut {
 				return cmd.Help()
 			}
 			return a.workbench()
@@ -87,11 +81,12 @@ all on local Ollama models. It also hosts the HMIS gas-table and toxicology revi
 	f.BoolVar(&a.jsonOut, "json", false, "print machine-readable JSON")
 	f.StringVar(&a.logFile, "log-file", "", "write diagnostics to this file (never to the terminal)")
 	f.StringVar(&a.logLevel, "log-level", "info", "diagnostics level: debug, info, warn or error")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
 		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
 		a.researchCommand(), a.sessionsCommand(), a.jobsCommand(), a.gasCommand(), a.toxCommand())
-	usageArgs(root)
+	cli.UsageArgs(root)
+	cli.SetHelp(root, helpText) // every command has its entry: TestEveryCommandHasItsHelp
 	return root
 }
 
@@ -127,7 +122,7 @@ func (a *app) sources() config.Sources {
 func (a *app) setupLogging() error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
-		return usageError{fmt.Errorf("--log-level %q: allowed is debug, info, warn or error", a.logLevel)}
+		return cli.Usage("--log-level %q: allowed is debug, info, warn or error", a.logLevel)
 	}
 	path := a.logFile
 	if path == "" {
@@ -144,18 +139,4 @@ func (a *app) setupLogging() error {
 	a.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
 	a.closeLog = func() { f.Close() }
 	return nil
-}
-
-// emptyIfNil makes a nil list print as [] rather than null in --json output.
-func emptyIfNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"warren/internal/cli"
 	"warren/llm/llmtest"
+
+	"github.com/spf13/cobra"
 )
 
 type result struct {
@@ -31,21 +34,24 @@ func TestBareWarrenPrintsHelp(t *testing.T) {
 	}
 }
 
-func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
-	a := &app{}
-	for _, cmd := range a.rootCommand().Commands() {
-		if cmd.Name() == "help" || cmd.Name() == "completion" {
-			continue
-		}
-		if cmd.Short == "" || cmd.Example == "" {
-			t.Errorf("%s lacks a short description or an example", cmd.Name())
-		}
+// TestEveryCommandHasItsHelp: help.txt has an entry for every command, and only for commands,
+// and every command has a short line and an example.
+func TestEveryCommandHasItsHelp(t *testing.T) {
+	root := (&app{}).rootCommand()
+	missing, orphaned := cli.SetHelp(root, helpText)
+	if len(missing) > 0 || len(orphaned) > 0 {
+		t.Errorf("help.txt lacks %q and has entries for no command: %q", missing, orphaned)
 	}
+	walk(root, func(cmd *cobra.Command) {
+		if cmd.Short == "" || cmd.Example == "" {
+			t.Errorf("%s lacks a short description or an example", cmd.CommandPath())
+		}
+	})
 }
 
 func TestUsageErrorsExit2(t *testing.T) {
 	for _, args := range [][]string{{"frobnicate"}, {"doctor", "--nope"}, {"version", "extra"}, {"--log-level", "loud", "version"}} {
-		if r := warren(t, nil, args...); r.code != exitUsage || !strings.HasPrefix(r.stderr, "warren: ") {
+		if r := warren(t, nil, args...); r.code != cli.ExitUsage || !strings.HasPrefix(r.stderr, "warren: ") {
 			t.Errorf("%v: want exit 2 with one clear line, got %+v", args, r)
 		}
 	}
@@ -88,7 +94,7 @@ func TestInitThenDoctorAgainstScriptedServer(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &report); err != nil {
 		t.Fatalf("doctor --json: %v\n%s", err, r.stdout)
 	}
-	if r.code != exitFailure || report.OK {
+	if r.code != cli.ExitFailure || report.OK {
 		t.Fatalf("a missing model must fail: %+v", r)
 	}
 	found := false
@@ -107,7 +113,7 @@ func TestDoctorWithNothingListening(t *testing.T) {
 	ws := t.TempDir()
 	warren(t, nil, "init", ws)
 	r := warren(t, nil, "--workspace", ws, "--ollama-host", addr, "doctor")
-	if r.code != exitFailure {
+	if r.code != cli.ExitFailure {
 		t.Fatalf("want exit 1, got %+v", r)
 	}
 	for _, want := range []string{"Ollama is not reachable at http://" + addr, "ollama serve"} {
@@ -123,7 +129,7 @@ func TestInvalidConfigIsOneLine(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "warren.toml"), []byte("[models.chat]\ntemperature = 9\n"), 0o644)
 	r := warren(t, nil, "--workspace", ws, "config")
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-	if r.code != exitFailure || len(lines) != 1 || !strings.Contains(lines[0], "models.chat.temperature") ||
+	if r.code != cli.ExitFailure || len(lines) != 1 || !strings.Contains(lines[0], "models.chat.temperature") ||
 		!strings.Contains(lines[0], `"9"`) || !strings.Contains(lines[0], "allowed is") {
 		t.Fatalf("want one line naming key, value and what is allowed: %+v", r)
 	}

@@ -14,11 +14,7 @@ func (a *app) configCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",
 		Short: "Show every setting, its effective value and where it came from",
-		Long: `config lists every setting with its value after the layers are applied
-(defaults < warren.toml < environment < flags), the layer it came from, and the environment
-variable that sets it.`,
-		Example: "  warren config\n  warren config --json\n  WARREN_MODELS_CHAT_MODEL=llama3.1:8b warren config",
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			src := a.sources()
 			src.File = filepath.Join(a.workspaceDir(), config.FileName)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/doctor"
+	"warren/internal/cli"
 	"warren/llm"
 )
 
@@ -15,12 +16,7 @@ func (a *app) doctorCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the workspace, the configuration and every model role",
-		Long: `doctor checks that the workspace and its stores open, that the configuration is valid,
-that each role's Ollama host answers, that each role's model is installed there, and the
-embedding dimension. Each failure comes with its fix. The exit status is 1 when a required
-part is missing.`,
-		Example: "  warren doctor\n  warren doctor --json\n  warren doctor --ollama-host http://gpu-box:11434",
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -36,7 +32,7 @@ part is missing.`,
 						failed++
 					}
 				}
-				return a.fail(cmd, report, withHint(fmt.Errorf("%d of %d checks failed", failed, len(report.Checks)),
+				return a.fail(cmd, report, cli.WithHint(fmt.Errorf("%d of %d checks failed", failed, len(report.Checks)),
 					"fix each as its check says, then run `warren doctor` again"))
 			}
 			if a.jsonOut {

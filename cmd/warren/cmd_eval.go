@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/kb"
 	"warren/retrieval"
 	"warren/service"
@@ -13,9 +14,8 @@ import (
 
 func (a *app) evalCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "eval",
-		Short:   "Measure warren against benchmark collections",
-		Example: "  warren eval ir --format cranfield --docs cran.all.1400 --queries cran.qry --qrels cranqrel",
+		Use:   "eval",
+		Short: "Measure warren against benchmark collections",
 	}
 	cmd.AddCommand(a.evalIRCommand())
 	return cmd
@@ -28,36 +28,24 @@ func (a *app) evalIRCommand() *cobra.Command {
 	var format, docs, queries, qrels, mode, embedder string
 	var keepSource bool
 	var headingWeight float64
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "ir",
 		Short: "Retrieval quality on a test collection: MAP, nDCG@10, P@10, Recall@100",
-		Long: `eval ir indexes a test collection into a temporary knowledge base with warren's own
-analysis, chunking and stores, runs every judged query, and reports MAP, nDCG@10 (graded),
-P@10 and Recall@100. Formats: cranfield (cran.all.1400, cran.qry, cranqrel; queries numbered by
-position, grade 5 − code), cisi (CISI.ALL, CISI.QRY, CISI.REL; the 76 judged queries), trec
-(<DOC><DOCNO>…</DOCNO>text</DOC>, <top><num>…<title>…, "qid 0 docid rel").
-
-Cranfield's "-1" judgment of each query names the paper the query was written from. It is
-dropped by default; --keep-source-papers counts it as relevant, which is how the published
-Lucene baselines for Cranfield were measured.`,
-		Example: `  D=../shared/data/ir/cranfield
-  warren eval ir --format cranfield --docs $D/cran.all.1400 --queries $D/cran.qry --qrels $D/cranqrel --mode lexical
-  warren eval ir --format cisi --docs CISI.ALL --queries CISI.QRY --qrels CISI.REL --json`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := retrieval.ParseMode(mode)
 			if err != nil {
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			}
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			bar := newProgressLine(a.stderr)
+			bar := cli.NewProgressLine(a.stderr)
 			res, err := service.EvalIR(ctx, service.IREvalOptions{Format: format, Docs: docs, Queries: queries, Qrels: qrels,
 				KeepSourcePapers: keepSource, Mode: m, Embedder: embedder, HeadingWeight: headingWeight,
 				Sources: a.sources(), Logger: a.logger, Progress: func(done, total int) {
-					bar.draw(fmt.Sprintf("indexing %d/%d documents", done, total))
+					bar.Draw(fmt.Sprintf("indexing %d/%d documents", done, total))
 					if done == total {
-						bar.done()
+						bar.Done()
 					}
 				}})
 			if err != nil {
@@ -73,11 +61,11 @@ Lucene baselines for Cranfield were measured.`,
 			return nil
 		},
 	},
-		oneOf("format", &format, "cranfield", "cisi", "trec"),
-		oneOf("mode", &mode, string(retrieval.Hybrid), string(retrieval.Dense), string(retrieval.Lexical)),
-		oneOf("embedder", &embedder, "builtin", "ollama"),
-		above("heading-weight", &headingWeight, 0),
-		when("docs", func(cmd *cobra.Command, args []string) error {
+		cli.OneOf("format", &format, "cranfield", "cisi", "trec"),
+		cli.OneOf("mode", &mode, string(retrieval.Hybrid), string(retrieval.Dense), string(retrieval.Lexical)),
+		cli.OneOf("embedder", &embedder, "builtin", "ollama"),
+		cli.Above("heading-weight", &headingWeight, 0),
+		cli.When("docs", func(cmd *cobra.Command, args []string) error {
 			for _, f := range []struct{ name, v string }{{"docs", docs}, {"queries", queries}, {"qrels", qrels}} {
 				if strings.TrimSpace(f.v) == "" {
 					return fmt.Errorf("--%s %q: allowed is the path of the collection's %s file (--docs, --queries and --qrels are all required)", f.name, f.v, f.name)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/kb/hmis"
 	"warren/service"
 )
@@ -15,13 +16,6 @@ func (a *app) gasCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gas",
 		Short: "The HMIS gas table: import, fill from the knowledge base, query, export",
-		Long: `gas keeps HMIS hazardous-gas tables in the workspace. fill sets empty cells from the knowledge
-base, each value with its source passage, confidence and method, and marks uncertain ones for
-review; cells you approved or edited are never touched. query asks the table in plain language.`,
-		Example: `  warren gas import sample/gas/hmis-sample.csv
-  warren gas fill --rows 1-5
-  warren gas query "flammable gases without a CAS number"
-  warren gas export exports/hmis.xlsx`,
 	}
 	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand(), a.gasReviewCommand())
 	return cmd
@@ -34,9 +28,9 @@ func gasErr(err error) error {
 	case errors.Is(err, service.ErrNoGasTable):
 		return fmt.Errorf("%w: import one with `warren gas import FILE`", err)
 	case errors.As(err, &te) && te.Name != "":
-		return usageError{fmt.Errorf("--table %q: no such gas table; allowed is %s", te.Name, orList(te.Tables))}
+		return cli.Usage("--table %q: no such gas table; allowed is %s", te.Name, cli.OrList(te.Tables))
 	case errors.As(err, &te):
-		return usageError{fmt.Errorf("the workspace has %d gas tables (%s): choose one with --table", len(te.Tables), strings.Join(te.Tables, ", "))}
+		return cli.Usage("the workspace has %d gas tables (%s): choose one with --table", len(te.Tables), strings.Join(te.Tables, ", "))
 	}
 	return err
 }
@@ -45,10 +39,9 @@ func (a *app) gasImportCommand() *cobra.Command {
 	var name string
 	var replace bool
 	cmd := &cobra.Command{
-		Use:     "import FILE",
-		Short:   "Import a gas table from xlsx or CSV (headers matched to the 47 HMIS fields; other columns kept)",
-		Example: "  warren gas import hmis.xlsx\n  warren gas import sample/gas/hmis-sample.csv --name fab-k2",
-		Args:    cobra.ExactArgs(1),
+		Use:   "import FILE",
+		Short: "Import a gas table from xlsx or CSV (headers matched to the 47 HMIS fields; other columns kept)",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {
@@ -58,7 +51,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 			sum, err := e.ImportGas(cmd.Context(), args[0], name, replace)
 			switch {
 			case errors.Is(err, service.ErrGasFileFormat):
-				return usageError{err}
+				return cli.UsageError{Err: err}
 			case errors.Is(err, service.ErrGasTableExists):
 				return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", sum.Table)
 			case err != nil:
@@ -81,10 +74,9 @@ func (a *app) gasImportCommand() *cobra.Command {
 
 func (a *app) gasListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "list",
-		Short:   "List the gas tables",
-		Example: "  warren gas list --json",
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "List the gas tables",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {
@@ -96,7 +88,7 @@ func (a *app) gasListCommand() *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(emptyIfNil(names))
+				return a.printJSON(cli.EmptyIfNil(names))
 			}
 			if len(names) == 0 {
 				fmt.Fprintln(a.stdout, "No gas tables: import one with `warren gas import FILE`.")
@@ -111,16 +103,10 @@ func (a *app) gasListCommand() *cobra.Command {
 
 func (a *app) gasQueryCommand() *cobra.Command {
 	var table, expression string
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "query QUESTION",
 		Short: "Ask the gas table in plain language (or give a filter expression with --expr)",
-		Long: `query has the model write a filter expression over the table's fields, checks it against the
-typed schema before it runs, and lists the matching rows with the expression, which you can
-edit and run again with --expr. When the model cannot produce a valid expression in six calls,
-a simple word match is used instead and the output says so.`,
-		Example: `  warren gas query "flammable gases without a CAS number"
-  warren gas query --expr 'ghs02_flammable == true && empty(cas_number)'`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {
@@ -139,7 +125,7 @@ a simple word match is used instead and the output says so.`,
 			}
 			names := answer.Names
 			if a.jsonOut {
-				answer.Names = emptyIfNil(names)
+				answer.Names = cli.EmptyIfNil(names)
 				return a.printJSON(answer)
 			}
 			label := "expression"
@@ -157,14 +143,14 @@ a simple word match is used instead and the output says so.`,
 			return nil
 		},
 	},
-		text(0, "QUESTION", "a question in words"),
-		when("expr", func(cmd *cobra.Command, args []string) error {
+		cli.Text(0, "QUESTION", "a question in words"),
+		cli.When("expr", func(cmd *cobra.Command, args []string) error {
 			switch {
-			case len(args) == 0 && given(cmd, "expr") && strings.TrimSpace(expression) == "":
+			case len(args) == 0 && cli.Given(cmd, "expr") && strings.TrimSpace(expression) == "":
 				return fmt.Errorf("--expr %q: allowed is a filter expression (or a QUESTION instead)", expression)
-			case len(args) == 0 && !given(cmd, "expr"):
+			case len(args) == 0 && !cli.Given(cmd, "expr"):
 				return fmt.Errorf("no QUESTION and no --expr: allowed is a QUESTION or --expr EXPRESSION")
-			case len(args) == 1 && given(cmd, "expr"):
+			case len(args) == 1 && cli.Given(cmd, "expr"):
 				return fmt.Errorf("--expr %q with QUESTION %q: allowed is a QUESTION or --expr EXPRESSION, not both", expression, args[0])
 			}
 			return nil
@@ -176,11 +162,10 @@ a simple word match is used instead and the output says so.`,
 
 func (a *app) gasExportCommand() *cobra.Command {
 	var table string
-	cmd := checked(&cobra.Command{
-		Use:     "export FILE.xlsx",
-		Short:   "Export the table to xlsx: original columns, cells coloured by status, sources in comments, a provenance sheet",
-		Example: "  warren gas export exports/hmis.xlsx",
-		Args:    cobra.ExactArgs(1),
+	cmd := cli.Checked(&cobra.Command{
+		Use:   "export FILE.xlsx",
+		Short: "Export the table to xlsx: original columns, cells coloured by status, sources in comments, a provenance sheet",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {
@@ -197,7 +182,7 @@ func (a *app) gasExportCommand() *cobra.Command {
 			fmt.Fprintf(a.stdout, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, out.File)
 			return nil
 		},
-	}, extension(0, "FILE", ".xlsx"))
+	}, cli.Extension(0, "FILE", ".xlsx"))
 	cmd.Flags().StringVar(&table, "table", "", "the gas table (default: the only one)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent"
+	"warren/internal/cli"
 	"warren/service"
 )
 
@@ -52,22 +53,10 @@ type fillSummary = service.GasFillSummary
 func (a *app) gasFillCommand() *cobra.Command {
 	var table, rows, tiers string
 	var resume bool
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "fill",
 		Short: "Fill empty cells from the knowledge base, each with its source, confidence and method",
-		Long: `fill works row by row, one checkpointed step per row: it grounds the substance first (its
-CAS number and names must be found in the knowledge base, or the row is left alone), searches
-the collections tier by tier, extracts every still-empty field in one model call per tier,
-validates each value for its field (CAS check digit, ranges, units converted to the table's),
-and fills an empty cell at confidence ≥ thresholds.fill_confidence. A filled value is replaced
-only by one thresholds.overwrite_margin more confident; approved and edited cells are never
-touched. Each finished row is saved at once, so Ctrl-C keeps everything done, and --resume
-goes on with the rows the latest unfinished fill had not finished (the model calls the row in
-flight had made are replayed from the run's journal, not made again). The exit status is 3
-when some rows failed (each is listed; the others are saved) and 1 when every row failed or
-the fill stopped.`,
-		Example: "  warren gas fill\n  warren gas fill --rows 1-20 --tiers suppliers,standards --json\n  warren gas fill --resume",
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {
@@ -83,22 +72,22 @@ the fill stopped.`,
 			t, err := e.LoadGasTable(ctx, table, ids...) // a row it lacks is refused: the fill would work none
 			var rowErr *service.GasRowError
 			if errors.As(err, &rowErr) {
-				return usageError{fmt.Errorf("--rows %q: %w", rows, err)}
+				return cli.Usage("--rows %q: %w", rows, err)
 			} else if err != nil {
 				return gasErr(err)
 			}
 			table = t.Name
 			var tierList []string
 			if tiers != "" {
-				tierList = splitList(tiers) // "suppliers, standards" names two collections
+				tierList = cli.SplitList(tiers) // "suppliers, standards" names two collections
 				if err := checkCollections(ctx, e, "tiers", tiers, tierList); err != nil {
 					return err
 				}
 			}
-			bar := newProgressLine(a.stderr)
+			bar := cli.NewProgressLine(a.stderr)
 			sink := func(ev agent.Event) {
 				if done, total, name, ok := service.GasFillProgress(ev); ok {
-					bar.draw(fmt.Sprintf("filling: %d/%d rows · %s", done, total, name))
+					bar.Draw(fmt.Sprintf("filling: %d/%d rows · %s", done, total, name))
 				}
 			}
 			var res service.GasFillResult
@@ -114,7 +103,7 @@ the fill stopped.`,
 			} else {
 				res, err = e.StartGasFill(ctx, table, ids, tierList, sink)
 			}
-			bar.done()
+			bar.Done()
 			sum := res.Summary()
 			sum.Table = table
 			switch {
@@ -144,10 +133,10 @@ the fill stopped.`,
 			return nil
 		},
 	},
-		parsed("rows", &rows, func(v string) error { _, err := parseRows(v); return err }),
-		collectionList("tiers", &tiers),
-		when("resume", func(cmd *cobra.Command, args []string) error {
-			if resume && (given(cmd, "rows") || given(cmd, "tiers")) {
+		cli.Parsed("rows", &rows, func(v string) error { _, err := parseRows(v); return err }),
+		cli.CollectionList("tiers", &tiers),
+		cli.When("resume", func(cmd *cobra.Command, args []string) error {
+			if resume && (cli.Given(cmd, "rows") || cli.Given(cmd, "tiers")) {
 				return fmt.Errorf("--resume with --rows or --tiers: --resume goes on with the interrupted fill's rows and tiers; leave out --rows and --tiers")
 			}
 			return nil
@@ -164,7 +153,7 @@ the fill stopped.`,
 // failed (3), or nil. The message names the first failed row's error.
 func fillOutcome(sum fillSummary) error {
 	if sum.Interrupted {
-		return withHint(errors.New("interrupted: every finished row is saved"), "`warren gas fill --resume` goes on with the rest")
+		return cli.WithHint(errors.New("interrupted: every finished row is saved"), "`warren gas fill --resume` goes on with the rest")
 	}
 	if sum.Failed == 0 {
 		return nil
@@ -175,7 +164,7 @@ func fillOutcome(sum fillSummary) error {
 	}
 	hint := "`warren gas fill --resume` retries the failed rows"
 	if sum.Failed == sum.Rows {
-		return withHint(fmt.Errorf("every row failed (%d, listed)%s", sum.Failed, first), hint)
+		return cli.WithHint(fmt.Errorf("every row failed (%d, listed)%s", sum.Failed, first), hint)
 	}
-	return partialError(hint, "%d of %d rows failed (listed)%s; the others are saved", sum.Failed, sum.Rows, first)
+	return cli.Partial(hint, "%d of %d rows failed (listed)%s; the others are saved", sum.Failed, sum.Rows, first)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/kb"
 	"warren/registry"
 	"warren/service"
@@ -16,28 +17,9 @@ import (
 func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
 	var force, allowOutside bool
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "ingest [PATH...]",
 		Short: "Add documents to the knowledge base (Markdown, text, PDF, HTML, folder documents)",
-		Long: `ingest loads files and folders, cuts them into sections and chunks, embeds the chunks and
-stores them with a lexical index. A folder of section files whose front matter gives section
-numbers (such as one Markdown file per §) is one document; any other folder is walked.
-
-Unchanged files (same content hash) are skipped without embedding calls; changed files replace
-their chunks. Files warren cannot read are reported one by one while the rest is ingested; the
-exit status is 3 when some were skipped or failed, and 5 when nothing was stored (every file
-was skipped or failed, or there was none). Ctrl-C stops after the current document, leaving
-both stores consistent.
-
---registry FILE ingests every document a registry lists into its collection and adds the
-documents, titles and synonyms to the workspace registry, so references can name them. The
-registry is checked first: a path registered twice or a synonym that names two documents is
-refused with the problems listed (` + "`warren registry check FILE`" + ` shows the same), and so is a
-document outside the registry's folder unless --allow-outside is given.`,
-		Example: `  warren ingest sample/standards --collection standards
-  warren ingest --registry ../shared/data/corpus/registry.json
-  warren ingest --registry sample/registry.json --embedder builtin
-  warren ingest notes.md --collection internal --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var reg *registry.Registry
 			var items []kb.Item
@@ -58,13 +40,13 @@ document outside the registry's folder unless --allow-outside is given.`,
 			defer e.Close()
 			ctx, stop := interruptible(cmd)
 			defer stop()
-			bar := newProgressLine(a.stderr)
+			bar := cli.NewProgressLine(a.stderr)
 			rep, err := e.IngestJob(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
-				Progress: bar.ingest, Note: func(msg string) {
-					bar.done()
+				Progress: bar.Ingest, Note: func(msg string) {
+					bar.Done()
 					fmt.Fprintln(a.stderr, "note:", msg)
 				}})
-			bar.done()
+			bar.Done()
 			if err != nil {
 				return err
 			}
@@ -80,9 +62,9 @@ document outside the registry's folder unless --allow-outside is given.`,
 			return nil
 		},
 	},
-		collectionName("collection", &collection),
-		oneOf("embedder", &embedder, "auto", "builtin", "ollama"),
-		when("registry", func(cmd *cobra.Command, args []string) error {
+		cli.CollectionName("collection", &collection),
+		cli.OneOf("embedder", &embedder, "auto", "builtin", "ollama"),
+		cli.When("registry", func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0 && registryFile == "":
 				return fmt.Errorf("nothing to ingest: allowed is PATH... or --registry FILE (one of the two)")
@@ -90,7 +72,7 @@ document outside the registry's folder unless --allow-outside is given.`,
 				return fmt.Errorf("--registry %q with PATH %q: allowed is PATH... or --registry FILE, not both", registryFile, args[0])
 			case allowOutside && registryFile == "":
 				return fmt.Errorf("--allow-outside without --registry: it allows a registry's documents outside its folder")
-			case given(cmd, "collection") && registryFile != "":
+			case cli.Given(cmd, "collection") && registryFile != "":
 				return fmt.Errorf("--collection %q with --registry: the registry names each document's collection", collection)
 			}
 			return nil
@@ -113,14 +95,14 @@ func (a *app) refuseRegistry(cmd *cobra.Command, r *service.RegistryRefusal) err
 		}
 	}
 	n := len(r.Problems)
-	what := plural(n, "conflicting entry", "conflicting entries")
+	what := cli.Plural(n, "conflicting entry", "conflicting entries")
 	hint := "make each path and synonym name one document (`warren registry check " + r.Path + "` shows every problem), then ingest again"
 	if r.Outside {
-		what = plural(n, "document outside the registry's folder", "documents outside the registry's folder")
+		what = cli.Plural(n, "document outside the registry's folder", "documents outside the registry's folder")
 		hint = "move them under " + filepath.Dir(r.Path) + ", or give --allow-outside to ingest them from where they are"
 	}
 	return a.fail(cmd, map[string]any{"registry": r.Path, "problems": r.Problems},
-		withHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", r.Path, n, what), hint))
+		cli.WithHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", r.Path, n, what), hint))
 }
 
 // ingestOutcome is the exit class of a finished ingest: interrupted (1), nothing stored (5),
@@ -129,16 +111,15 @@ func ingestOutcome(rep *kb.IngestReport) error {
 	bad := rep.Skipped + rep.Failed
 	switch {
 	case rep.Canceled:
-		return withHint(fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested),
+		return cli.WithHint(fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested),
 			"run the same ingest again to go on: stored files are unchanged and skipped")
 	case len(rep.Files) == 0:
-		return &cliError{err: errors.New("nothing stored: no files to ingest"), code: exitNothingStored,
-			hint: "give files or folders with documents warren reads (Markdown, text, PDF, HTML)"}
+		return cli.NothingStored("give files or folders with documents warren reads (Markdown, text, PDF, HTML)", "nothing stored: no files to ingest")
 	case rep.Ingested+rep.Unchanged == 0: // an unchanged file is stored
-		return &cliError{err: fmt.Errorf("nothing stored: all %d %s skipped or failed (each is listed with its reason)", bad, plural(bad, "file was", "files were")),
-			code: exitNothingStored, hint: "fix or remove the files listed, then ingest again"}
+		return cli.NothingStored("fix or remove the files listed, then ingest again",
+			"nothing stored: all %d %s skipped or failed (each is listed with its reason)", bad, cli.Plural(bad, "file was", "files were"))
 	case rep.Partial():
-		return partialError("fix or remove the files listed, then ingest again (stored files are unchanged and skipped)",
+		return cli.Partial("fix or remove the files listed, then ingest again (stored files are unchanged and skipped)",
 			"%d of %d files skipped or failed (each is listed with its reason); the others are stored", bad, len(rep.Files))
 	}
 	return nil

@@ -14,11 +14,7 @@ func (a *app) initCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create a workspace (configuration, empty registry, stores)",
-		Long: `init creates a workspace folder with warren.toml, an empty registry.json, the SQLite
-database warren.db (WAL mode), and the vectors/ and exports/ folders. Run it again on an
-existing workspace to add missing parts; files you edited are never overwritten.`,
-		Example: "  warren init                # ./.warren, or $WARREN_WORKSPACE\n  warren init ~/fab-research\n  warren init --json",
-		Args:    cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := a.workspaceDir()
 			if len(args) == 1 {

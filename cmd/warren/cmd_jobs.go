@@ -5,25 +5,22 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"warren/internal/cli"
 )
 
 func (a *app) jobsCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "jobs",
 		Short: "Long jobs (research runs, gas fills, ingests, batches): owner, state and progress",
-		Long: `jobs lists the workspace's long jobs, newest first, whoever started them: the kind, the owner,
-the state (running, waiting for an answer, done, failed, canceled, or interrupted when the
-process running it ended) and how far it came. An interrupted or canceled research run goes
-on with ` + "`warren research --resume RUN`" + `.`,
-		Example: "  warren jobs\n  warren jobs --json",
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
 			list, err := e.Jobs.List(ctx)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(emptyIfNil(list))
+				return a.printJSON(cli.EmptyIfNil(list))
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(a.stdout, "No jobs yet: `warren research \"question\"` starts one.")
@@ -36,7 +33,7 @@ on with ` + "`warren research --resume RUN`" + `.`,
 					progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
 				}
 				return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, j.State, progress,
-					j.Updated.Local().Format("2006-01-02 15:04"), snippet(j.Title, 50))
+					j.Updated.Local().Format("2006-01-02 15:04"), cli.Snippet(j.Title, 50))
 			})
 		}),
 	}

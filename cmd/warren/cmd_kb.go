@@ -8,28 +8,27 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/service"
 )
 
 func (a *app) kbCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "kb",
-		Short:   "List and remove knowledge-base documents",
-		Example: "  warren kb list\n  warren kb list --collection rfc --json\n  warren kb rm rfc/rfc2119.txt",
+		Use:   "kb",
+		Short: "List and remove knowledge-base documents",
 	}
 	var collection string
 	list := &cobra.Command{
-		Use:     "list",
-		Short:   "List collections and documents with their chunk counts and embedder",
-		Example: "  warren kb list\n  warren kb list --collection suppliers --json",
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "List collections and documents with their chunk counts and embedder",
+		Args:  cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			l, err := e.List(ctx, collection)
 			if err != nil {
 				return collectionUsage(err, "collection", collection)
 			}
 			if a.jsonOut {
-				l.Collections, l.Documents = emptyIfNil(l.Collections), emptyIfNil(l.Documents)
+				l.Collections, l.Documents = cli.EmptyIfNil(l.Collections), cli.EmptyIfNil(l.Documents)
 				return a.printJSON(l)
 			}
 			if len(l.Collections) == 0 {
@@ -48,13 +47,11 @@ func (a *app) kbCommand() *cobra.Command {
 		}),
 	}
 	list.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
-	checked(list, collectionName("collection", &collection))
+	cli.Checked(list, cli.CollectionName("collection", &collection))
 	rm := &cobra.Command{
-		Use:     "rm DOC...",
-		Short:   "Remove documents (and their chunks and vectors) from the knowledge base",
-		Long:    "rm removes documents by registry path, synonym or file name; their registry entries stay, so a later ingest can bring them back.",
-		Example: "  warren kb rm rfc/rfc2119.txt\n  warren kb rm GefStoffV ChemG",
-		Args:    cobra.MinimumNArgs(1),
+		Use:   "rm DOC...",
+		Short: "Remove documents (and their chunks and vectors) from the knowledge base",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			removed, err := e.RemoveDocuments(ctx, args)
 			if err != nil || a.jsonOut {
@@ -82,8 +79,8 @@ func collectionUsage(err error, flag, value string) error {
 	case !errors.As(err, &unknown):
 		return err
 	case len(unknown.Have) == 0:
-		return usageError{withHint(fmt.Errorf("%s %q: the knowledge base has no collections yet", flagName(flag), value),
+		return cli.UsageError{Err: cli.WithHint(fmt.Errorf("%s %q: the knowledge base has no collections yet", cli.FlagName(flag), value),
 			"add documents with `warren ingest PATH --collection NAME`")}
 	}
-	return usageError{fmt.Errorf("%s %q: no collection %q in the knowledge base; allowed is %s", flagName(flag), value, unknown.Name, orList(unknown.Have))}
+	return cli.Usage("%s %q: no collection %q in the knowledge base; allowed is %s", cli.FlagName(flag), value, unknown.Name, cli.OrList(unknown.Have))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/registry"
 )
 
@@ -14,15 +15,11 @@ func (a *app) registryCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "registry",
 		Short: "Check the document registry and propose synonyms",
-		Long: `The registry (registry.json) maps collections to documents with their titles and synonyms:
-the names references use. warren ingest --registry copies one into the workspace.`,
-		Example: "  warren registry check\n  warren registry check ../shared/data/corpus/registry.json\n  warren registry suggest --apply",
 	}
 	check := &cobra.Command{
-		Use:     "check [FILE]",
-		Short:   "Validate document paths and find synonyms used by two documents",
-		Example: "  warren registry check\n  warren registry check sample/registry.json --json",
-		Args:    cobra.MaximumNArgs(1),
+		Use:   "check [FILE]",
+		Short: "Validate document paths and find synonyms used by two documents",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := filepath.Join(a.workspaceDir(), registry.FileName)
 			if len(args) == 1 {
@@ -39,11 +36,11 @@ the names references use. warren ingest --registry copies one into the workspace
 					}
 				}
 				return a.fail(cmd, map[string]any{"registry": path, "problems": problems},
-					withHint(fmt.Errorf("%s: %d %s", path, len(problems), plural(len(problems), "problem", "problems")),
+					cli.WithHint(fmt.Errorf("%s: %d %s", path, len(problems), cli.Plural(len(problems), "problem", "problems")),
 						"correct the registry file as each problem says, then check it again"))
 			}
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"registry": path, "problems": emptyIfNil(problems)})
+				return a.printJSON(map[string]any{"registry": path, "problems": cli.EmptyIfNil(problems)})
 			}
 			fmt.Fprintf(a.stdout, "%s: no problems.\n", path)
 			return nil
@@ -53,11 +50,7 @@ the names references use. warren ingest --registry copies one into the workspace
 	suggest := &cobra.Command{
 		Use:   "suggest",
 		Short: "Propose synonyms for the workspace's documents from their metadata",
-		Long: `suggest proposes names each ingested document could be referred to by: its title,
-abbreviations, document numbers and codes from its front matter. --apply adds them to the
-workspace registry.`,
-		Example: "  warren registry suggest\n  warren registry suggest --apply --json",
-		Args:    cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			e, err := a.open()
 			if err != nil {

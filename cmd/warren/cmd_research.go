@@ -6,16 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"warren/agent"
 	"warren/agent/research"
+	"warren/internal/cli"
 	"warren/service"
 )
 
@@ -26,32 +25,15 @@ func (a *app) researchCommand() *cobra.Command {
 	var answersPath, out, resume string
 	var yes, noHITL bool
 	var budgetCalls, iterations int
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "research QUESTION",
 		Short: "Research a question headless: refine it with you, plan, follow references, write a cited report",
-		Long: `research runs the research agent without the workbench. It asks sharpening questions (answer
-at the prompt, or "/end" to stop refining), proposes a plan to approve, works each task by
-following references through the knowledge base, and writes a Markdown report whose every
-citation names a retrieved passage.
-
-Answers can come from a file (--answers, YAML or JSON):
-
-  questions: ["Es geht um Stoffe und Gemische", "/end"]
-  plan: {action: approve}          # or replan with a comment, or an edited task list
-
---yes ends refinement after the first round and approves the plan. Every step is checkpointed:
-a run interrupted (Ctrl-C, a dropped connection, a killed process) goes on with --resume RUN,
-without repeating a completed model call. A run that runs out of budget ends with a partial
-report, marked as such.`,
-		Example: `  warren research "Welche Pflichten gelten für die Gefährdungsbeurteilung?" --yes
-  warren research "Which purge sequence applies to silane?" --answers answers.yaml --out silane.md
-  warren research --resume 20261121-201500-a1b2c3 --yes --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if resume == "" && len(args) != 1 {
-				return usageError{fmt.Errorf("give the QUESTION, or --resume RUN")}
+				return cli.Usage("give the QUESTION, or --resume RUN")
 			}
 			if resume != "" && len(args) > 0 {
-				return usageError{fmt.Errorf("--resume continues a run; it takes no QUESTION")}
+				return cli.Usage("--resume continues a run; it takes no QUESTION")
 			}
 			return nil
 		},
@@ -69,7 +51,7 @@ report, marked as such.`,
 			ctx, stop := interruptible(cmd)
 			defer stop()
 			p := &researchProgress{w: a.stderr}
-			d := &researchDriver{a: a, answers: answers, interactive: isTerminal(a.stdin) && answersPath == "" && !yes}
+			d := &researchDriver{a: a, answers: answers, interactive: cli.IsTerminal(a.stdin) && answersPath == "" && !yes}
 			req := service.ResearchRequest{Resume: resume, Options: research.Options{HITL: !noHITL, MaxIterations: iterations},
 				BudgetCalls: budgetCalls, Sink: p.event, Note: p.note, Answer: d.answer, Out: out,
 				Started: func(run string) { fmt.Fprintf(a.stderr, "run %s: started\n", run) }}
@@ -82,7 +64,7 @@ report, marked as such.`,
 			case errors.As(err, &failed) && ctx.Err() != nil:
 				return fmt.Errorf("interrupted; the run is saved: go on with `warren research --resume %s`", failed.Run)
 			case errors.As(err, &failed):
-				return withHint(failed.Err, fmt.Sprintf("the run is saved: go on with `warren research --resume %s`", failed.Run))
+				return cli.WithHint(failed.Err, fmt.Sprintf("the run is saved: go on with `warren research --resume %s`", failed.Run))
 			case err != nil:
 				return err
 			case sum.Finished && a.jsonOut:
@@ -99,7 +81,7 @@ report, marked as such.`,
 					fmt.Fprintf(a.stdout, "Run %s waits for your answer to its %s. Go on with `warren research --resume %s` (with --answers FILE or --yes).\n",
 						sum.Run, sum.Waiting, sum.Run)
 				}
-				return exitError{code: exitWaiting}
+				return cli.ExitError{Code: cli.ExitWaiting}
 			case a.jsonOut:
 				return a.printJSON(sum)
 			}
@@ -112,9 +94,9 @@ report, marked as such.`,
 			return nil
 		},
 	},
-		text(0, "QUESTION", "a question in words"),
-		atLeast("iterations", &iterations, 1),
-		atLeast("budget-calls", &budgetCalls, 1))
+		cli.Text(0, "QUESTION", "a question in words"),
+		cli.AtLeast("iterations", &iterations, 1),
+		cli.AtLeast("budget-calls", &budgetCalls, 1))
 	f := cmd.Flags()
 	f.StringVar(&answersPath, "answers", "", "answer questions and the plan from this YAML or JSON file")
 	f.BoolVarP(&yes, "yes", "y", false, "end refinement after the first round and approve the plan")
@@ -200,17 +182,7 @@ func (r *researchDriver) answer(in *agent.Interrupt) (json.RawMessage, bool, err
 	return service.Reply(in, strings.TrimSpace(line)), true, nil
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(f.Fd()) // /dev/null is a character device, not a terminal
-}
-
 // referenceCounts says how many references a run followed, skipped and left unresolved.
 func referenceCounts(counts map[string]int) string {
-	return countWords(counts, research.RefFollowed, research.RefSkipped, research.RefUnresolved)
-}
-
-func mustJSON(v any) json.RawMessage {
-	data, _ := json.Marshal(v)
-	return data
+	return cli.CountWords(counts, research.RefFollowed, research.RefSkipped, research.RefUnresolved)
 }

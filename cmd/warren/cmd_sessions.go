@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent"
+	"warren/internal/cli"
 )
 
 // runAllowed is what a RUN argument may be.
@@ -15,19 +16,17 @@ const runAllowed = "a run ID (`warren sessions list` shows them)"
 
 func (a *app) sessionsCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "sessions",
-		Short:   "List, inspect and remove saved runs",
-		Example: "  warren sessions list\n  warren sessions show 20261121-201500-a1b2c3 --json\n  warren sessions rm 20261121-201500-a1b2c3",
+		Use:   "sessions",
+		Short: "List, inspect and remove saved runs",
 	}
 	list := &cobra.Command{
-		Use:     "list",
-		Short:   "Saved runs, newest first, with their status",
-		Example: "  warren sessions list --json",
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "Saved runs, newest first, with their status",
+		Args:  cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			runs, err := e.Sessions(ctx)
 			if err != nil || a.jsonOut {
-				return a.resultJSON(emptyIfNil(runs), err)
+				return a.resultJSON(cli.EmptyIfNil(runs), err)
 			}
 			if len(runs) == 0 {
 				fmt.Fprintln(a.stdout, "No saved runs: start one with `warren research \"question\"`.")
@@ -35,15 +34,14 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			return a.table("RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
 				r := runs[i]
-				return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), snippet(r.Title, 60))
+				return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), cli.Snippet(r.Title, 60))
 			})
 		}),
 	}
-	show := checked(&cobra.Command{
-		Use:     "show RUN",
-		Short:   "A run's trail of steps, where it stands, its ledger and references",
-		Example: "  warren sessions show 20261121-201500-a1b2c3",
-		Args:    cobra.ExactArgs(1),
+	show := cli.Checked(&cobra.Command{
+		Use:   "show RUN",
+		Short: "A run's trail of steps, where it stands, its ledger and references",
+		Args:  cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			s, err := e.Session(ctx, args[0])
 			if err != nil || a.jsonOut {
@@ -71,12 +69,11 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return fmt.Sprintf("%d\t%s\t%s", s.Steps[i].Step, s.Steps[i].Node, s.Steps[i].Status)
 			})
 		}),
-	}, text(0, "RUN", runAllowed))
-	rm := checked(&cobra.Command{
-		Use:     "rm RUN...",
-		Short:   "Remove saved runs with their checkpoints, ledger and call journal",
-		Example: "  warren sessions rm 20261121-201500-a1b2c3",
-		Args:    cobra.MinimumNArgs(1),
+	}, cli.Text(0, "RUN", runAllowed))
+	rm := cli.Checked(&cobra.Command{
+		Use:   "rm RUN...",
+		Short: "Remove saved runs with their checkpoints, ledger and call journal",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			if err := e.RemoveRuns(ctx, args); err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": args}, err)
@@ -84,7 +81,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			fmt.Fprintf(a.stdout, "Removed %d run(s).\n", len(args))
 			return nil
 		}),
-	}, when("RUN", func(cmd *cobra.Command, args []string) error {
+	}, cli.When("RUN", func(cmd *cobra.Command, args []string) error {
 		for _, run := range args {
 			if strings.TrimSpace(run) == "" {
 				return fmt.Errorf("RUN %q: allowed is %s", run, runAllowed)

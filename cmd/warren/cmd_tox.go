@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"warren/internal/cli"
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
 	"warren/service"
@@ -20,18 +19,6 @@ func (a *app) toxCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tox",
 		Short: "Toxicology profiles: import, show, history, diff between versions, rollback",
-		Long: `tox keeps one toxicology profile per cosmetic ingredient (INCI name): NOAEL values with their
-studies, dermal absorption (DAP), Annex entries, references and expert statements
-(docs/tox-profile.md describes the schema). Every save validates the whole profile and adds a
-new numbered version; versions are never changed or deleted, so history lists them all, diff
-compares any two and rollback saves a new version equal to an old one. INCI names are matched
-case-insensitively.`,
-		Example: `  warren tox import sample/tox/profiles.json
-  warren tox list
-  warren tox show eugenol
-  warren tox history EUGENOL
-  warren tox diff EUGENOL 1 2
-  warren tox rollback EUGENOL --to 1`,
 	}
 	cmd.AddCommand(a.toxImportCommand(), a.toxListCommand(), a.toxShowCommand(), a.toxHistoryCommand(),
 		a.toxDiffCommand(), a.toxRollbackCommand())
@@ -43,73 +30,66 @@ case-insensitively.`,
 const inciAllowed = "an INCI name (`warren tox list` shows them)"
 
 // versionArg: argument i is a version number.
-func versionArg(i int, label string) rule {
-	return rule{label, func(_ *cobra.Command, args []string) error {
+func versionArg(i int, label string) cli.Rule {
+	return cli.When(label, func(_ *cobra.Command, args []string) error {
 		if i >= len(args) {
 			return nil
 		}
 		_, err := toxVersionArg(label, args[i])
 		return err
-	}}
+	})
 }
 
 // toxVersionArg reads a version number argument.
 func toxVersionArg(name, s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "v"))
 	if err != nil || n < 1 {
-		return 0, usageError{fmt.Errorf("%s %q: allowed is a version number (1, 2, …); `warren tox history INCI` lists them", name, s)}
+		return 0, cli.Usage("%s %q: allowed is a version number (1, 2, …); `warren tox history INCI` lists them", name, s)
 	}
 	return n, nil
 }
 
 func (a *app) toxImportCommand() *cobra.Command {
-	return checked(&cobra.Command{
+	return cli.Checked(&cobra.Command{
 		Use:   "import FILE",
 		Short: "Import profiles from JSON or CSV; a changed profile gets a new version, an unchanged one none",
-		Long: `import reads a .json file (one profile object, or an array of them; each replaces the stored
-profile as a whole) or a .csv file (one row per NOAEL entry, grouped by INCI name; for a stored
-profile the rows replace its NOAEL list and keep the rest). The whole file is checked first:
-one bad record imports nothing, and every bad record is listed. Importing the same file again
-makes no new versions.`,
-		Example: "  warren tox import sample/tox/profiles.json\n  warren tox import noael.csv --json",
-		Args:    cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := call(a, func(e *env) (*service.ToxImported, error) { return e.ToxImport(cmd.Context(), args[0]) }, func(w io.Writer, res *service.ToxImported) error {
 				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", res.File, res.Profiles,
-					plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
-				return table(w, func(tw io.Writer) {
+					cli.Plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
+				return cli.Table(w, func(tw io.Writer) {
 					for _, r := range res.Results {
 						fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, r.INCI, r.Version)
 					}
 				})
 			})
 			if f := (*service.ToxImportFailure)(nil); errors.As(err, &f) {
-				return a.fail(cmd, f, withHint(f, "fix the file and import it again (docs/tox-profile.md describes the format)"))
+				return a.fail(cmd, f, cli.WithHint(f, "fix the file and import it again (docs/tox-profile.md describes the format)"))
 			}
 			return err
 		},
-	}, extension(0, "FILE", ".json", ".csv"))
+	}, cli.Extension(0, "FILE", ".json", ".csv"))
 }
 
 func (a *app) toxListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "list",
-		Short:   "List the profiles: INCI name, CAS, latest version, when it was saved",
-		Example: "  warren tox list\n  warren tox list --json",
-		Args:    cobra.NoArgs,
+		Use:   "list",
+		Short: "List the profiles: INCI name, CAS, latest version, when it was saved",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) ([]toxdb.ProfileInfo, error) {
 				list, err := e.ToxProfiles(cmd.Context())
-				return emptyIfNil(list), err
+				return cli.EmptyIfNil(list), err
 			}, func(w io.Writer, list []toxdb.ProfileInfo) error {
 				if len(list) == 0 {
 					_, err := fmt.Fprintln(w, "No toxicology profiles: import some with `warren tox import FILE` (e.g. sample/tox/profiles.json).")
 					return err
 				}
-				return table(w, func(tw io.Writer) {
+				return cli.Table(w, func(tw io.Writer) {
 					fmt.Fprintln(tw, "INCI\tCAS\tVERSION\tUPDATED")
 					for _, p := range list {
-						fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.INCI, orDash(p.CAS), p.Version, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
+						fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", p.INCI, cli.OrDash(p.CAS), p.Version, p.UpdatedAt.Local().Format("2006-01-02 15:04"))
 					}
 				})
 			})
@@ -117,22 +97,12 @@ func (a *app) toxListCommand() *cobra.Command {
 	}
 }
 
-func orDash(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "—"
-	}
-	return s
-}
-
 func (a *app) toxShowCommand() *cobra.Command {
 	var version int
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "show INCI",
 		Short: "Show a profile (the latest version, or --version N): NOAEL table, DAP, Annex entries, references, statements",
-		Long: `show prints a profile readably. --json prints the stored profile document itself (the canonical
-JSON that edits patch and diffs compare).`,
-		Example: "  warren tox show EUGENOL\n  warren tox show 'methyl salicylate' --version 1\n  warren tox show EUGENOL --json",
-		Args:    cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
 				v, err := e.ToxShow(cmd.Context(), args[0], version)
@@ -150,7 +120,7 @@ JSON that edits patch and diffs compare).`,
 				return nil
 			})
 		},
-	}, text(0, "INCI", inciAllowed), atLeast("version", &version, 1))
+	}, cli.Text(0, "INCI", inciAllowed), cli.AtLeast("version", &version, 1))
 	cmd.Flags().IntVar(&version, "version", 0, "show this version (default: the latest)")
 	return cmd
 }
@@ -158,13 +128,13 @@ JSON that edits patch and diffs compare).`,
 // writeProfile prints a profile for reading.
 func writeProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Profile) {
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	fmt.Fprintln(w, p.INCI+wrap(" (CAS ", p.CAS, ")"))
+	fmt.Fprintln(w, p.INCI+cli.Wrap(" (CAS ", p.CAS, ")"))
 	fmt.Fprintf(w, "version %d of %d · %s · %s%s%s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"), v.EditType,
-		wrap(" · ", v.Summary, ""), wrap(" · batch ", v.BatchID, ""))
+		cli.Wrap(" · ", v.Summary, ""), cli.Wrap(" · batch ", v.BatchID, ""))
 
 	fmt.Fprintf(w, "\nNOAEL (%d)\n", len(p.NOAEL))
 	if len(p.NOAEL) > 0 {
-		table(w, func(tw io.Writer) {
+		cli.Table(w, func(tw io.Writer) {
 			fmt.Fprintln(tw, "  #\tVALUE\tUNIT\tTYPE\tSPECIES\tROUTE\tDAYS\tREF\tSTUDY")
 			for i, n := range p.NOAEL {
 				days, study := "—", n.Study
@@ -175,18 +145,18 @@ func writeProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Prof
 					study = strings.TrimSpace(study + " [" + n.Source + "]")
 				}
 				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, num(n.Value), n.Unit, n.Type,
-					orDash(n.Species), orDash(n.Route), days, orDash(n.Reference), orDash(study))
+					cli.OrDash(n.Species), cli.OrDash(n.Route), days, cli.OrDash(n.Reference), cli.OrDash(study))
 			}
 		})
 	}
 	fmt.Fprintf(w, "\nDAP (%d)\n", len(p.DAP))
 	for _, d := range p.DAP {
-		fmt.Fprintf(w, "  %s %%%s%s\n", num(d.Value), wrap("  ", d.Source, ""), wrap("  [", d.Reference, "]"))
+		fmt.Fprintf(w, "  %s %%%s%s\n", num(d.Value), cli.Wrap("  ", d.Source, ""), cli.Wrap("  [", d.Reference, "]"))
 	}
 	fmt.Fprintf(w, "\nAnnex entries (%d)\n", len(p.AnnexEntries))
 	for _, x := range p.AnnexEntries {
-		limits := strings.Join(nonEmpty(x.ProductType, wrap("max ", x.MaxConcentration, ""), x.Conditions), "; ")
-		fmt.Fprintf(w, "  Annex %s%s%s\n", x.Annex, wrap(" entry ", x.Entry, ""), wrap(": ", limits, ""))
+		limits := strings.Join(cli.NonEmpty(x.ProductType, cli.Wrap("max ", x.MaxConcentration, ""), x.Conditions), "; ")
+		fmt.Fprintf(w, "  Annex %s%s%s\n", x.Annex, cli.Wrap(" entry ", x.Entry, ""), cli.Wrap(": ", limits, ""))
 	}
 	fmt.Fprintf(w, "\nReferences (%d)\n", len(p.References))
 	for _, r := range p.References {
@@ -194,66 +164,34 @@ func writeProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Prof
 	}
 	fmt.Fprintf(w, "\nStatements (%d)\n", len(p.Statements))
 	for _, s := range p.Statements {
-		fmt.Fprintf(w, "  %q%s\n", s.Text, wrap(" — ", strings.TrimSpace(strings.Join(nonEmpty(s.Author, s.Date), ", ")), ""))
+		fmt.Fprintf(w, "  %q%s\n", s.Text, cli.Wrap(" — ", strings.TrimSpace(strings.Join(cli.NonEmpty(s.Author, s.Date), ", ")), ""))
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 func (a *app) toxHistoryCommand() *cobra.Command {
-	return checked(&cobra.Command{
-		Use:     "history INCI",
-		Short:   "List the versions of a profile, newest first: when, edit type, summary, batch",
-		Example: "  warren tox history EUGENOL\n  warren tox history eugenol --json",
-		Args:    cobra.ExactArgs(1),
+	return cli.Checked(&cobra.Command{
+		Use:   "history INCI",
+		Short: "List the versions of a profile, newest first: when, edit type, summary, batch",
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) ([]toxdb.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []toxdb.VersionInfo) error {
-				fmt.Fprintf(w, "%s: %d %s\n", hist[0].INCI, len(hist), plural(len(hist), "version", "versions"))
-				return table(w, func(tw io.Writer) {
+				fmt.Fprintf(w, "%s: %d %s\n", hist[0].INCI, len(hist), cli.Plural(len(hist), "version", "versions"))
+				return cli.Table(w, func(tw io.Writer) {
 					fmt.Fprintln(tw, "VERSION\tWHEN\tEDIT\tSUMMARY\tBATCH")
 					for _, v := range hist {
-						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, orDash(v.Summary), orDash(v.BatchID))
+						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, cli.OrDash(v.Summary), cli.OrDash(v.BatchID))
 					}
 				})
 			})
 		},
-	}, text(0, "INCI", inciAllowed))
-}
-
-// terminalWidth is the width of the terminal a.stdout is, or fallback.
-func (a *app) terminalWidth(fallback int) int {
-	if f, ok := a.stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
-			return w
-		}
-	}
-	return fallback
+	}, cli.Text(0, "INCI", inciAllowed))
 }
 
 func (a *app) toxDiffCommand() *cobra.Command {
-	return checked(&cobra.Command{
+	return cli.Checked(&cobra.Command{
 		Use:   "diff INCI V1 V2",
 		Short: "Show what changed between two versions of a profile (a unified diff; --json: RFC 6902 operations)",
-		Long: `diff compares two versions of a profile, pretty-printed with sorted keys, as a unified diff
-("-" lines are in V1 only, "+" lines in V2 only). --json prints the JSON Patch (RFC 6902)
-operations that turn V1 into V2.`,
-		Example: "  warren tox diff EUGENOL 1 2\n  warren tox diff EUGENOL 3 1 --json",
-		Args:    cobra.ExactArgs(3),
+		Args:  cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v1, _ := toxVersionArg("V1", args[1]) // checked already
 			v2, _ := toxVersionArg("V2", args[2])
@@ -265,7 +203,7 @@ operations that turn V1 into V2.`,
 				if a.jsonOut {
 					return a.printJSON(d.Ops)
 				}
-				text, err := jsonpatch.Render(d.From.Data, d.To.Data, a.terminalWidth(100))
+				text, err := jsonpatch.Render(d.From.Data, d.To.Data, cli.TerminalWidth(a.stdout, 100))
 				if err == nil && text == "" {
 					fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, d.From.INCI)
 				} else if err == nil {
@@ -274,20 +212,16 @@ operations that turn V1 into V2.`,
 				return err
 			})
 		},
-	}, text(0, "INCI", inciAllowed), versionArg(1, "V1"), versionArg(2, "V2"))
+	}, cli.Text(0, "INCI", inciAllowed), versionArg(1, "V1"), versionArg(2, "V2"))
 }
 
 func (a *app) toxRollbackCommand() *cobra.Command {
 	var to int
 	var yes bool
-	cmd := checked(&cobra.Command{
+	cmd := cli.Checked(&cobra.Command{
 		Use:   "rollback INCI --to N",
 		Short: "Save a new version of a profile equal to an old one (no version is removed)",
-		Long: `rollback saves a new version whose data equals version N, after showing the diff from the
-latest version to N and asking for confirmation; no version is removed, so a rollback can itself
-be rolled back. Outside a terminal it needs --yes.`,
-		Example: "  warren tox rollback EUGENOL --to 1\n  warren tox rollback EUGENOL --to 1 --yes --json",
-		Args:    cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
 				plan, err := e.ToxPlanRollback(cmd.Context(), args[0], to)
@@ -295,12 +229,12 @@ be rolled back. Outside a terminal it needs --yes.`,
 					return err
 				}
 				name, latest := plan.INCI, plan.Latest.Version
-				if !yes && !isTerminal(a.stdin) {
-					return usageError{fmt.Errorf("rolling %s back to version %d needs confirmation: add --yes (see the change first with `warren tox diff %s %d %d`)",
-						name, to, service.ShellQuote(name), latest, to)}
+				if !yes && !cli.IsTerminal(a.stdin) {
+					return cli.Usage("rolling %s back to version %d needs confirmation: add --yes (see the change first with `warren tox diff %s %d %d`)",
+						name, to, service.ShellQuote(name), latest, to)
 				}
 				if !yes {
-					diff, err := jsonpatch.Render(plan.Latest.Data, plan.Target.Data, a.terminalWidth(100))
+					diff, err := jsonpatch.Render(plan.Latest.Data, plan.Target.Data, cli.TerminalWidth(a.stdout, 100))
 					if err != nil {
 						return err
 					}
@@ -309,8 +243,8 @@ be rolled back. Outside a terminal it needs --yes.`,
 						fmt.Fprintf(a.stderr, "(version %d has the same data as the latest version)\n", to)
 					}
 					fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest+1)
-					if !a.confirmed() {
-						return a.fail(cmd, nil, withHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
+					if !cli.Confirmed(a.stdin) {
+						return a.fail(cmd, nil, cli.WithHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 					}
 				}
 				v, err := e.ToxRollbackPlanned(cmd.Context(), plan)
@@ -323,8 +257,8 @@ be rolled back. Outside a terminal it needs --yes.`,
 				})
 			})
 		},
-	}, text(0, "INCI", inciAllowed), atLeast("to", &to, 1), when("to", func(cmd *cobra.Command, args []string) error {
-		if !given(cmd, "to") {
+	}, cli.Text(0, "INCI", inciAllowed), cli.AtLeast("to", &to, 1), cli.When("to", func(cmd *cobra.Command, args []string) error {
+		if !cli.Given(cmd, "to") {
 			return fmt.Errorf("no --to: allowed is --to N, the version to roll back to; `warren tox history %s` lists them", service.ShellQuote(args[0]))
 		}
 		return nil

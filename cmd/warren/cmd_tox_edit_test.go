@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"warren/agent/toxedit"
+	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/kb/toxdb"
 	"warren/llm/llmtest"
@@ -37,7 +38,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	// Without --yes and without a terminal: the proposal waits (exit 4) and approve saves it.
 	r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":10}]}`, "--json")
 	var res toxEditResult
-	if r.code != exitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" ||
+	if r.code != cli.ExitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" ||
 		res.Proposal.EditType != toxedit.FormStructured || res.Proposal.BaseVersion != 2 {
 		t.Fatalf("edit without --yes: %+v", r)
 	}
@@ -50,7 +51,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	if r = warren(t, env, "tox", "edit", "COUMARIN", "hello"); r.code != 0 || !strings.Contains(r.stdout, "NO_EDIT") {
 		t.Errorf("no edit: %+v", r)
 	}
-	if r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":300}]}`, "--yes"); r.code != exitFailure || !strings.Contains(r.stderr, "couldn't edit COUMARIN: /dap/1/value") {
+	if r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":300}]}`, "--yes"); r.code != cli.ExitFailure || !strings.Contains(r.stderr, "couldn't edit COUMARIN: /dap/1/value") {
 		t.Errorf("invalid payload: %+v", r)
 	}
 }
@@ -63,7 +64,7 @@ func TestToxBatchCLI(t *testing.T) {
 {"inci":"BHT","instruction":"Set NOAEL to 26 mg/kg bw/day"}
 `), 0o644)
 	r := warren(t, env, "tox", "batch", file, "--yes")
-	if r.code != exitPartial || !strings.Contains(r.stdout, "2 applied") || !strings.Contains(r.stdout, "1 failed") || !strings.Contains(r.stdout, "line 2") {
+	if r.code != cli.ExitPartial || !strings.Contains(r.stdout, "2 applied") || !strings.Contains(r.stdout, "1 failed") || !strings.Contains(r.stdout, "line 2") {
 		t.Fatalf("batch: %+v", r)
 	}
 	if v, _ := st.Latest(context.Background(), "BHT"); v.Version != 2 || v.BatchID == "" {
@@ -71,7 +72,7 @@ func TestToxBatchCLI(t *testing.T) {
 	}
 	r = warren(t, env, "tox", "batch", file, "--json")
 	var res toxedit.BatchResult
-	if r.code != exitPartial || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Proposed != 1 || res.NoChange != 1 || res.Failed != 1 {
+	if r.code != cli.ExitPartial || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Proposed != 1 || res.NoChange != 1 || res.Failed != 1 {
 		t.Fatalf("batch --json: %+v", r)
 	}
 }

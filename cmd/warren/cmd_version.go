@@ -36,10 +36,9 @@ func buildVersion() versionInfo {
 
 func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:     "version",
-		Short:   "Print warren's version",
-		Example: "  warren version\n  warren version --json",
-		Args:    cobra.NoArgs,
+		Use:   "version",
+		Short: "Print warren's version",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v := buildVersion()
 			if a.jsonOut {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"warren/agent"
 	"warren/agent/research"
 	"warren/config"
+	"warren/internal/cli"
 	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
@@ -128,7 +128,7 @@ func TestBadFlagValuesExit2(t *testing.T) {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			r := warren(t, env, c.args...)
 			first, _, _ := strings.Cut(r.stderr, "\n")
-			if r.code != exitUsage || !strings.HasPrefix(first, "warren: ") || (r.stdout != "") != slices.Contains(c.args, "--json") {
+			if r.code != cli.ExitUsage || !strings.HasPrefix(first, "warren: ") || (r.stdout != "") != slices.Contains(c.args, "--json") {
 				t.Fatalf("want exit 2, one line on stderr, nothing on stdout: %+v", r)
 			}
 			for _, w := range c.want {
@@ -142,7 +142,7 @@ func TestBadFlagValuesExit2(t *testing.T) {
 			}
 			r = warren(t, env, args...)
 			f := decodeFailure(t, r)
-			if f.Code != exitUsage || !strings.Contains(f.Error+" "+f.Hint, c.want[0]) {
+			if f.Code != cli.ExitUsage || !strings.Contains(f.Error+" "+f.Hint, c.want[0]) {
 				t.Errorf("--json: %+v", f)
 			}
 		})
@@ -151,7 +151,7 @@ func TestBadFlagValuesExit2(t *testing.T) {
 
 // decodeFailure checks that stdout is exactly one JSON object with error, hint and code, the
 // code being the exit status, and returns it.
-func decodeFailure(t *testing.T, r result) failure {
+func decodeFailure(t *testing.T, r result) cli.Failure {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	var obj map[string]json.RawMessage
@@ -161,7 +161,7 @@ func decodeFailure(t *testing.T, r result) failure {
 	if _, err := dec.Token(); err != io.EOF {
 		t.Fatalf("stdout holds more than one JSON value:\n%s", r.stdout)
 	}
-	var f failure
+	var f cli.Failure
 	for _, k := range []string{"error", "hint", "code"} {
 		if _, ok := obj[k]; !ok {
 			t.Fatalf("the failure object lacks %q: %s", k, r.stdout)
@@ -204,7 +204,7 @@ func TestEveryCommandReportsUsageErrorsAsJSON(t *testing.T) {
 	})
 	for _, args := range lines {
 		r := warren(t, []string{noOllama}, args...)
-		if r.code != exitUsage {
+		if r.code != cli.ExitUsage {
 			t.Errorf("%v: want exit 2: %+v", args, r)
 			continue
 		}
@@ -227,7 +227,7 @@ func TestEveryCheckedFlagIsTested(t *testing.T) {
 		}
 	}
 	walk(root, func(c *cobra.Command) {
-		rules := strings.Split(c.Annotations[checkedAnnotation], ",")
+		rules := strings.Split(c.Annotations[cli.CheckedAnnotation], ",")
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
 			switch f.Value.Type() {
 			case "int", "int64", "uint", "float64", "duration":
@@ -240,7 +240,7 @@ func TestEveryCheckedFlagIsTested(t *testing.T) {
 			if name == "" {
 				continue
 			}
-			if !covered[c.CommandPath()+" "+flagName(name)] && !covered[c.CommandPath()+" "+name] {
+			if !covered[c.CommandPath()+" "+cli.FlagName(name)] && !covered[c.CommandPath()+" "+name] {
 				t.Errorf("%s: the rule for %s has no bad line in badLines", c.CommandPath(), name)
 			}
 		}
@@ -268,7 +268,7 @@ func TestIngestRegistryIsCheckedFirst(t *testing.T) {
 		"one":{"documents":[{"path":"a.md","title":"Alpha","synonyms":["Purge Rule"]}]},
 		"two":{"documents":[{"path":"a.md","title":"Alpha again"},{"path":"b.md","title":"Beta","synonyms":["purge rule"]}]}}}`)
 	r := warren(t, env, "ingest", "--registry", reg, "--embedder", "builtin")
-	if r.code != exitFailure || !strings.Contains(r.stdout, "duplicate-path a.md") || !strings.Contains(r.stdout, "duplicate-synonym") ||
+	if r.code != cli.ExitFailure || !strings.Contains(r.stdout, "duplicate-path a.md") || !strings.Contains(r.stdout, "duplicate-synonym") ||
 		!strings.Contains(r.stderr, "nothing was ingested") || !strings.Contains(r.stderr, "warren registry check") {
 		t.Fatalf("a registry with conflicts is refused with its problems: %+v", r)
 	}
@@ -288,7 +288,7 @@ func TestIngestRegistryIsCheckedFirst(t *testing.T) {
 	rel, _ := filepath.Rel(dir, outside)
 	write(`{"collections":{"one":{"documents":[{"path":"a.md","title":"Alpha"},{"path":` + mustQuote(filepath.ToSlash(rel)) + `,"title":"Gamma"}]}}}`)
 	r = warren(t, env, "ingest", "--registry", reg, "--embedder", "builtin")
-	if r.code != exitFailure || !strings.Contains(r.stdout, "outside-folder") || !strings.Contains(r.stderr, "--allow-outside") {
+	if r.code != cli.ExitFailure || !strings.Contains(r.stdout, "outside-folder") || !strings.Contains(r.stderr, "--allow-outside") {
 		t.Fatalf("a document outside the folder is refused, naming --allow-outside: %+v", r)
 	}
 	if n := listed(); n != 0 {
@@ -316,19 +316,19 @@ func TestIngestWithEveryFileSkippedStoresNothing(t *testing.T) {
 	os.WriteFile(filepath.Join(docs, "empty.md"), nil, 0o644)
 
 	r := warren(t, env, "ingest", docs, "--embedder", "builtin")
-	if r.code != exitNothingStored || !strings.Contains(r.stdout, "broken.txt") || !strings.Contains(r.stderr, "nothing stored") {
-		t.Fatalf("want exit %d with each skipped file listed: %+v", exitNothingStored, r)
+	if r.code != cli.ExitNothingStored || !strings.Contains(r.stdout, "broken.txt") || !strings.Contains(r.stderr, "nothing stored") {
+		t.Fatalf("want exit %d with each skipped file listed: %+v", cli.ExitNothingStored, r)
 	}
 	r = warren(t, env, "ingest", docs, "--embedder", "builtin", "--json")
 	f := decodeFailure(t, r)
 	var rep kb.IngestReport
-	if json.Unmarshal([]byte(r.stdout), &rep) != nil || rep.Skipped+rep.Failed != 2 || rep.Ingested != 0 || f.Code != exitNothingStored {
+	if json.Unmarshal([]byte(r.stdout), &rep) != nil || rep.Skipped+rep.Failed != 2 || rep.Ingested != 0 || f.Code != cli.ExitNothingStored {
 		t.Errorf("--json carries the report with the failure: %s", r.stdout)
 	}
 
 	// One good file among them makes it partial; an unchanged one is stored, not skipped.
 	os.WriteFile(filepath.Join(docs, "good.md"), []byte("# Good\n\nPurge with nitrogen.\n"), 0o644)
-	if r = warren(t, env, "ingest", docs, "--embedder", "builtin"); r.code != exitPartial {
+	if r = warren(t, env, "ingest", docs, "--embedder", "builtin"); r.code != cli.ExitPartial {
 		t.Errorf("want exit 3: %+v", r)
 	}
 	if r = warren(t, env, "ingest", filepath.Join(docs, "good.md"), "--embedder", "builtin"); r.code != 0 {
@@ -390,22 +390,6 @@ func TestResumingAFinishedRunSaysWhereItsReportIs(t *testing.T) {
 	}
 }
 
-func TestCountWords(t *testing.T) {
-	for _, c := range []struct {
-		counts map[string]int
-		want   string
-	}{
-		{map[string]int{"unresolved": 2, "followed": 18, "skipped": 3}, "18 followed, 3 skipped, 2 unresolved"},
-		{map[string]int{"skipped": 1, "odd": 4, "another": 1}, "1 skipped, 1 another, 4 odd"},
-		{map[string]int{"followed": 0}, "none"},
-		{nil, "none"},
-	} {
-		if got := referenceCounts(c.counts); got != c.want {
-			t.Errorf("%v: got %q, want %q", c.counts, got, c.want)
-		}
-	}
-}
-
 // A JSON Patch the analyst wrote without the guard is numbered as written: the guard warren
 // puts before it is not counted.
 func TestPatchErrorsNumberTheOperationsAsWritten(t *testing.T) {
@@ -417,33 +401,8 @@ func TestPatchErrorsNumberTheOperationsAsWritten(t *testing.T) {
 		{`[{"op":"test","path":"/inci","value":"COUMARIN"},{"op":"remove","path":"/dap/9"}]`, "operation 1 (remove /dap/9)"},
 	} {
 		r := warren(t, env, "tox", "edit", "COUMARIN", c.patch, "--yes")
-		if r.code != exitFailure || !strings.Contains(r.stderr, c.want) {
+		if r.code != cli.ExitFailure || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%s: want %q: %+v", c.patch, c.want, r)
-		}
-	}
-}
-
-func TestFailureJSONKeepsTheResult(t *testing.T) {
-	data, err := failureJSON(failure{Error: "e", Hint: "h", Code: 3}, map[string]any{"files": []int{1}})
-	var got map[string]any
-	if err != nil || json.Unmarshal(data, &got) != nil || got["error"] != "e" || got["code"] != 3.0 || got["files"] == nil {
-		t.Errorf("%s %v", data, err)
-	}
-	data, _ = failureJSON(failure{Error: "e", Hint: "h", Code: 1}, []string{"a"})
-	if !bytes.Contains(data, []byte(`"result": [`)) {
-		t.Errorf("a list goes under result: %s", data)
-	}
-}
-
-func TestSplitHint(t *testing.T) {
-	for _, c := range []struct{ msg, head, hint string }{
-		{"no document \"x\" in the knowledge base: `warren kb list` shows what is there", `no document "x" in the knowledge base`, "`warren kb list` shows what is there"},
-		{"interrupted; the run is saved: go on with `warren research --resume R`", "interrupted; the run is saved", "go on with `warren research --resume R`"},
-		{"couldn't read the registry: open x.json: no such file or directory", "", ""},
-	} {
-		head, hint, _ := splitHint(c.msg)
-		if head != c.head || hint != c.hint {
-			t.Errorf("%q: got %q / %q", c.msg, head, hint)
 		}
 	}
 }
@@ -460,13 +419,13 @@ func TestGasFillWithAFailedRowIsPartialAlsoWithJSON(t *testing.T) {
 		t.Fatalf("import: %+v", r)
 	}
 	r := warren(t, env, "gas", "fill", "--rows", "1-2")
-	if r.code != exitPartial || !strings.Contains(r.stdout, "failed: row 1 Silane") || !strings.Contains(r.stderr, "1 of 2 rows failed") {
+	if r.code != cli.ExitPartial || !strings.Contains(r.stdout, "failed: row 1 Silane") || !strings.Contains(r.stderr, "1 of 2 rows failed") {
 		t.Fatalf("want exit 3 naming the failed row: %+v", r)
 	}
 	r = warren(t, env, "gas", "fill", "--rows", "1-2", "--json")
 	f := decodeFailure(t, r)
 	var sum fillSummary
-	if f.Code != exitPartial || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Failed != 1 || len(sum.Results) != 2 {
+	if f.Code != cli.ExitPartial || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Failed != 1 || len(sum.Results) != 2 {
 		t.Errorf("--json: %s", r.stdout)
 	}
 }

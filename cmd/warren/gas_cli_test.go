@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"warren/agent"
+	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
 	"warren/llm/llmtest"
@@ -200,7 +201,7 @@ func TestGasFillStopsOnAMissingModel(t *testing.T) {
 		t.Fatalf("import: %+v", r)
 	}
 	r := warren(t, env, "gas", "fill", "--rows", "1-8")
-	if r.code != exitFailure || !strings.Contains(r.stderr, "ollama pull") || !strings.Contains(r.stderr, "--resume") {
+	if r.code != cli.ExitFailure || !strings.Contains(r.stderr, "ollama pull") || !strings.Contains(r.stderr, "--resume") {
 		t.Fatalf("want exit 1 naming `ollama pull` and --resume: %+v", r)
 	}
 	if n := srv.Count("/api/chat"); n > 4 {
@@ -228,7 +229,7 @@ func TestGasFillRowsMustExistAndQueryFallbackSaysWhy(t *testing.T) {
 		t.Fatalf("import: %+v", r)
 	}
 	r := warren(t, env, "gas", "fill", "--rows", "40-45")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "no row 42 (it has 41 rows)") {
+	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "no row 42 (it has 41 rows)") {
 		t.Errorf("fill of rows the table lacks: %+v", r)
 	}
 	if _, ok, _ := (&hmis.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); ok {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"warren/internal/cli"
 )
 
 func TestIngestSearchRefsAndRemoveThroughTheCLI(t *testing.T) {
@@ -17,7 +19,7 @@ func TestIngestSearchRefsAndRemoveThroughTheCLI(t *testing.T) {
 	os.WriteFile(filepath.Join(docs, "broken.txt"), []byte{0xff, 0xfe, 0x00, 0x41}, 0o644)
 
 	r := warren(t, env, "ingest", docs, "--collection", "standards")
-	if r.code != exitPartial || !strings.Contains(r.stdout, "broken.txt: binary file") || !strings.Contains(r.stdout, "Ingested 1") {
+	if r.code != cli.ExitPartial || !strings.Contains(r.stdout, "broken.txt: binary file") || !strings.Contains(r.stdout, "Ingested 1") {
 		t.Fatalf("want exit 3 with the skipped file named: %+v", r)
 	}
 	if !strings.Contains(r.stderr, "built-in embedder") {
@@ -69,7 +71,7 @@ func TestIngestSearchRefsAndRemoveThroughTheCLI(t *testing.T) {
 	if json.Unmarshal([]byte(r.stdout), &list) != nil || len(list.Documents) != 0 {
 		t.Errorf("the removed document is gone: %s", r.stdout)
 	}
-	if r = warren(t, env, "kb", "rm", "nothing-like-this"); r.code != exitFailure || !strings.Contains(r.stderr, "warren kb list") {
+	if r = warren(t, env, "kb", "rm", "nothing-like-this"); r.code != cli.ExitFailure || !strings.Contains(r.stderr, "warren kb list") {
 		t.Errorf("an unknown document says how to find the right name: %+v", r)
 	}
 }
@@ -79,7 +81,7 @@ func TestRegistryCheckFailsOnProblems(t *testing.T) {
 	path := filepath.Join(dir, "registry.json")
 	os.WriteFile(path, []byte(`{"collections":{"a":{"documents":[{"path":"missing.md","title":"Missing"}]}}}`), 0o644)
 	r := warren(t, nil, "registry", "check", path)
-	if r.code != exitFailure || !strings.Contains(r.stdout, "missing") {
+	if r.code != cli.ExitFailure || !strings.Contains(r.stdout, "missing") {
 		t.Errorf("want exit 1 naming the missing path: %+v", r)
 	}
 }

@@ -1,18 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"warren/internal/cli"
 )
 
-// The helpers every command shares: open the workspace, print a result as JSON or text, print
-// a table, ask y/N.
+// The helpers every command shares: open the workspace, print a result as JSON or text, report
+// a failure. The printing itself is package cli's.
+
+// printJSON prints v as JSON on stdout.
+func (a *app) printJSON(v any) error { return cli.PrintJSON(a.stdout, v) }
+
+// fail reports a failure as the CLI contract says (cli.Fail) and returns the exit status to end
+// with; result, when not nil, goes into the JSON failure object.
+func (a *app) fail(cmd *cobra.Command, result any, err error) error {
+	return cli.Fail(a.stdout, a.stderr, a.jsonOut, cmd, result, err)
+}
 
 // output prints v as JSON with --json, else through text.
 func (a *app) output(v any, text func(w io.Writer) error) error {
@@ -43,28 +50,6 @@ func call[T any](a *app, get func(e *env) (T, error), text func(w io.Writer, v T
 	})
 }
 
-// confirmed reads the answer to a y/N question from stdin.
-func (a *app) confirmed() bool {
-	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-	ans := strings.ToLower(strings.TrimSpace(line))
-	return ans == "y" || ans == "yes"
-}
-
-// table prints tab-separated lines aligned in columns.
-func table(w io.Writer, lines func(tw io.Writer)) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	lines(tw)
-	return tw.Flush()
-}
-
-// wrap is before+s+after, or "" for an empty s.
-func wrap(before, s, after string) string {
-	if s == "" {
-		return ""
-	}
-	return before + s + after
-}
-
 // serviceRun is a command's run on the open workspace, with a context that Ctrl-C cancels.
 func (a *app) serviceRun(run func(ctx context.Context, e *env, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
@@ -76,14 +61,9 @@ func (a *app) serviceRun(run func(ctx context.Context, e *env, args []string) er
 	}
 }
 
-// table prints n rows (tab-separated columns) under a header, the columns aligned.
+// table prints n rows (tab-separated columns) under a header on stdout, the columns aligned.
 func (a *app) table(header string, n int, row func(i int) string) error {
-	return table(a.stdout, func(tw io.Writer) {
-		fmt.Fprintln(tw, header)
-		for i := range n {
-			fmt.Fprintln(tw, row(i))
-		}
-	})
+	return cli.Rows(a.stdout, header, n, row)
 }
 
 // resultJSON returns err when there is one, or else prints v as JSON.

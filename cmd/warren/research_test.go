@@ -15,6 +15,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/research"
+	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
 )
@@ -204,7 +205,7 @@ plan:
 	if r = warren(t, env, "sessions", "rm", sum.Run); r.code != 0 {
 		t.Fatalf("sessions rm: %+v", r)
 	}
-	if r = warren(t, env, "sessions", "show", sum.Run); r.code != exitFailure || !strings.Contains(r.stderr, "sessions list") {
+	if r = warren(t, env, "sessions", "show", sum.Run); r.code != cli.ExitFailure || !strings.Contains(r.stderr, "sessions list") {
 		t.Errorf("a removed run is gone with a hint: %+v", r)
 	}
 }
@@ -220,7 +221,7 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", first, "--json")
 	var sum researchSummary
 	json.Unmarshal([]byte(r.stdout), &sum)
-	if r.code != exitWaiting || sum.Waiting != research.InterruptQuestions {
+	if r.code != cli.ExitWaiting || sum.Waiting != research.InterruptQuestions {
 		t.Fatalf("out of answers, the run waits (exit 4): %+v %s", r, r.stderr)
 	}
 	all := filepath.Join(dir, "all.yaml")

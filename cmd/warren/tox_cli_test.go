@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/kb/toxdb"
 	"warren/kb/toxdb/jsonpatch"
@@ -108,7 +109,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 
 	// Without a terminal and without --yes, a rollback is refused and saves nothing.
 	r = warren(t, env, "tox", "rollback", "EUGENOL", "--to", "1")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--yes") {
+	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--yes") {
 		t.Errorf("rollback without --yes outside a terminal: %+v", r)
 	}
 	if r = warren(t, env, "tox", "rollback", "EUGENOL", "--to", "1", "--yes", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"version": 3`) {
@@ -145,7 +146,7 @@ func TestToxImportRefusesMalformedFilesNamingThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := warren(t, env, "tox", "import", bad)
-	if r.code != exitFailure || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, "nothing was imported") {
+	if r.code != cli.ExitFailure || !strings.Contains(r.stderr, bad) || !strings.Contains(r.stderr, "nothing was imported") {
 		t.Errorf("malformed JSON: %+v", r)
 	}
 
@@ -159,14 +160,14 @@ func TestToxImportRefusesMalformedFilesNamingThem(t *testing.T) {
 		Imported bool
 		Errors   []struct{ Where, Error string }
 	}
-	if r.code != exitFailure || json.Unmarshal([]byte(r.stdout), &out) != nil || out.Imported || len(out.Errors) != 2 || !strings.Contains(r.stderr, "2 bad records") {
+	if r.code != cli.ExitFailure || json.Unmarshal([]byte(r.stdout), &out) != nil || out.Imported || len(out.Errors) != 2 || !strings.Contains(r.stderr, "2 bad records") {
 		t.Errorf("bad records: %+v", r)
 	}
 	if r = warren(t, env, "tox", "list", "--json"); strings.TrimSpace(r.stdout) != "[]" {
 		t.Errorf("nothing should be imported: %+v", r)
 	}
 
-	if r = warren(t, env, "tox", "import", filepath.Join(dir, "profiles.xlsx")); r.code != exitUsage || !strings.Contains(r.stderr, ".json or .csv") {
+	if r = warren(t, env, "tox", "import", filepath.Join(dir, "profiles.xlsx")); r.code != cli.ExitUsage || !strings.Contains(r.stderr, ".json or .csv") {
 		t.Errorf("wrong extension: %+v", r)
 	}
 }
@@ -179,7 +180,7 @@ func TestToxUnknownINCISaysHowToFindNames(t *testing.T) {
 	toxImport(t, env, filepath.Join(testkb.SampleDir(), "tox", "profiles.json"))
 	for _, args := range [][]string{{"show", "NOPE"}, {"history", "NOPE"}, {"diff", "NOPE", "1", "2"}, {"rollback", "NOPE", "--to", "1", "--yes"}} {
 		r := warren(t, env, append([]string{"tox"}, args...)...)
-		if r.code != exitFailure || !strings.Contains(r.stderr, `no toxicology profile "NOPE"`) || !strings.Contains(r.stderr, "warren tox list") {
+		if r.code != cli.ExitFailure || !strings.Contains(r.stderr, `no toxicology profile "NOPE"`) || !strings.Contains(r.stderr, "warren tox list") {
 			t.Errorf("%v: %+v", args, r)
 		}
 	}
@@ -190,10 +191,15 @@ func TestToxUnknownINCISaysHowToFindNames(t *testing.T) {
 	if r := warren(t, env, "tox", "show", "Methyl  Salicylate"); r.code == 0 || !strings.Contains(r.stderr, `did you mean "METHYL SALICYLATE"`) {
 		t.Errorf("suggestion: %+v", r)
 	}
-	if r := warren(t, env, "tox", "diff", "EUGENOL", "one", "2"); r.code != exitUsage {
+	if r := warren(t, env, "tox", "diff", "EUGENOL", "one", "2"); r.code != cli.ExitUsage {
 		t.Errorf("a version that isn't a number: %+v", r)
 	}
-	if r := warren(t, env, "tox", "rollback", "EUGENOL"); r.code != exitUsage || !strings.Contains(r.stderr, "--to") {
+	if r := warren(t, env, "tox", "rollback", "EUGENOL"); r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--to") {
 		t.Errorf("rollback without --to: %+v", r)
 	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	data, _ := json.Marshal(v)
+	return data
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
@@ -306,7 +307,7 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 	ctx := context.Background()
 	r := warren(t, env, "tox", "edit", "EUGENOL", `[{"op":"replace","path":"/noael/0/value","value":200}]`, "--json")
 	var res toxEditResult
-	if r.code != exitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" {
+	if r.code != cli.ExitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" {
 		t.Fatalf("tox edit without --yes: %+v", r)
 	}
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,16 +11,17 @@ import (
 	"warren/kb"
 )
 
-// progressLine draws a one-line progress bar on a terminal and nothing elsewhere, so logs and
+// ProgressLine draws a one-line progress bar on a terminal and nothing elsewhere, so logs and
 // pipes stay clean.
-type progressLine struct {
+type ProgressLine struct {
 	w       io.Writer
 	enabled bool
 	last    time.Time
 	width   int
 }
 
-func newProgressLine(w io.Writer) *progressLine {
+// NewProgressLine draws on w when w is a terminal.
+func NewProgressLine(w io.Writer) *ProgressLine {
 	f, ok := w.(*os.File)
 	enabled := false
 	if ok {
@@ -28,11 +29,11 @@ func newProgressLine(w io.Writer) *progressLine {
 			enabled = true
 		}
 	}
-	return &progressLine{w: w, enabled: enabled}
+	return &ProgressLine{w: w, enabled: enabled}
 }
 
-// ingest draws ingest progress: a bar over files, then chunks and embedding throughput.
-func (p *progressLine) ingest(pr kb.Progress) {
+// Ingest draws ingest progress: a bar over files, then chunks and embedding throughput.
+func (p *ProgressLine) Ingest(pr kb.Progress) {
 	if !p.enabled || time.Since(p.last) < 100*time.Millisecond && pr.FilesDone < pr.Files {
 		return
 	}
@@ -49,10 +50,11 @@ func (p *progressLine) ingest(pr kb.Progress) {
 	line := fmt.Sprintf("[%s%s] %d/%d files · %d chunks · %.0f embeddings/s · %s",
 		strings.Repeat("=", filled), strings.Repeat(" ", barWidth-filled), pr.FilesDone, pr.Files,
 		pr.Chunks, rate, filepath.Base(pr.Current))
-	p.draw(line)
+	p.Draw(line)
 }
 
-func (p *progressLine) draw(line string) {
+// Draw replaces the line with line (cut to 110 bytes).
+func (p *ProgressLine) Draw(line string) {
 	if !p.enabled {
 		return
 	}
@@ -64,8 +66,8 @@ func (p *progressLine) draw(line string) {
 	p.width = len(line)
 }
 
-// done clears the line.
-func (p *progressLine) done() {
+// Done clears the line.
+func (p *ProgressLine) Done() {
 	if p.enabled && p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
 		p.width = 0

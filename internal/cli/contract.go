@@ -1,13 +1,15 @@
-package main
-
-// The CLI contract: exit statuses, how a failure is reported (one line on stderr; with --json
-// also one object on stdout) and counts printed in words.
+// Package cli is the contract every warren command keeps, whatever it does: the exit statuses,
+// how a failure is reported (one line on stderr; with --json also one object on stdout), the
+// rules that check flags and arguments before any work, and the printing the commands share
+// (JSON, tables, counts in words, a progress line, help texts kept apart from the code).
+package cli
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,84 +19,94 @@ import (
 
 // Exit statuses: the same class of outcome has the same status in every command.
 const (
-	exitOK            = 0
-	exitFailure       = 1 // the command ran and something is wrong (a failed check, an error)
-	exitUsage         = 2 // the command line itself is wrong
-	exitPartial       = 3 // some items were done, others skipped or failed (each is listed)
-	exitWaiting       = 4 // a run or proposal waits for the analyst's answer (it is saved)
-	exitNothingStored = 5 // an ingest stored nothing: every file was skipped or failed, or there was none
+	ExitOK            = 0
+	ExitFailure       = 1 // the command ran and something is wrong (a failed check, an error)
+	ExitUsage         = 2 // the command line itself is wrong
+	ExitPartial       = 3 // some items were done, others skipped or failed (each is listed)
+	ExitWaiting       = 4 // a run or proposal waits for the analyst's answer (it is saved)
+	ExitNothingStored = 5 // an ingest stored nothing: every file was skipped or failed, or there was none
 )
 
-// exitError carries an exit status through cobra once the failure has been reported.
-type exitError struct{ code int }
+// ExitError carries an exit status through cobra once the failure has been reported.
+type ExitError struct{ Code int }
 
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
-// usageError marks a mistake in the command line.
-type usageError struct{ error }
+// UsageError marks a mistake in the command line.
+type UsageError struct{ Err error }
 
-func (e usageError) Unwrap() error { return e.error }
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
 
-// cliError gives an error its own exit status (0: decided by the error inside) and the hint
-// that says how to fix it, when the message itself does not end with one.
-type cliError struct {
-	err  error
-	code int
-	hint string
+// Usage is a UsageError with a formatted message.
+func Usage(format string, args ...any) error { return UsageError{fmt.Errorf(format, args...)} }
+
+// Error gives an error its own exit status (0: decided by the error inside) and the hint that
+// says how to fix it, when the message itself does not end with one.
+type Error struct {
+	Err  error
+	Code int
+	Hint string
 }
 
-func (e *cliError) Error() string { return e.err.Error() }
-func (e *cliError) Unwrap() error { return e.err }
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
 
-func withHint(err error, hint string) error { return &cliError{err: err, hint: hint} }
+// WithHint gives err the hint that says how to fix it.
+func WithHint(err error, hint string) error { return &Error{Err: err, Hint: hint} }
 
-// partialError: some items were done and others skipped or failed.
-func partialError(hint, format string, args ...any) error {
-	return &cliError{err: fmt.Errorf(format, args...), code: exitPartial, hint: hint}
+// Partial is the failure of a command that did some items and skipped or failed others.
+func Partial(hint, format string, args ...any) error {
+	return &Error{Err: fmt.Errorf(format, args...), Code: ExitPartial, Hint: hint}
 }
 
-// failure is how a failed command is reported: with --json this object (plus the command's
+// NothingStored is the failure of a command that had items to store and stored none.
+func NothingStored(hint, format string, args ...any) error {
+	return &Error{Err: fmt.Errorf(format, args...), Code: ExitNothingStored, Hint: hint}
+}
+
+// Failure is how a failed command is reported: with --json this object (plus the command's
 // result, when it has one) is what stdout holds.
-type failure struct {
+type Failure struct {
 	Error string `json:"error"`
 	Hint  string `json:"hint"`
 	Code  int    `json:"code"`
 }
 
-// exitCode is the status an error ends the command with.
-func exitCode(err error) int {
-	var exit exitError
-	var ce *cliError
-	var usage usageError
+// ExitCode is the status an error ends the command with.
+func ExitCode(err error) int {
+	var exit ExitError
+	var ce *Error
+	var usage UsageError
 	switch {
 	case err == nil:
-		return exitOK
+		return ExitOK
 	case errors.As(err, &exit):
-		return exit.code
-	case errors.As(err, &ce) && ce.code != 0:
-		return ce.code
+		return exit.Code
+	case errors.As(err, &ce) && ce.Code != 0:
+		return ce.Code
 	case errors.As(err, &usage) || isCobraUsage(err):
-		return exitUsage
+		return ExitUsage
 	}
-	return exitFailure
+	return ExitFailure
 }
 
 // isCobraUsage recognises cobra's own errors for an unknown command, which it returns as plain
-// errors. Flag errors arrive as usageError through the flag error func, argument-count errors
-// through usageArgs.
+// errors. Flag errors arrive as UsageError through the flag error func, argument-count errors
+// through UsageArgs.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "unknown command ") || strings.Contains(msg, `unknown command "`)
 }
 
-// describe turns an error into its report: the message, the way to fix it and the status.
-// The hint is the one given with withHint, else the fix the message ends with ("…: run `warren
+// Describe turns an error into its report: the message, the way to fix it and the status.
+// The hint is the one given with WithHint, else the fix the message ends with ("…: run `warren
 // gas fill`"), else a pointer to the command's help.
-func describe(cmd *cobra.Command, err error) failure {
-	f := failure{Error: err.Error(), Code: exitCode(err)}
-	var ce *cliError
-	if errors.As(err, &ce) && ce.hint != "" {
-		f.Hint = ce.hint
+func Describe(cmd *cobra.Command, err error) Failure {
+	f := Failure{Error: err.Error(), Code: ExitCode(err)}
+	var ce *Error
+	if errors.As(err, &ce) && ce.Hint != "" {
+		f.Hint = ce.Hint
 	} else if head, tail, ok := splitHint(f.Error); ok {
 		f.Error, f.Hint = head, tail
 	}
@@ -104,7 +116,7 @@ func describe(cmd *cobra.Command, err error) failure {
 			path = cmd.CommandPath()
 		}
 		switch f.Code {
-		case exitUsage:
+		case ExitUsage:
 			f.Hint = fmt.Sprintf("`%s --help` shows the arguments, the flags and examples", path)
 		default:
 			f.Hint = fmt.Sprintf("`%s --help` describes the command; `warren doctor` checks the workspace and the models", path)
@@ -141,37 +153,37 @@ func splitHint(msg string) (head, hint string, ok bool) {
 	return "", "", false
 }
 
-// fail reports a failure: one line on stderr ("warren: what is wrong; how to fix it" for a hint
-// the message lacks) and, with --json, one object on stdout holding error, hint and code and,
-// when result is not nil, the command's result. It returns the exit status to end with.
-func (a *app) fail(cmd *cobra.Command, result any, err error) error {
-	f := describe(cmd, err)
+// Fail reports a failure: one line on stderr ("warren: what is wrong; how to fix it" for a hint
+// the message lacks) and, when asJSON, one object on stdout holding error, hint and code and,
+// when result is not nil, the command's result. It returns the ExitError to end with.
+func Fail(stdout, stderr io.Writer, asJSON bool, cmd *cobra.Command, result any, err error) error {
+	f := Describe(cmd, err)
 	line := err.Error()
-	var ce *cliError
-	if errors.As(err, &ce) && ce.hint != "" {
+	var ce *Error
+	if errors.As(err, &ce) && ce.Hint != "" {
 		sep := "; "
 		if strings.Contains(line, "\n") {
 			sep = "\n"
 		}
-		line += sep + ce.hint
+		line += sep + ce.Hint
 	}
-	fmt.Fprintf(a.stderr, "warren: %s\n", line)
-	if f.Code == exitUsage && cmd != nil {
-		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	fmt.Fprintf(stderr, "warren: %s\n", line)
+	if f.Code == ExitUsage && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 	}
-	if a.jsonOut {
+	if asJSON {
 		data, merr := failureJSON(f, result)
 		if merr != nil {
 			return fmt.Errorf("couldn't encode the failure as JSON: %w", merr)
 		}
-		a.stdout.Write(data)
+		stdout.Write(data)
 	}
-	return exitError{code: f.Code}
+	return ExitError{Code: f.Code}
 }
 
 // failureJSON is the failure object with the fields of result after error, hint and code; a
 // result that is not an object goes under "result".
-func failureJSON(f failure, result any) ([]byte, error) {
+func failureJSON(f Failure, result any) ([]byte, error) {
 	head, err := json.Marshal(f)
 	if err != nil {
 		return nil, err
@@ -197,9 +209,9 @@ func failureJSON(f failure, result any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// argsWantJSON reports whether the command line asks for --json, for failures found before
+// ArgsWantJSON reports whether the command line asks for --json, for failures found before
 // cobra has parsed the flags (an unknown command or flag).
-func argsWantJSON(args []string) bool {
+func ArgsWantJSON(args []string) bool {
 	want := false
 	for _, arg := range args {
 		if arg == "--" {
@@ -226,12 +238,13 @@ func groupRun(cmd *cobra.Command, args []string) error {
 			names = append(names, c.Name())
 		}
 	}
-	return usageError{fmt.Errorf("unknown command %q for %q: use one of %s", args[0], cmd.CommandPath(), strings.Join(names, ", "))}
+	return Usage("unknown command %q for %q: use one of %s", args[0], cmd.CommandPath(), strings.Join(names, ", "))
 }
 
-// usageArgs makes the argument-count errors of every command usage errors that show the
-// command's usage line, and gives every command that only holds subcommands groupRun.
-func usageArgs(cmd *cobra.Command) {
+// UsageArgs makes the argument-count errors of every command under cmd usage errors that show
+// the command's usage line, and gives every command that only holds subcommands a RunE that
+// refuses an unknown subcommand.
+func UsageArgs(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		if c.HasSubCommands() && c.RunE == nil && c.Run == nil {
 			c.RunE = groupRun
@@ -239,21 +252,21 @@ func usageArgs(cmd *cobra.Command) {
 		} else if check := c.Args; check != nil {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				err := check(cmd, args)
-				var usage usageError
+				var usage UsageError
 				if err == nil || errors.As(err, &usage) {
 					return err
 				}
-				return usageError{withHint(err, "usage: "+cmd.UseLine())}
+				return UsageError{WithHint(err, "usage: "+cmd.UseLine())}
 			}
 		}
-		usageArgs(c)
+		UsageArgs(c)
 	}
 }
 
-// countWords prints counts as words, in the given order first and then alphabetically:
+// CountWords prints counts as words, in the given order first and then alphabetically:
 // "18 followed, 3 skipped, 2 unresolved"; empty counts are left out, and no counts at all is
 // "none".
-func countWords(counts map[string]int, order ...string) string {
+func CountWords(counts map[string]int, order ...string) string {
 	var parts []string
 	seen := map[string]bool{}
 	for _, k := range order {

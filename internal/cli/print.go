@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/charmbracelet/x/term"
+)
+
+// PrintJSON writes v to w as indented JSON.
+func PrintJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// EmptyIfNil makes a nil list print as [] rather than null in --json output.
+func EmptyIfNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// Table prints tab-separated lines aligned in columns.
+func Table(w io.Writer, lines func(tw io.Writer)) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	lines(tw)
+	return tw.Flush()
+}
+
+// Rows prints n rows (tab-separated columns) under a header, the columns aligned.
+func Rows(w io.Writer, header string, n int, row func(i int) string) error {
+	return Table(w, func(tw io.Writer) {
+		fmt.Fprintln(tw, header)
+		for i := range n {
+			fmt.Fprintln(tw, row(i))
+		}
+	})
+}
+
+// Confirmed reads the answer to a y/N question from r.
+func Confirmed(r io.Reader) bool {
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	ans := strings.ToLower(strings.TrimSpace(line))
+	return ans == "y" || ans == "yes"
+}
+
+// IsTerminal reports whether r is a terminal.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(f.Fd()) // /dev/null is a character device, not a terminal
+}
+
+// TerminalWidth is the width of the terminal w is, or fallback.
+func TerminalWidth(w io.Writer, fallback int) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
+			return w
+		}
+	}
+	return fallback
+}
+
+// Wrap is before+s+after, or "" for an empty s.
+func Wrap(before, s, after string) string {
+	if s == "" {
+		return ""
+	}
+	return before + s + after
+}
+
+// OrDash is s, or "—" for a blank s.
+func OrDash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return s
+}
+
+// Plural is one for n = 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// NonEmpty is ss without its empty strings.
+func NonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Snippet is text on one line, cut at a word to about n bytes.
+func Snippet(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut < n/2 {
+		cut = n
+	}
+	return text[:cut] + " …"
+}
+
+// DocSection names a place: the document, and the section in it when there is one.
+func DocSection(doc, section string) string {
+	if section != "" {
+		return doc + " " + section
+	}
+	return doc
+}
+
+// TextArg is arg, or standard input (up to 16 MiB) for "-".
+func TextArg(stdin io.Reader, arg string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, 16<<20))
+	if err != nil {
+		return "", fmt.Errorf("couldn't read standard input: %w", err)
+	}
+	return string(data), nil
+}
