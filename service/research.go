@@ -26,7 +26,7 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 		Store: s.Store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
 	return &research.Service{Deps: deps, Store: s.RunStore(), Sink: sink,
 		Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}, CallsOverride: budgetCalls,
-		RunTime: cfg.Budgets.RunTime}, nil
+		RunTime: cfg.Budgets.RunTime, Analyst: s.Owner}, nil
 }
 
 // Searcher searches the workspace's knowledge base.

@@ -134,13 +134,16 @@ type Service struct {
 	CallsOverride int
 	// RunTime bounds the wall time of one Start or Resume call; 0: none.
 	RunTime time.Duration
+	// Analyst names who answers the run's questions and plans through this service; the run
+	// records it with each answer (State.Decisions).
+	Analyst string
 }
 
 // NewRunID makes a run ID that sorts by time.
 func NewRunID() string { return agent.NewRunID("") }
 
 func (svc *Service) runner() *agent.Runner[State] {
-	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: ApplyAnswer, Describe: DescribeChange}
+	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: svc.answer, Describe: DescribeChange}
 }
 
 // meter attaches the run's budget, ledger and journal to ctx; a resumed run starts from what

@@ -56,6 +56,8 @@ type State struct {
 	PlanRounds  int              `json:"plan_rounds"` // plans proposed so far
 	// Budget is the call and token budget the run was started with; it holds across resumes.
 	Budget *llm.Budget `json:"budget,omitempty"`
+	// Decisions are the analysts' answers to the run's questions and plans, with who gave them.
+	Decisions []Decision `json:"decisions,omitempty"`
 }
 
 // Evidence is a chunk retrieved during refinement.
