@@ -86,8 +86,15 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 				switch {
 				case e.Agent != nil && sink != nil:
 					sink(*e.Agent)
-				case first && len(e.Job.Snapshot) > 0 && sink != nil:
-					sink(agent.Event{Time: e.Job.Updated, Run: run, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
+				case first && sink != nil:
+					// A late watcher first gets where the run stands: its step in flight, what
+					// it does now and its latest state.
+					if e.Job.Node != "" {
+						sink(agent.Event{Time: e.Job.NodeStarted, Run: run, Node: e.Job.Node, Kind: agent.EventNodeStarted})
+					}
+					if e.Job.Node != "" || len(e.Job.Snapshot) > 0 {
+						sink(agent.Event{Time: e.Job.Updated, Run: run, Node: e.Job.Node, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
+					}
 				}
 				first = false
 			}

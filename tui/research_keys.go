@@ -159,8 +159,8 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		case "enter":
 			if len(r.runs) > 0 {
 				id := r.runs[r.runsCur].ID
-				if j, ok := r.runJobs[id]; ok && j.State == jobs.JobRunning {
-					return r.watch(id, j.Owner) // a running run is followed live, whoever's it is
+				if j, ok := r.runJobs[id]; ok && (j.State == jobs.JobRunning || j.State == jobs.JobWaiting) {
+					return r.watch(id, j.Owner) // followed live, or shown at its question, whoever's it is
 				}
 				return r.openRun(id)
 			}

@@ -78,6 +78,9 @@ type Job struct {
 	// Snapshot is the job's latest own state (a research run's state after its last step), so
 	// a subscriber that attaches late can draw it before the live events arrive.
 	Snapshot json.RawMessage `json:"snapshot,omitempty"`
+	// Node is the step of the run in flight and since when, for a late subscriber's trail.
+	Node        string    `json:"node,omitempty"`
+	NodeStarted time.Time `json:"node_started,omitempty"`
 }
 
 // Active reports a job that still runs.
@@ -478,6 +481,12 @@ func (em *Emitter) Agent(e agent.Event) {
 	em.update(func(j *Job) {
 		if len(e.State) > 0 {
 			j.Snapshot = e.State
+		}
+		switch e.Kind {
+		case agent.EventNodeStarted:
+			j.Node, j.NodeStarted = e.Node, e.Time
+		case agent.EventNodeFinished:
+			j.Node = ""
 		}
 		if e.Kind == agent.EventNodeStarted || e.Kind == agent.EventNote {
 			j.Progress.Current = e.Node

@@ -187,7 +187,7 @@ func (s *Server) admit(c *conn) error {
 		return errors.New("the server is stopping; connect again when it is back")
 	}
 	if s.opts.MaxSessions > 0 && len(s.sessions) >= s.opts.MaxSessions {
-		return fmt.Errorf("%d connections are open, the most allowed (serve.max_sessions); try again later", len(s.sessions))
+		return fmt.Errorf("%d of %d connections are open, the most allowed (serve.max_sessions); try again later", len(s.sessions), s.opts.MaxSessions)
 	}
 	s.sessions[c] = true
 	return nil
