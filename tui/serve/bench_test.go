@@ -270,7 +270,7 @@ func BenchmarkServe20Watchers(b *testing.B) {
 	b.ReportMetric(p(0.5), "p50-ms")
 	b.ReportMetric(p(0.99), "p99-ms")
 	b.ReportMetric(float64(len(all)), "frames")
-	b.ReportMetric(100*(cpuEnd - cpuStart).Seconds()/wall.Seconds(), "server-cpu-%")
+	b.ReportMetric(100*(cpuEnd-cpuStart).Seconds()/wall.Seconds(), "server-cpu-%")
 	b.ReportMetric(float64(rssWith-rssBefore)/sessions/(1<<20), "MB/session")
 	b.ReportMetric(float64(rssWith)/(1<<20), "server-MB")
 }
