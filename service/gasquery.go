@@ -22,8 +22,11 @@ type GasQueryResult struct {
 	Total       int      `json:"-"`                     // rows in the table
 }
 
-// GasStore is the workspace's gas tables.
-func (s *Service) GasStore() *hmis.Store { return &hmis.Store{DB: s.WS.DB} }
+// GasStore is the workspace's gas tables, written in this view's analyst's name; what it
+// decides is published on the change feed.
+func (s *Service) GasStore() *hmis.Store {
+	return &hmis.Store{DB: s.WS.DB, Analyst: s.Owner, Decided: s.gasDecided}
+}
 
 // GasQuery answers a question over a table: the model writes a filter expression (or the
 // analyst gave one), it is compiled against the table's typed schema, then run over its rows.

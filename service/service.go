@@ -39,6 +39,8 @@ type Service struct {
 	// Admin may answer, approve and cancel any analyst's jobs, not only its own.
 	Admin bool
 
+	changes *changeFeed // every view's gas decisions and toxicology saves (see Changes)
+
 	sources config.Sources // the configuration layers above the workspace file, for the doctor
 
 	embedChecked bool
@@ -75,7 +77,7 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{WS: ws, Store: kb.NewStore(ws), Gateway: g, Jobs: j, Log: log, Owner: opts.Owner}, nil
+	return &Service{WS: ws, Store: kb.NewStore(ws), Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
 }
 
 // As is a view of the same open workspace that acts for another analyst: it shares the
@@ -83,7 +85,7 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 // service it came from owns the workspace).
 func (s *Service) As(analyst string, admin bool) *Service {
 	return &Service{WS: s.WS, Store: s.Store, Gateway: s.Gateway, Jobs: s.Jobs, Log: s.Log,
-		Owner: analyst, Admin: admin, sources: s.sources}
+		Owner: analyst, Admin: admin, sources: s.sources, changes: s.changes}
 }
 
 // MayDecide reports whether this analyst may answer, approve or cancel a job owned by owner: its

@@ -272,14 +272,12 @@ func (s *Service) ToxPlanRollback(ctx context.Context, inci string, to int) (*To
 // ToxRollbackPlanned saves a planned rollback as a new version and returns its number; when
 // another version was saved since the plan, nothing is saved.
 func (s *Service) ToxRollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
-	now, err := s.ToxStore().Latest(ctx, p.INCI)
-	if err != nil {
-		return 0, err
+	v, err := s.ToxRollback(ctx, p.INCI, p.Target.Version, p.Latest.Version, "")
+	if stale := (*toxdb.StaleError)(nil); errors.As(err, &stale) {
+		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; run the rollback again to see the new diff: %w",
+			p.INCI, stale.Latest, toxdb.AnalystName(stale.By), toxdb.ErrStale)
 	}
-	if now.Version != p.Latest.Version {
-		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d): nothing was saved; run the rollback again to see the new diff", p.INCI, now.Version)
-	}
-	return s.ToxRollback(ctx, p.INCI, p.Target.Version, "")
+	return v, err
 }
 
 // What became of an edit (ToxEditResult.Status).

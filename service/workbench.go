@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 
 	"warren/agent/toxedit"
 	"warren/config"
@@ -69,18 +68,25 @@ func (s *Service) GasTable(ctx context.Context, name string) (*hmis.Table, error
 	return s.GasStore().LoadTable(ctx, name)
 }
 
-// SetGasCell stores the analyst's decision on one cell.
-func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error {
-	return s.GasStore().SetCell(ctx, table, row, field, c, reason)
+// SetGasCell stores the analyst's decision on one cell, made on seen, the cell as their view
+// showed it: when the cell has changed since, the decision is refused with an error that wraps
+// hmis.ErrStale (an *hmis.StaleError says who changed it to what) and nothing is written.
+func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error {
+	_, err := s.GasStore().Decide(ctx, table, row, field, seen, c, reason)
+	return err
 }
 
-// UndoGas takes back the last decision on a table.
+// UndoGas takes back the analyst's own latest decision on a table; when its cell changed since,
+// the undo is refused with an error that wraps hmis.ErrStale.
 func (s *Service) UndoGas(ctx context.Context, table string) (int, string, error) {
 	return s.GasStore().Undo(ctx, table)
 }
 
-// ToxStore is the workspace's toxicology profiles.
-func (s *Service) ToxStore() *toxdb.Store { return &toxdb.Store{DB: s.WS.DB} }
+// ToxStore is the workspace's toxicology profiles, saved in this view's analyst's name; what it
+// saves is published on the change feed.
+func (s *Service) ToxStore() *toxdb.Store {
+	return &toxdb.Store{DB: s.WS.DB, Analyst: s.Owner, Saved: s.toxSaved}
+}
 
 // ToxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
 // model calls are in the ledger.
@@ -108,11 +114,9 @@ func (s *Service) ToxReject(ctx context.Context, p *toxedit.Proposal, reason str
 	return s.ToxEditor().Reject(ctx, p, reason)
 }
 
-// ToxRollback saves a new version equal to an old one.
-func (s *Service) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
-	latest, err := s.ToxStore().Latest(ctx, inci)
-	if err != nil {
-		return 0, fmt.Errorf("couldn't roll profile %s back to version %d: %w", inci, to, err)
-	}
-	return s.ToxStore().Rollback(ctx, inci, to, latest.Version, summary)
+// ToxRollback saves a new version equal to version to; seen is the latest version the analyst
+// saw: when another was saved since, the rollback is refused with an error that wraps
+// toxdb.ErrStale and nothing is saved.
+func (s *Service) ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
+	return s.ToxStore().Rollback(ctx, inci, to, seen, summary)
 }

@@ -68,6 +68,7 @@ type Model struct {
 	statuses      map[int]statusEntry // by tab, and anyTab
 	statusID      int
 	doctor        *doctor.Report
+	changes       *changeQueue // other analysts' changes (see watchChanges)
 
 	served  bool   // one connection of warren serve (see Served)
 	analyst string // who it acts for, when served
@@ -108,10 +109,10 @@ func (m *Model) OpenTox(inci string) {
 	m.tox.want = inci
 }
 
-// Init asks for the background colour, starts the model-status checks and loads the gas table
-// and the toxicology profiles.
+// Init asks for the background colour, starts the model-status checks, loads the gas table
+// and the toxicology profiles, and follows other analysts' changes to them.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load(), m.watchChanges()}
 	if m.served {
 		cmds = append(cmds, m.landInLiveRun())
 	}
@@ -185,6 +186,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.toPanel(researchTabIndex, msg)
 	case reportRenderedMsg:
 		return m.toPanel(researchTabIndex, msg)
+	case changesMsg:
+		return m.changed(msg)
 	case liveRunMsg:
 		return tagStatus(m.research.landIn(msg), researchTabIndex)
 	case NoticeMsg:

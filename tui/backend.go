@@ -59,10 +59,14 @@ type Backend interface {
 	GasTables(ctx context.Context) ([]string, error)
 	// GasTable loads a gas table as it is stored.
 	GasTable(ctx context.Context, name string) (*hmis.Table, error)
-	// SetGasCell stores one cell at once and logs the decision with its reason.
-	SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error
-	// UndoGas reverts the table's latest decision and says which cell it restored; the error
-	// wraps hmis.ErrNothingToUndo when there is none.
+	// SetGasCell stores the analyst's decision on one cell at once and logs it with its reason
+	// and their name. seen is the cell as the analyst's view showed it: when the stored cell
+	// is another (someone decided it meanwhile) nothing is written and the error wraps
+	// hmis.ErrStale (an *hmis.StaleError says who changed it to what).
+	SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error
+	// UndoGas reverts the analyst's own latest decision on the table and says which cell it
+	// restored; the error wraps hmis.ErrNothingToUndo when there is none, and hmis.ErrStale
+	// when that cell changed since.
 	UndoGas(ctx context.Context, table string) (row int, field string, err error)
 	// GasQuery filters the table: a question is turned into an expression by the model (with
 	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
@@ -92,14 +96,21 @@ type Backend interface {
 	ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error)
 	// ToxReject closes a proposal's edit run as rejected; nothing is saved.
 	ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error
-	// ToxRollback saves a new version equal to version to and returns its number.
-	ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error)
+	// ToxRollback saves a new version equal to version to and returns its number; seen is the
+	// latest version the analyst saw: when another was saved since, nothing is saved and the
+	// error wraps toxdb.ErrStale.
+	ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error)
 	// ToxWaiting lists the proposals that wait for approval (made on the CLI, by a batch, or
 	// in a workbench closed before the decision), oldest first.
 	ToxWaiting(ctx context.Context) ([]toxedit.Waiting, error)
 	// ToxWaitingProposal loads a waiting proposal by its run, to approve or reject it like one
 	// made in the tab; a run decided meanwhile gives an error that wraps toxedit.ErrNotWaiting.
 	ToxWaitingProposal(ctx context.Context, run string) (*toxedit.Proposal, error)
+
+	// Changes delivers the gas cell decisions and toxicology versions that other analysts (other
+	// workbenches) make, until ctx ends; the workbench's own are not delivered. It never blocks
+	// the analyst who made them: a reader that falls behind loses the oldest.
+	Changes(ctx context.Context) <-chan service.Change
 }
 
 // GasQueryResult is the outcome of a gas-table query.

@@ -53,11 +53,12 @@ type (
 	}
 )
 
-// gasChange is one cell to store.
+// gasChange is one cell to store, decided on seen, the cell as the grid showed it.
 type gasChange struct {
 	row   int
 	field string
 	cell  hmis.Cell
+	seen  hmis.Cell
 }
 
 // gasQuery is the query that filters the grid.
@@ -106,8 +107,9 @@ type gasTab struct {
 	input    textinput.Model
 	inputErr string
 	editRef  hmis.CellRef
-	editIn   string // the table of editRef: a switch of tables must not redirect the edit
-	saving   bool   // the editor's value is being stored
+	editIn   string    // the table of editRef: a switch of tables must not redirect the edit
+	editSeen hmis.Cell // the cell as it was when the editor opened: the edit is decided on it
+	saving   bool      // the editor's value is being stored
 
 	askSeq    int
 	askCancel context.CancelFunc // a question or expression is running

@@ -56,8 +56,9 @@ func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b
 func (b *gasBackend) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
 	return b.store.LoadTable(ctx, name)
 }
-func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, c hmis.Cell, reason string) error {
-	return b.store.SetCell(ctx, table, row, field, c, reason)
+func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error {
+	_, err := b.store.Decide(ctx, table, row, field, seen, c, reason)
+	return err
 }
 func (b *gasBackend) UndoGas(ctx context.Context, table string) (int, string, error) {
 	return b.store.Undo(ctx, table)

@@ -31,7 +31,9 @@ func (g *gasTab) describe(rowID int, field string) string {
 }
 
 // savedMsg applies the cells that were stored; an editor whose save failed stays open with
-// its text and the error.
+// its text and the error. A decision refused because the cell changed since the grid showed it
+// (another analyst decided it) reloads the table, keeping the cursor and the editor's text, so
+// that the analyst decides again on what the cell holds now.
 func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 	if msg.edit {
 		g.saving = false
@@ -45,6 +47,9 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 		}
 		g.measure()
 		g.refilter(keep)
+	}
+	if stale := (*hmis.StaleError)(nil); errors.As(msg.err, &stale) {
+		return g.refused(msg, stale)
 	}
 	if msg.err != nil {
 		if msg.edit && g.mode == gasEdit {
@@ -61,6 +66,38 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 		g.closeInput()
 	}
 	return setStatus(msg.status, false)
+}
+
+// refused tells the analyst who changed the cell they decided on, and reloads the table.
+func (g *gasTab) refused(msg gasSavedMsg, stale *hmis.StaleError) tea.Cmd {
+	reload := g.load(msg.table, nil) // the cursor stays where it is
+	text := g.staleText(stale, "your view is refreshed — decide again")
+	if msg.edit && g.mode == gasEdit && g.editIn == msg.table && g.editRef == (hmis.CellRef{Row: stale.Row, Field: stale.Field}) {
+		g.editSeen = stale.Now // enter sends the value again, decided on the cell as it is now
+		g.inputErr = text + " (enter sends your value again)"
+		return reload
+	}
+	if len(msg.changes) > 0 {
+		text = fmt.Sprintf("%d cell(s) saved, then: %s", len(msg.changes), text)
+	}
+	return tea.Batch(setStatus(text, true), reload)
+}
+
+// staleText says who changed a cell to what and when, naming the cell when it is not the one
+// under the cursor, then what to do.
+func (g *gasTab) staleText(stale *hmis.StaleError, then string) string {
+	text := stale.Change()
+	if r, f, ok := g.current(); !ok || r.ID != stale.Row || f.Name != stale.Field || g.table.Name != stale.Table {
+		f, _ := hmis.FieldByName(stale.Field)
+		name := fmt.Sprintf("row %d", stale.Row)
+		if g.table != nil && g.table.Name == stale.Table {
+			if r := g.table.Row(stale.Row); r != nil {
+				name = r.Name()
+			}
+		}
+		text += fmt.Sprintf(" (%s of %s)", f.Label, name)
+	}
+	return text + "; " + then
 }
 
 // decisionOrder makes the commands that store decisions and undo them run one at a time in
@@ -110,7 +147,7 @@ func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.C
 		defer order.wait(ticket)()
 		var saved []gasChange
 		for _, ch := range changes {
-			if err := be.SetGasCell(context.Background(), table, ch.row, ch.field, ch.cell, reason); err != nil {
+			if err := be.SetGasCell(context.Background(), table, ch.row, ch.field, ch.seen, ch.cell, reason); err != nil {
 				return gasSavedMsg{table: table, changes: saved, edit: edit, err: err}
 			}
 			saved = append(saved, ch)
@@ -141,12 +178,13 @@ func (g *gasTab) approve() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	c := r.Cells[f.Name]
-	if why := approvable(c); why != "" {
+	seen := r.Cells[f.Name]
+	if why := approvable(seen); why != "" {
 		return setStatus(why, false)
 	}
+	c := seen
 	c.Status, c.UpdatedAt = hmis.StatusApproved, time.Now().UTC()
-	return g.save([]gasChange{{r.ID, f.Name, c}}, reasonApprove, fmt.Sprintf("approved %s of %s", f.Label, r.Name()), false)
+	return g.save([]gasChange{{r.ID, f.Name, c, seen}}, reasonApprove, fmt.Sprintf("approved %s of %s", f.Label, r.Name()), false)
 }
 
 // approveRow approves the row's filled cells of high confidence; review cells need a look each.
@@ -158,10 +196,11 @@ func (g *gasTab) approveRow() tea.Cmd {
 	var changes []gasChange
 	now := time.Now().UTC()
 	for _, f := range g.fields {
-		c := r.Cells[f.Name]
-		if c.Status == hmis.StatusFilled && c.Confidence >= hmis.HighConfidence {
+		seen := r.Cells[f.Name]
+		if seen.Status == hmis.StatusFilled && seen.Confidence >= hmis.HighConfidence {
+			c := seen
 			c.Status, c.UpdatedAt = hmis.StatusApproved, now
-			changes = append(changes, gasChange{r.ID, f.Name, c})
+			changes = append(changes, gasChange{r.ID, f.Name, c, seen})
 		}
 	}
 	if len(changes) == 0 {
@@ -188,7 +227,7 @@ func (g *gasTab) reject() tea.Cmd {
 		note += " (source " + c.SourceDoc + ")"
 	}
 	cell := hmis.Cell{Status: hmis.StatusRejected, Note: note, UpdatedAt: time.Now().UTC()}
-	return g.save([]gasChange{{r.ID, f.Name, cell}}, reasonReject, fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name()), false)
+	return g.save([]gasChange{{r.ID, f.Name, cell, c}}, reasonReject, fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name()), false)
 }
 
 func (g *gasTab) edit() tea.Cmd {
@@ -197,6 +236,7 @@ func (g *gasTab) edit() tea.Cmd {
 		return nil
 	}
 	g.mode, g.inputErr, g.editRef, g.editIn = gasEdit, "", hmis.CellRef{Row: r.ID, Field: f.Name}, g.table.Name
+	g.editSeen = r.Cells[f.Name]
 	g.input.Placeholder = "the value"
 	if f.Unit != "" {
 		g.input.Placeholder = "the value in " + f.Unit + " (or with its unit, e.g. 161 K)"
@@ -230,7 +270,7 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		g.inputErr = "the value is empty: type one (x rejects the cell, esc cancels)"
 		return nil
 	}
-	old := r.Cells[f.Name]
+	old := g.editSeen // the cell as it was when the editor opened: the decision is made on it
 	if v == old.Value && (old.Status == hmis.StatusEdited || old.Status == hmis.StatusOriginal || old.Status == hmis.StatusApproved) {
 		g.closeInput()
 		return setStatus("the value is unchanged", false)
@@ -243,7 +283,7 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		}
 	}
 	g.saving, g.inputErr = true, ""
-	return g.save([]gasChange{{r.ID, f.Name, cell}}, reasonEdit, fmt.Sprintf("saved %s of %s: %s", f.Label, r.Name(), valueUnit(cell)), true)
+	return g.save([]gasChange{{r.ID, f.Name, cell, old}}, reasonEdit, fmt.Sprintf("saved %s of %s: %s", f.Label, r.Name(), valueUnit(cell)), true)
 }
 
 func (g *gasTab) undo() tea.Cmd {
@@ -254,7 +294,16 @@ func (g *gasTab) undo() tea.Cmd {
 		ctx := context.Background()
 		row, field, err := be.UndoGas(ctx, table)
 		if errors.Is(err, hmis.ErrNothingToUndo) {
-			return statusMsg{text: "nothing to undo in " + table}
+			return statusMsg{text: "nothing to undo in " + table + " (u undoes your own decisions)"}
+		}
+		if stale := (*hmis.StaleError)(nil); errors.As(err, &stale) {
+			// The cell of the analyst's latest decision was changed since: it stays as it is.
+			names, lerr := be.GasTables(ctx)
+			t, terr := be.GasTable(ctx, table)
+			loaded := gasLoadedMsg{tables: names, table: t, focus: &hmis.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
+			f, _ := hmis.FieldByName(stale.Field)
+			text := fmt.Sprintf("can't undo your decision on %s of row %d: since then %s; your view is refreshed", f.Label, stale.Row, stale.Change())
+			return tea.BatchMsg{func() tea.Msg { return statusMsg{text: text, err: true} }, func() tea.Msg { return loaded }}
 		}
 		if err != nil {
 			return statusMsg{text: err.Error(), err: true}

@@ -348,6 +348,7 @@ type detailInfo struct {
 	label, row, doc                string
 	value, status, conf, method    string
 	source, section, excerpt, note string
+	by                             string // who decided the cell; "" for a cell nobody decided
 }
 
 func (g *gasTab) detailInfo() (detailInfo, bool) {
@@ -363,6 +364,16 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	}
 	if c.Confidence > 0 {
 		d.conf = fmt.Sprintf("%.2f", c.Confidence)
+	}
+	switch c.Status {
+	case hmis.StatusApproved, hmis.StatusEdited, hmis.StatusRejected:
+		d.by = c.By
+		if d.by == "" {
+			d.by = "—" // decided before names were recorded
+		}
+		if !c.UpdatedAt.IsZero() {
+			d.by += c.UpdatedAt.Local().Format(" · 2006-01-02 15:04")
+		}
 	}
 	if d.source == "" {
 		switch c.Status {
@@ -388,6 +399,9 @@ func (g *gasTab) belowDetail(w int) []string {
 		}
 		if d.method != "" {
 			status += " · " + d.method
+		}
+		if d.by != "" {
+			status += " · by " + d.by
 		}
 		out = append(out, g.st.Title.Render(d.value)+g.st.Subtle.Render("  "+status))
 		if d.source != "" {
@@ -441,7 +455,7 @@ func (g *gasTab) sideDetail(w, h int) []string {
 	}
 	add("")
 	add(g.st.Title.Render(d.value))
-	for _, kv := range [][2]string{{"status", d.status}, {"confidence", d.conf}, {"method", d.method}, {"source", d.source}, {"section", d.section}} {
+	for _, kv := range [][2]string{{"status", d.status}, {"decided by", d.by}, {"confidence", d.conf}, {"method", d.method}, {"source", d.source}, {"section", d.section}} {
 		if kv[1] == "" {
 			continue
 		}

@@ -91,7 +91,7 @@ func (fixture) ResumeGasFill(context.Context, string, agent.Sink) (service.GasFi
 func (fixture) UnfinishedGasFill(context.Context, string) (hmis.Fill, bool, error) {
 	return hmis.Fill{}, false, nil
 }
-func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, string) error {
+func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, hmis.Cell, string) error {
 	return hmis.ErrNoTable
 }
 func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
@@ -114,8 +114,18 @@ func (fixture) ToxApprove(context.Context, *toxedit.Proposal, string) (int, erro
 	return 0, toxdb.ErrNoProfile
 }
 func (fixture) ToxReject(context.Context, *toxedit.Proposal, string) error { return nil }
-func (fixture) ToxRollback(context.Context, string, int, string) (int, error) {
+func (fixture) ToxRollback(context.Context, string, int, int, string) (int, error) {
 	return 0, toxdb.ErrNoProfile
+}
+
+// The fixture's workspace has no other analyst: its change feed stays quiet until ctx ends.
+func (fixture) Changes(ctx context.Context) <-chan service.Change {
+	ch := make(chan service.Change)
+	go func() {
+		<-ctx.Done()
+		close(ch)
+	}()
+	return ch
 }
 
 func fixtureState() *research.State {

@@ -116,6 +116,9 @@ type toxTab struct {
 	diffA    []byte
 	diffB    []byte
 	confirm  int // the version a rollback goes back to
+	// confirmSeen is the latest version when the rollback was asked for: it is refused if
+	// another analyst saves one meanwhile.
+	confirmSeen int
 
 	waiting toxWaitingList // proposals made on the CLI or by a batch
 }

@@ -38,7 +38,7 @@ func newToxBackend(t *testing.T) *toxBackend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	be := &toxBackend{store: &toxdb.Store{DB: db}}
+	be := &toxBackend{store: &toxdb.Store{DB: db, Analyst: "ana"}}
 	if _, err := be.store.ImportJSON(context.Background(), filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -129,12 +129,8 @@ func (b *toxBackend) ToxReject(_ context.Context, p *toxedit.Proposal, _ string)
 	return nil
 }
 
-func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to int, summary string) (int, error) {
-	latest, err := b.store.Latest(ctx, inci)
-	if err != nil {
-		return 0, err
-	}
-	return b.store.Rollback(ctx, inci, to, latest.Version, summary)
+func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
+	return b.store.Rollback(ctx, inci, to, seen, summary)
 }
 
 // toxDesk opens the workbench at a size on the Toxicology tab with the profiles loaded and

@@ -75,6 +75,11 @@ func (x *toxTab) approve() tea.Cmd {
 
 func (x *toxTab) saved(msg toxSavedMsg) tea.Cmd {
 	x.saving = false
+	if msg.err != nil && msg.rollback > 0 && errors.Is(msg.err, toxdb.ErrStale) {
+		// The history the rollback was asked from is out of date: show the new one.
+		x.view, x.confirm = toxHistory, 0
+		return tea.Batch(setStatus("not rolled back: "+staleText(msg.err)+"; the history is refreshed — R asks again", true), x.load(), x.loadHistory(msg.inci))
+	}
 	if msg.err != nil {
 		if errors.Is(msg.err, toxdb.ErrStale) {
 			// The proposal stays on screen: its operations can be edited (e) and proposed again.
@@ -128,6 +133,7 @@ func (x *toxTab) historyKey(k string) tea.Cmd {
 		if to == latest {
 			return setStatus(fmt.Sprintf("version %d is the latest: nothing to roll back", to), false)
 		}
+		x.confirmSeen = latest // the rollback is refused if another version is saved meanwhile
 		return x.diffVersions(fmt.Sprintf("roll back: version %d (latest) → a new version equal to version %d", latest, to), latest, to, to)
 	case "esc", "h":
 		x.view, x.marked = toxBrowse, nil
@@ -172,10 +178,10 @@ func (x *toxTab) confirmKey(k string) tea.Cmd {
 	case "down", "j":
 		x.scroll++
 	case "y", "Y":
-		inci, to, be := x.selected(), x.confirm, x.be
+		inci, to, seen, be := x.selected(), x.confirm, x.confirmSeen, x.be
 		x.saving = true
 		return func() tea.Msg {
-			v, err := be.ToxRollback(context.Background(), inci, to, "")
+			v, err := be.ToxRollback(context.Background(), inci, to, seen, "")
 			return toxSavedMsg{inci: inci, version: v, rollback: to, err: err}
 		}
 	case "n", "N", "esc":

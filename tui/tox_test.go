@@ -73,7 +73,7 @@ func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
 	}
 
 	status := press(t, m, "a")
-	if !hasStatus(status, "not saved: ") || !hasStatus(status, "changed since version 1 (now at version 2)") {
+	if !hasStatus(status, "not saved: ") || !hasStatus(status, "changed since version 1 (now at version 2, saved by ") {
 		t.Errorf("status %q", status)
 	}
 	if m.tox.proposal != mine || m.tox.view != toxProposal {

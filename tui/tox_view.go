@@ -439,13 +439,17 @@ func (x *toxTab) historyView() string {
 	if x.history == nil {
 		return strings.Join(append(head, "", x.st.Subtle.Render("Loading the history…")), "\n")
 	}
-	rows := [][]string{{"", "ver", "when", "edit type", "summary"}}
+	rows := [][]string{{"", "ver", "when", "by", "edit type", "summary"}}
 	for _, v := range x.history {
 		mark := " "
 		if slices.Contains(x.marked, v.Version) {
 			mark = "●"
 		}
-		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), v.EditType, oneLine(v.Summary)})
+		by := v.By
+		if by == "" {
+			by = "—" // saved before names were recorded
+		}
+		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), by, v.EditType, oneLine(v.Summary)})
 	}
 	table := columns(rows)
 	lines := append(head, "", x.st.Subtle.Render(table[0]))

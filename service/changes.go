@@ -1,0 +1,189 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"warren/kb/hmis"
+	"warren/kb/toxdb"
+)
+
+// Several analysts work on one workspace through views of one service (see As). Each gas cell
+// decision and each toxicology version saved is published on the service's change feed, which
+// every view shares, so that a screen showing the table or profile can reload it and say who
+// changed what.
+
+// Kinds of Change.
+const (
+	ChangeGasCell    = "gas cell"
+	ChangeToxVersion = "tox version"
+)
+
+// Change is one change of a gas cell or one new toxicology version.
+type Change struct {
+	Kind    string    `json:"kind"`              // ChangeGasCell or ChangeToxVersion
+	Table   string    `json:"table,omitempty"`   // the gas table
+	INCI    string    `json:"inci,omitempty"`    // the profile
+	Row     int       `json:"row,omitempty"`     // the gas row
+	Field   string    `json:"field,omitempty"`   // the gas field
+	Version int       `json:"version,omitempty"` // the version saved
+	By      string    `json:"by"`                // the analyst who made it ("" when unnamed)
+	At      time.Time `json:"at"`
+	// Action is the verb of the change: approved, rejected, edited, filled, undid, changed
+	// (gas); saved, imported, rolled back (toxicology).
+	Action string `json:"action"`
+	// What says what the change did in a few words: "approved 1.2 ppm", "NLI_EDIT: Set NOAEL
+	// to 200".
+	What string `json:"what"`
+
+	origin *Service // the view that made it: its own subscribers don't hear it
+}
+
+// String says who did what in a line for a status bar: "alice approved row 3 · TLV (ppm)",
+// "bob saved EUGENOL version 4".
+func (c Change) String() string {
+	who := c.By
+	if who == "" {
+		who = "an unknown analyst"
+	}
+	if c.Kind == ChangeToxVersion {
+		return fmt.Sprintf("%s %s %s: version %d", who, c.Action, c.INCI, c.Version)
+	}
+	label := c.Field
+	if f, ok := hmis.FieldByName(c.Field); ok {
+		label = f.Label
+	}
+	return fmt.Sprintf("%s %s row %d · %s", who, c.Action, c.Row, label)
+}
+
+// gasChange is the change a logged gas decision made.
+func gasChange(d hmis.Decision) Change {
+	action := "changed"
+	switch {
+	case d.Undoes != 0:
+		action = "undid"
+	case d.After.Status == hmis.StatusApproved:
+		action = "approved"
+	case d.After.Status == hmis.StatusEdited:
+		action = "edited"
+	case d.After.Status == hmis.StatusRejected:
+		action = "rejected"
+	case d.After.Status == hmis.StatusFilled || d.After.Status == hmis.StatusReview:
+		action = "filled"
+	}
+	return Change{Kind: ChangeGasCell, Table: d.Table, Row: d.Row, Field: d.Field, By: d.By, At: d.At,
+		Action: action, What: d.What()}
+}
+
+// toxChange is the change a saved version made.
+func toxChange(v toxdb.VersionInfo) Change {
+	action := "saved"
+	switch v.EditType {
+	case toxdb.EditImport:
+		action = "imported"
+	case toxdb.EditRollback:
+		action = "rolled back"
+	}
+	return Change{Kind: ChangeToxVersion, INCI: v.INCI, Version: v.Version, By: v.By, At: v.CreatedAt,
+		Action: action, What: v.EditType + ": " + v.Summary}
+}
+
+// changeBuffer is how many changes a subscriber may fall behind by before the oldest are
+// dropped: a reader reloads what a change names, so a dropped one costs nothing the next
+// doesn't bring.
+const changeBuffer = 64
+
+// changeFeed fans changes out to subscribers. Publishing never blocks: a subscriber whose
+// buffer is full loses its oldest change.
+type changeFeed struct {
+	mu   sync.Mutex
+	subs map[*changeSub]struct{}
+}
+
+type changeSub struct {
+	ch   chan Change
+	view *Service // changes this view made are not delivered
+}
+
+func newChangeFeed() *changeFeed { return &changeFeed{subs: map[*changeSub]struct{}{}} }
+
+func (f *changeFeed) publish(c Change) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for sub := range f.subs {
+		if sub.view == c.origin {
+			continue
+		}
+		select {
+		case sub.ch <- c:
+			continue
+		default:
+		}
+		select { // full: drop the oldest, then there is room (only this goroutine sends)
+		case <-sub.ch:
+		default:
+		}
+		select {
+		case sub.ch <- c:
+		default:
+		}
+	}
+}
+
+func (f *changeFeed) subscribe(view *Service) *changeSub {
+	sub := &changeSub{ch: make(chan Change, changeBuffer), view: view}
+	f.mu.Lock()
+	f.subs[sub] = struct{}{}
+	f.mu.Unlock()
+	return sub
+}
+
+func (f *changeFeed) unsubscribe(sub *changeSub) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.subs[sub]; ok {
+		delete(f.subs, sub)
+		close(sub.ch)
+	}
+}
+
+// Changes delivers the changes that other views of the workspace make to gas tables and
+// toxicology profiles (this view's own are not delivered) until ctx ends, when the channel is
+// closed. A reader that falls behind loses the oldest changes, never blocks the analyst who
+// made them; it should reload what the changes it gets name.
+func (s *Service) Changes(ctx context.Context) <-chan Change {
+	if s.changes == nil {
+		ch := make(chan Change)
+		go func() { <-ctx.Done(); close(ch) }()
+		return ch
+	}
+	sub := s.changes.subscribe(s)
+	go func() {
+		<-ctx.Done()
+		s.changes.unsubscribe(sub)
+	}()
+	return sub.ch
+}
+
+// gasDecided publishes the decisions a gas store committed for this view.
+func (s *Service) gasDecided(ds []hmis.Decision) {
+	for _, d := range ds {
+		c := gasChange(d)
+		c.origin = s
+		s.changes.publish(c)
+	}
+}
+
+// toxSaved publishes the versions a toxicology store saved for this view.
+func (s *Service) toxSaved(vs []toxdb.VersionInfo) {
+	for _, v := range vs {
+		c := toxChange(v)
+		c.origin = s
+		s.changes.publish(c)
+	}
+}
