@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,55 @@ VALUES ('run-dead', 'research', 'ana', 'q', 'running', 2147483600, ?, ?)`, now, 
 	list, _ := again.List(ctx)
 	if len(list) != 1 || list[0].ID != "run-dead" {
 		t.Fatalf("list: %+v", list)
+	}
+}
+
+func TestShutdownLeavesJobsInterruptedAndStartsNoMore(t *testing.T) {
+	jobs, db := openJobs(t)
+	ctx := context.Background()
+	steps := make(chan int)
+	if _, err := jobs.Start(ctx, "run-1", KindResearch, "ana", "run", stepper(steps)); err != nil {
+		t.Fatal(err)
+	}
+	steps <- 1
+	jobs.Shutdown()
+	got, _ := jobs.Get(ctx, "run-1")
+	if got.State != JobInterrupted {
+		t.Fatalf("a job stopped by a shutdown is %q, want interrupted (so the next server resumes it)", got.State)
+	}
+	if _, err := jobs.Start(ctx, "run-2", KindResearch, "ana", "run", stepper(steps)); err == nil {
+		t.Fatal("a job started during the shutdown")
+	}
+	// A new manager on the same database (the next server) sees it interrupted too.
+	next, err := New(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := next.Get(ctx, "run-1"); got.State != JobInterrupted {
+		t.Fatalf("the next process sees %q", got.State)
+	}
+}
+
+func TestTheLimitPerOwnerCountsOnlyTheirRunningJobs(t *testing.T) {
+	jobs, _ := openJobs(t)
+	ctx := context.Background()
+	jobs.LimitPerOwner(2)
+	steps := make(chan int)
+	for _, id := range []string{"a", "b"} {
+		if _, err := jobs.Start(ctx, id, KindResearch, "ana", "run "+id, stepper(steps)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := jobs.Start(ctx, "c", KindGasFill, "ana", "fill", stepper(steps))
+	if !errors.Is(err, ErrTooManyJobs) || !strings.Contains(err.Error(), "run a") {
+		t.Fatalf("ana's third job: %v", err)
+	}
+	if _, err := jobs.Start(ctx, "d", KindResearch, "bo", "bo's run", stepper(steps)); err != nil {
+		t.Fatalf("another analyst is not limited by ana's jobs: %v", err)
+	}
+	jobs.Cancel("a")
+	jobs.Wait(ctx, "a")
+	if _, err := jobs.Start(ctx, "c", KindGasFill, "ana", "fill", stepper(steps)); err != nil {
+		t.Fatalf("after one of her jobs ended: %v", err)
 	}
 }

@@ -147,11 +147,11 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		stopIdle := s.watchIdle(ctx, c)
 		next(&sessionWithContext{Session: sess, ctx: ctx})
 		stopIdle()
-		s.leave(c)
-		s.log.Info("disconnected", "analyst", a.Name, "from", from, "after", time.Since(c.since).Round(time.Second).String())
 		if f := c.farewell.Load(); f != nil {
 			wish.Println(sess, *f)
 		}
+		s.leave(c) // after the goodbye: a shutdown closes the connections once none is left
+		s.log.Info("disconnected", "analyst", a.Name, "from", from, "after", time.Since(c.since).Round(time.Second).String())
 	}
 }
 
@@ -311,10 +311,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		c.farewell.Store(&bye)
 		s.quit(c)
 	}
-	err := s.ssh.Shutdown(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = s.ssh.Close()
+	// Each workbench ends and says goodbye; then the connections close, whether or not their
+	// clients hang up.
+	for len(s.Connections()) > 0 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
 	}
+	err := s.ssh.Close()
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}

@@ -360,3 +360,74 @@ func TestTheSessionLimitRefusesWithAMessage(t *testing.T) {
 	}
 	bob.waitFor("the most allowed")
 }
+
+func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
+	tm.llm.SetLatency(200 * time.Millisecond)
+	alice := tm.connect(t, "alice", 110, 32)
+	alice.waitFor("Research question")
+	alice.send("Which purge sequence applies to silane?\r")
+	run := waitForJob(t, tm, "alice", jobs.JobRunning)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tm.srv.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-alice.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("her connection stayed open after the shutdown")
+	}
+	alice.waitFor("warren serve stopped")
+	if j, _ := tm.svc.Jobs.Get(context.Background(), run.ID); j.State != jobs.JobInterrupted {
+		t.Fatalf("her run after the shutdown: %+v", j)
+	}
+
+	// The next server, on the same workspace, goes on with it as hers.
+	next, err := service.Open(tm.svc.WS.Dir, config.Sources{Flags: map[string]string{"ollama.host": tm.llm.URL}}, service.Options{Owner: "server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	srv, err := New(next, Options{HostKey: tm.srv.opts.HostKey, AuthorizedKeys: tm.srv.opts.AuthorizedKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if j, _ := next.Jobs.Get(context.Background(), run.ID); j.State == jobs.JobWaiting {
+			if j.Owner != "alice" {
+				t.Fatalf("the resumed run belongs to %q", j.Owner)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	j, _ := next.Jobs.Get(context.Background(), run.ID)
+	t.Fatalf("the next server did not take the run on to its questions: %+v", j)
+}
+
+func TestAnIdleConnectionIsClosedAndItsRunGoesOn(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0", IdleTimeout: 400 * time.Millisecond})
+	tm.llm.SetLatency(200 * time.Millisecond)
+	alice := tm.connect(t, "alice", 110, 32)
+	alice.waitFor("Research question")
+	alice.send("Which purge sequence applies to silane?\r")
+	run := waitForJob(t, tm, "alice", jobs.JobRunning)
+	select {
+	case <-alice.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("an idle connection stayed open")
+	}
+	alice.waitFor("without input")
+	if j := waitForJob(t, tm, "alice", jobs.JobWaiting); j.ID != run.ID {
+		t.Fatalf("another run waits: %s, not %s", j.ID, run.ID)
+	}
+}
