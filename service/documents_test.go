@@ -113,8 +113,8 @@ func TestSessionShowsARunAndRemoveRunsRemovesIt(t *testing.T) {
 	out, _ := json.Marshal(sess)
 	var keys map[string]json.RawMessage
 	json.Unmarshal(out, &keys)
-	if _, ok := keys["usage"]; len(keys) != 4 || !ok || !strings.HasPrefix(string(out), `{"checkpoint":`) {
-		t.Errorf("the JSON is the checkpoint, ledger, steps and usage: %s", out)
+	if _, ok := keys["usage"]; len(keys) != 5 || !ok || string(keys["decisions"]) != "[]" || !strings.HasPrefix(string(out), `{"checkpoint":`) {
+		t.Errorf("the JSON is the checkpoint, ledger, steps, usage and decisions ([] for a run nobody answered): %s", out)
 	}
 	if err := s.RemoveRuns(ctx, []string{"r1"}); err != nil {
 		t.Fatal(err)

@@ -15,15 +15,19 @@ func (s *Service) Sessions(ctx context.Context) ([]agent.RunInfo, error) {
 	return s.RunStore().Runs(ctx)
 }
 
-// Session is one saved run: where it stands, its trail of steps, its ledger and usage, and
-// (not in its JSON) its research state with its references counted by state.
+// Session is one saved run: where it stands, its trail of steps, its ledger and usage, who
+// answered its questions and plans, and (not in its JSON) its research state with its
+// references counted by state.
 type Session struct {
 	Checkpoint agent.Checkpoint   `json:"checkpoint"`
 	Ledger     []llm.LedgerEntry  `json:"ledger"`
 	Steps      []agent.Checkpoint `json:"steps"`
 	Usage      llm.Usage          `json:"usage"`
-	State      research.State     `json:"-"`
-	References map[string]int     `json:"-"`
+	// Decisions are the analysts' answers to the run, oldest first ([] for a run that had
+	// none, or was answered before names were recorded).
+	Decisions  []research.Decision `json:"decisions"`
+	State      research.State      `json:"-"`
+	References map[string]int      `json:"-"`
 }
 
 // Session loads a saved run; a run that is not there is an error wrapping agent.ErrNoRun.
@@ -41,6 +45,10 @@ func (s *Service) Session(ctx context.Context, run string) (Session, error) {
 	sess.Usage, _ = store.Usage(ctx, run)
 	json.Unmarshal(latest.State, &sess.State)
 	sess.References = ReferenceStates(&sess.State)
+	sess.Decisions = sess.State.Decisions
+	if sess.Decisions == nil {
+		sess.Decisions = []research.Decision{}
+	}
 	return sess, nil
 }
 

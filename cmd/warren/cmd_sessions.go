@@ -63,6 +63,12 @@ func (a *app) sessionsCommand() *cobra.Command {
 			for _, t := range st.Plan {
 				fmt.Fprintf(a.stdout, "  [%s] %s (%s)\n", t.ID, t.Query, t.Status)
 			}
+			if len(s.Decisions) > 0 {
+				fmt.Fprintln(a.stdout, "Decisions:")
+				for _, d := range s.Decisions {
+					fmt.Fprintf(a.stdout, "  %s round %d: %s by %s at %s\n", d.Kind, d.Round, d.Action, cli.OrDash(d.By), d.At.Local().Format("2006-01-02 15:04"))
+				}
+			}
 			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n",
 				referenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
 			return a.table("STEP\tNODE\tSTATUS", len(s.Steps), func(i int) string {

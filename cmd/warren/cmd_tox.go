@@ -177,9 +177,9 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 			return call(a, func(e *env) ([]toxdb.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []toxdb.VersionInfo) error {
 				fmt.Fprintf(w, "%s: %d %s\n", hist[0].INCI, len(hist), cli.Plural(len(hist), "version", "versions"))
 				return cli.Table(w, func(tw io.Writer) {
-					fmt.Fprintln(tw, "VERSION\tWHEN\tEDIT\tSUMMARY\tBATCH")
+					fmt.Fprintln(tw, "VERSION\tWHEN\tBY\tEDIT\tSUMMARY\tBATCH")
 					for _, v := range hist {
-						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), v.EditType, cli.OrDash(v.Summary), cli.OrDash(v.BatchID))
+						fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), cli.OrDash(v.By), v.EditType, cli.OrDash(v.Summary), cli.OrDash(v.BatchID))
 					}
 				})
 			})

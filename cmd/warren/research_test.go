@@ -173,6 +173,8 @@ plan:
         rationale: "vom Analysten geschrieben"
 `), 0o644)
 	out := filepath.Join(t.TempDir(), "report.md")
+	// The answers are given, and the run owned, in the name of the account that runs warren.
+	env = append(env, "USER=ada")
 	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", answers, "--out", out, "--json")
 	var sum researchSummary
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
@@ -197,6 +199,18 @@ plan:
 	}
 	if r = warren(t, env, "sessions", "show", sum.Run); r.code != 0 || !strings.Contains(r.stdout, "Refinement ended: ended by the analyst") {
 		t.Errorf("sessions show: %+v", r)
+	}
+	for _, line := range []string{"questions round 1: answered by ada at ", "questions round 2: ended by ada", "plan round 1: replan by ada", "plan round 2: edited by ada"} {
+		if !strings.Contains(r.stdout, line) {
+			t.Errorf("sessions show doesn't say %q:\n%s", line, r.stdout)
+		}
+	}
+	r = warren(t, env, "sessions", "show", sum.Run, "--json")
+	var shown struct {
+		Decisions []struct{ Kind, Action, By string } `json:"decisions"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &shown) != nil || len(shown.Decisions) != 4 || shown.Decisions[3].Action != "edited" || shown.Decisions[3].By != "ada" {
+		t.Errorf("sessions show --json names who decided: %+v (%s)", shown, r.stderr)
 	}
 	want := "Run " + sum.Run + " has finished; its report is " + filepath.Join(ws.Dir, "exports", "research-"+sum.Run+".md") + ".\n"
 	if r = warren(t, env, "research", "--resume", sum.Run, "--yes"); r.code != 0 || r.stdout != want || srv.Count("/api/chat") != calls {

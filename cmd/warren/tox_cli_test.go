@@ -112,7 +112,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "--yes") {
 		t.Errorf("rollback without --yes outside a terminal: %+v", r)
 	}
-	if r = warren(t, env, "tox", "rollback", "EUGENOL", "--to", "1", "--yes", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"version": 3`) {
+	if r = warren(t, append(env, "USER=bea"), "tox", "rollback", "EUGENOL", "--to", "1", "--yes", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"version": 3`) {
 		t.Fatalf("rollback --yes: %+v", r)
 	}
 	r = warren(t, env, "tox", "show", "EUGENOL", "--version", "3", "--json")
@@ -127,8 +127,11 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 		t.Errorf("diff 1 3: %+v", r)
 	}
 	r = warren(t, env, "tox", "history", "EUGENOL", "--json")
-	if json.Unmarshal([]byte(r.stdout), &hist) != nil || len(hist) != 3 || hist[0].EditType != toxdb.EditRollback {
-		t.Errorf("history after the rollback: %+v", r)
+	if json.Unmarshal([]byte(r.stdout), &hist) != nil || len(hist) != 3 || hist[0].EditType != toxdb.EditRollback || hist[0].By != "bea" || hist[1].By == "" {
+		t.Errorf("history after the rollback names who saved each version: %+v", r)
+	}
+	if r = warren(t, env, "tox", "history", "EUGENOL"); r.code != 0 || !strings.Contains(r.stdout, "BY") || !strings.Contains(r.stdout, " bea ") {
+		t.Errorf("history names who saved each version: %+v", r)
 	}
 	if r = warren(t, env, "tox", "rollback", "EUGENOL", "--to", "3", "--yes"); r.code == 0 || !strings.Contains(r.stderr, "already the latest") {
 		t.Errorf("rollback to the latest version: %+v", r)

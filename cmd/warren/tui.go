@@ -21,6 +21,7 @@ func (a *app) openWorkbench(setup func(ctx context.Context, e *env, m *tui.Model
 	}
 	defer e.Close()
 	m := tui.New(e)
+	defer m.Close()
 	if setup != nil {
 		if err := setup(context.Background(), e, m); err != nil {
 			return err
