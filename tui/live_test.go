@@ -15,6 +15,7 @@ import (
 	"warren/internal/schema"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/kb/toxdb"
 	"warren/service"
 )
 
@@ -115,4 +116,56 @@ func storedCell(t *testing.T, s *service.Service, row int, field string) hmis.Ce
 		t.Fatal(err)
 	}
 	return tab.Row(row).Cells[field]
+}
+
+// The Toxicology tab follows versions other analysts save: the history shown is reloaded with
+// who saved what, and a rollback asked on the older history is refused, saving nothing.
+func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
+	be := newToxBackend(t)
+	m := toxDesk(t, be, 120, 40)
+	proposeText(t, m, toxPatch)
+	press(t, m, "a", "h") // version 2, by ana; the history shows it
+	if len(m.tox.history) != 2 {
+		t.Fatalf("history %+v", m.tox.history)
+	}
+	ctx := context.Background()
+	bob := &toxdb.Store{DB: be.store.DB, Analyst: "bob"}
+	saveAs := func(base int) int {
+		t.Helper()
+		pv, err := bob.Version(ctx, "EUGENOL", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := bob.Save(ctx, "EUGENOL", base, pv.Data, nil, "bob's save", "NLI_EDIT", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v := saveAs(2)
+	news := service.Change{Kind: service.ChangeToxVersion, INCI: "EUGENOL", Version: v, By: "bob", Action: "saved"}
+	if status := settle(t, m, changesMsg{changes: []service.Change{news}}); !hasStatus(status, "bob saved EUGENOL: version 3") {
+		t.Errorf("the news: %q", status)
+	}
+	if len(m.tox.history) != 3 || m.tox.history[0].By != "bob" || !strings.Contains(frame(m), "bob") {
+		t.Fatalf("the history after bob's save: %+v\n%s", m.tox.history, frame(m))
+	}
+
+	// Ana asks to roll back to version 1 on the history she sees; bob saves version 4 first.
+	m.tox.hcur = 2 // version 1
+	press(t, m, "R")
+	if m.tox.view != toxConfirm {
+		t.Fatalf("no confirmation:\n%s", frame(m))
+	}
+	saveAs(3)
+	status := press(t, m, "y")
+	if !hasStatus(status, "not rolled back: bob saved version 4 of EUGENOL at ") {
+		t.Errorf("the refusal: %q", status)
+	}
+	if latest, _ := be.store.Latest(ctx, "EUGENOL"); latest.Version != 4 || latest.By != "bob" {
+		t.Errorf("the refused rollback saved v%d by %s", latest.Version, latest.By)
+	}
+	if m.tox.view != toxHistory || len(m.tox.history) != 4 {
+		t.Errorf("after the refusal the history is shown again, refreshed: view %d, %d versions", m.tox.view, len(m.tox.history))
+	}
 }
