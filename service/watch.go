@@ -80,9 +80,11 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 		stop := context.AfterFunc(ctx, sub.Detach)
 		defer stop()
 		first := true
+		var last jobs.Job
 		for {
 			evs, more := sub.Next()
 			for _, e := range evs {
+				last = e.Job
 				switch {
 				case e.Agent != nil && sink != nil:
 					sink(*e.Agent)
@@ -102,6 +104,12 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 				break
 			}
 		}
+		if ctx.Err() == nil && last.State == jobs.JobRunning {
+			// Its record says running but it is not live here: another warren process runs it.
+			cp, st, _ := s.RunState(context.WithoutCancel(ctx), run)
+			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st,
+				fmt.Errorf("run %s is running in another warren process (a terminal of its own, or warren research): open it here when it has stopped", run)
+		}
 	}
 	if ctx.Err() != nil {
 		return agent.Outcome{Run: run}, nil, ErrDetached
@@ -118,4 +126,63 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 		return out, st, fmt.Errorf("run %s failed: %s", run, cp.Error)
 	}
 	return out, st, nil
+}
+
+// WatchGasFill follows the table's unfinished fill while it runs as a job (started by another
+// connection, or before this analyst's connection dropped): attached gets the job once, sink
+// where it stands and then its live events, until it ends. Cancelling ctx only stops watching
+// (ErrDetached). With no fill of the table running, the error wraps jobs.ErrNoJob at once.
+func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink agent.Sink) (jobs.Job, error) {
+	last, ok, err := s.UnfinishedGasFill(ctx, table)
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	if !ok {
+		return jobs.Job{}, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
+	}
+	run := GasFillRun(last.ID)
+	if job, err := s.Jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
+		return job, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
+	}
+	sub, err := s.Jobs.Subscribe(ctx, run)
+	if err != nil {
+		return jobs.Job{}, err
+	}
+	stop := context.AfterFunc(ctx, sub.Detach)
+	defer stop()
+	var job jobs.Job
+	first := true
+	for {
+		evs, more := sub.Next()
+		for _, e := range evs {
+			job = e.Job
+			if first && attached != nil && job.State == jobs.JobRunning {
+				attached(job)
+			}
+			first = false
+			switch {
+			case e.Agent != nil && sink != nil:
+				sink(*e.Agent)
+			case len(e.Job.Snapshot) > 0 && sink != nil:
+				sink(agent.Event{Time: e.Job.Updated, Run: run, Kind: agent.EventNodeFinished, State: e.Job.Snapshot})
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		return job, ErrDetached
+	}
+	if job.State == jobs.JobRunning {
+		// Its record says running but it is not live here: another warren process runs it.
+		return job, fmt.Errorf("%w here: the fill of %s runs in another warren process", jobs.ErrNoJob, table)
+	}
+	if job.State == jobs.JobCanceled {
+		return job, fmt.Errorf("%s: %w", job.Title, context.Canceled)
+	}
+	if job.Error != "" {
+		return job, errors.New(job.Error)
+	}
+	return job, nil
 }

@@ -21,8 +21,11 @@ func (s *Service) Workspace() string { return s.WS.Dir }
 func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
 
 // Doctor checks the workspace and the models.
+//
+// The workbench asks every minute, in every connection to warren serve: its checks are not
+// logged (a failure is on the analyst's screen); `warren doctor` logs them.
 func (s *Service) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Workspace: s.WS.Dir, Sources: s.sources, Logger: s.Log})
+	return doctor.Run(ctx, doctor.Input{Workspace: s.WS.Dir, Sources: s.sources})
 }
 
 // Collections lists the knowledge base's collections.

@@ -189,7 +189,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case changesMsg:
 		return m.changed(msg)
 	case liveRunMsg:
-		return tagStatus(m.research.landIn(msg), researchTabIndex)
+		cmd, welcome, isErr := m.research.landIn(msg)
+		if welcome == "" {
+			return cmd
+		}
+		return tea.Batch(cmd, m.setStatusNow(anyTab, welcome, isErr))
 	case NoticeMsg:
 		return m.setStatusNow(anyTab, msg.Text, msg.Err)
 	case tea.KeyPressMsg:

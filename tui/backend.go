@@ -78,6 +78,10 @@ type Backend interface {
 	// ResumeGasFill goes on with the table's latest unfinished fill; the error wraps
 	// service.ErrNoUnfinishedFill when there is none.
 	ResumeGasFill(ctx context.Context, table string, sink agent.Sink) (service.GasFillResult, error)
+	// WatchGasFill follows the table's fill that runs as a job (started elsewhere, or before a
+	// dropped connection) until it ends; cancelling ctx only stops watching. With none
+	// running, the error wraps jobs.ErrNoJob at once.
+	WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink agent.Sink) (jobs.Job, error)
 	// UnfinishedGasFill returns the table's latest fill when it has not finished.
 	UnfinishedGasFill(ctx context.Context, table string) (hmis.Fill, bool, error)
 

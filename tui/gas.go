@@ -220,6 +220,11 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 	g.measure()
 	g.refilter(keep)
 	var cmds []tea.Cmd
+	if g.unfinished && g.fill == nil {
+		// A fill that runs elsewhere (another connection, or this analyst's before a drop) is
+		// followed as if it had been started here.
+		cmds = append(cmds, g.watchFill(g.table.Name))
+	}
 	if msg.want != "" {
 		cmds = append(cmds, setStatus(fmt.Sprintf("no gas table %q: showing %q (t switches)", msg.want, msg.table.Name), true))
 	}

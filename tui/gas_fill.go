@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -13,6 +14,7 @@ import (
 	"warren/agent/gasfill"
 	"warren/kb/hmis"
 	"warren/service"
+	"warren/service/jobs"
 )
 
 // gasFill is the fill the Gas tab started or resumed, while it runs. Its events arrive on its
@@ -26,6 +28,9 @@ type gasFill struct {
 	total      int
 	current    string // the row being worked
 	cancelling bool
+	watching   bool   // a fill that runs elsewhere (another connection, or before a drop)
+	owner      string // who started a watched fill
+	run        string // the fill's run, once its events name it
 }
 
 // gasFillDoneMsg is how a Start or Resume call of a fill ended.
@@ -34,6 +39,7 @@ type gasFillDoneMsg struct {
 	res     service.GasFillResult
 	resumed bool
 	err     error
+	watched *jobs.Job // set when the fill was watched, not run, here
 }
 
 // filling reports a fill in flight.
@@ -87,10 +93,70 @@ func (g *gasTab) startFill() tea.Cmd {
 	return tea.Batch(q.wait(), run, setStatus(status, false))
 }
 
-// cancelFill stops the fill after the row in flight; the rows done stay saved.
+// watchingEvent tells the tab whose fill it follows (not an agent event: it never leaves the tab).
+const watchingEvent = "watching"
+
+// watchFill follows the table's fill when one runs as a job: the grid follows its rows as if
+// it had been started here. With none running, nothing shows.
+func (g *gasTab) watchFill(table string) tea.Cmd {
+	if g.fill != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	q := newEventQueue()
+	if g.queues == nil {
+		g.queues = map[*eventQueue]bool{}
+	}
+	g.queues[q] = true
+	g.fill = &gasFill{table: table, queue: q, cancel: cancel, watching: true}
+	be := g.be
+	return tea.Batch(q.wait(), func() tea.Msg {
+		defer cancel()
+		attached := func(j jobs.Job) {
+			q.Push(agent.Event{Time: time.Now(), Kind: watchingEvent, Run: j.ID, Summary: j.Owner + "'s fill"})
+		}
+		job, err := be.WatchGasFill(ctx, table, attached, q.Push)
+		q.Close()
+		return gasFillDoneMsg{table: table, err: err, watched: &job}
+	})
+}
+
+// watchedDone words how a watched fill ended.
+func (g *gasTab) watchedDone(msg gasFillDoneMsg) tea.Cmd {
+	switch {
+	case errors.Is(msg.err, jobs.ErrNoJob):
+		return nil // none was running
+	case errors.Is(msg.err, service.ErrDetached):
+		return setStatus("stopped following the fill; it goes on", false)
+	case errors.Is(msg.err, context.Canceled):
+		g.unfinished = true
+		return setStatus("the fill was cancelled; finished rows are saved (F resumes)", false)
+	case msg.err != nil:
+		g.unfinished = true
+		return setStatus("the fill stopped: "+msg.err.Error()+" (F resumes)", true)
+	}
+	g.unfinished = false
+	return setStatus(fmt.Sprintf("%s by %s finished", msg.watched.Title, msg.watched.Owner), false)
+}
+
+// cancelFill stops the fill after the row in flight; the rows done stay saved. A watched fill
+// is cancelled when it is the analyst's own (or they are an admin), else only left.
 func (g *gasTab) cancelFill() tea.Cmd {
 	if g.fill.cancelling {
 		return nil
+	}
+	if f := g.fill; f.watching {
+		run, be := f.run, g.be
+		f.cancelling = true
+		return func() tea.Msg {
+			if run != "" {
+				if err := be.CancelJob(context.Background(), run); err == nil {
+					return statusMsg{text: "cancelling the fill: finished rows stay saved", tab: untagged}
+				}
+			}
+			f.cancel()
+			return statusMsg{text: "stopped following the fill; it goes on", tab: untagged}
+		}
 	}
 	g.fill.cancelling = true
 	g.fill.cancel()
@@ -112,7 +178,12 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 	}
 	reload := false
 	for _, e := range msg.events {
+		if e.Run != "" {
+			f.run = e.Run
+		}
 		switch {
+		case e.Kind == watchingEvent:
+			f.owner = strings.TrimSuffix(e.Summary, "'s fill")
 		case e.Kind == agent.EventNote && e.Node == gasfill.NodeRow:
 			if _, name, ok := strings.Cut(e.Summary, ": "); ok {
 				f.current = name
@@ -139,8 +210,11 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
 	g.fill = nil
 	var cmds []tea.Cmd
-	if g.table != nil && g.table.Name == msg.table {
+	if g.table != nil && g.table.Name == msg.table && !errors.Is(msg.err, jobs.ErrNoJob) {
 		cmds = append(cmds, g.load(msg.table, nil))
+	}
+	if msg.watched != nil {
+		return tea.Batch(append(cmds, g.watchedDone(msg))...)
 	}
 	filled, review, failed := 0, 0, 0
 	for _, r := range msg.res.Results {
@@ -181,9 +255,13 @@ func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
 // fillLine is the fill's progress above the grid.
 func (g *gasTab) fillLine() string {
 	f := g.fill
-	text := fmt.Sprintf("fill: %d/%d rows done", f.done, f.total)
+	name := "fill"
+	if f.watching && f.owner != "" {
+		name = "fill by " + f.owner
+	}
+	text := fmt.Sprintf("%s: %d/%d rows done", name, f.done, f.total)
 	if f.total == 0 {
-		text = "fill: resuming…"
+		text = name + ": resuming…"
 	}
 	if f.current != "" && !f.cancelling {
 		text += " · now " + f.current

@@ -36,6 +36,9 @@ func (fixture) Analyst() (string, bool)                              { return "a
 func (fixture) JobList(context.Context) ([]jobs.Job, error)          { return nil, nil }
 func (fixture) LiveResearch(context.Context) (jobs.Job, bool, error) { return jobs.Job{}, false, nil }
 func (fixture) CancelJob(context.Context, string) error              { return nil }
+func (fixture) WatchGasFill(context.Context, string, func(jobs.Job), agent.Sink) (jobs.Job, error) {
+	return jobs.Job{}, jobs.ErrNoJob
+}
 func (fixture) WatchResearch(ctx context.Context, run string, _ agent.Sink) (agent.Outcome, *research.State, error) {
 	return agent.Outcome{Run: run}, nil, nil
 }

@@ -44,9 +44,10 @@ type (
 		err     error
 	}
 	runsMsg struct {
-		runs []agent.RunInfo
-		jobs map[string]jobs.Job // each run's job, for its owner and live state
-		err  error
+		runs   []agent.RunInfo
+		jobs   map[string]jobs.Job // each run's job, for its owner and live state
+		others []jobs.Job          // the other kinds of job that run now (fills, ingests, batches)
+		err    error
 	}
 	openRunMsg struct {
 		cp            agent.Checkpoint
@@ -108,6 +109,7 @@ type researchTab struct {
 	tree    treeView
 	runs    []agent.RunInfo
 	runJobs map[string]jobs.Job
+	others  []jobs.Job
 	runsCur int
 	passage *kb.Chunk
 	back    researchView
@@ -333,7 +335,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
 		}
-		r.runs, r.runJobs, r.runsCur = msg.runs, msg.jobs, 0
+		r.runs, r.runJobs, r.others, r.runsCur = msg.runs, msg.jobs, msg.others, 0
 		return nil
 	case openRunMsg:
 		if msg.err != nil {
@@ -492,10 +494,14 @@ func (r *researchTab) loadRuns() tea.Cmd {
 		}
 		list, err := r.be.JobList(ctx)
 		byRun := make(map[string]jobs.Job, len(list))
+		var others []jobs.Job
 		for _, j := range list {
 			byRun[j.ID] = j
+			if j.Kind != jobs.KindResearch && j.State == jobs.JobRunning {
+				others = append(others, j)
+			}
 		}
-		return runsMsg{runs: runs, jobs: byRun, err: err}
+		return runsMsg{runs: runs, jobs: byRun, others: others, err: err}
 	}
 }
 

@@ -246,10 +246,21 @@ func clip(s string, n int) string {
 func (r *researchTab) sessionsView() string {
 	var b strings.Builder
 	b.WriteString(r.st.Title.Render("Sessions") + r.st.Subtle.Render("  enter opens a run (a running one live), r resumes one that did not finish") + "\n\n")
+	var others []string
+	for _, j := range r.others {
+		progress := ""
+		if j.Progress.Total > 0 {
+			progress = fmt.Sprintf(" %d/%d", j.Progress.Done, j.Progress.Total)
+		}
+		others = append(others, fmt.Sprintf("%s (%s%s)", j.Title, j.Owner, progress))
+	}
+	if len(others) > 0 {
+		b.WriteString(truncate(r.st.Subtle.Render("Also running: "+strings.Join(others, " · ")), r.width) + "\n")
+	}
 	if len(r.runs) == 0 {
 		return b.String() + r.st.Subtle.Render("No saved runs yet.")
 	}
-	room := max(r.height-3, 1)
+	room := max(r.height-3-min(len(others), 1), 1)
 	start := max(r.runsCur-room+1, 0)
 	for i := start; i < len(r.runs) && i < start+room; i++ {
 		run := r.runs[i]

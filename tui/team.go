@@ -44,18 +44,20 @@ func (m *Model) landInLiveRun() tea.Cmd {
 	}
 }
 
-func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
+// landIn opens the run the analyst comes back to, and words the welcome (shown on every tab,
+// since the run's screen changes as soon as its state arrives).
+func (r *researchTab) landIn(msg liveRunMsg) (tea.Cmd, string, bool) {
 	switch {
 	case msg.err != nil:
-		return setStatus("couldn't look for your runs: "+msg.err.Error(), true)
+		return nil, "couldn't look for your runs: " + msg.err.Error(), true
 	case !msg.ok || r.running():
-		return nil
+		return nil, "", false
 	}
 	what := "went on while you were away"
 	if msg.job.State == jobs.JobWaiting {
 		what = "waits for you"
 	}
-	return tea.Batch(r.watch(msg.job.ID, msg.job.Owner), setStatus(fmt.Sprintf("welcome back: your run “%s” %s", msg.job.Title, what), false))
+	return r.watch(msg.job.ID, msg.job.Owner), fmt.Sprintf("welcome back: your run “%s” %s", msg.job.Title, what), false
 }
 
 // watch attaches to a run's job: the run view follows it live from its current state. For

@@ -431,3 +431,57 @@ func TestAnIdleConnectionIsClosedAndItsRunGoesOn(t *testing.T) {
 		t.Fatalf("another run waits: %s, not %s", j.ID, run.ID)
 	}
 }
+
+func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
+	ctx := context.Background()
+	imported, err := tm.svc.ImportGas(ctx, filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.llm.SetLatency(300 * time.Millisecond)
+	fillDone := make(chan error, 1)
+	go func() {
+		_, err := tm.svc.As("alice", false).StartGasFill(ctx, imported.Table, nil, nil, nil)
+		fillDone <- err
+	}()
+	var fill jobs.Job
+	deadline := time.Now().Add(20 * time.Second)
+	for fill.ID == "" && time.Now().Before(deadline) {
+		list, _ := tm.svc.Jobs.List(ctx)
+		for _, j := range list {
+			if j.Kind == jobs.KindGasFill && j.State == jobs.JobRunning {
+				fill = j
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if fill.ID == "" {
+		t.Fatal("the fill never ran")
+	}
+
+	bob := tm.connect(t, "bob", 120, 32)
+	bob.waitFor("warren bob")
+	bob.send("\t\t") // to the Gas tab
+	bob.waitFor("fill by alice:")
+	bob.send("\x1b")
+	bob.waitFor("stopped following the fill; it goes on")
+	if j, _ := tm.svc.Jobs.Get(ctx, fill.ID); j.State != jobs.JobRunning {
+		t.Fatalf("bob leaving stopped alice's fill: %+v", j)
+	}
+
+	alice := tm.connect(t, "alice", 120, 32)
+	alice.waitFor("warren alice")
+	alice.send("\t\t")
+	alice.waitFor("fill by alice:")
+	alice.send("\x1b") // hers: esc cancels it
+	select {
+	case err := <-fillDone:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the fill ended with %v, want cancelled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("alice's esc did not cancel her fill")
+	}
+	alice.waitFor("F resumes")
+}
