@@ -62,6 +62,7 @@ type conn struct {
 	remote    string
 	since     time.Time
 	program   *tea.Program
+	model     *tui.Model
 	lastInput atomic.Int64 // unix nanoseconds of the last key, click or paste
 	farewell  atomic.Pointer[string]
 }
@@ -147,6 +148,12 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		stopIdle := s.watchIdle(ctx, c)
 		next(&sessionWithContext{Session: sess, ctx: ctx})
 		stopIdle()
+		s.mu.Lock()
+		m := c.model
+		s.mu.Unlock()
+		if m != nil {
+			m.Close() // its subscriptions to the service end with the connection
+		}
 		if f := c.farewell.Load(); f != nil {
 			wish.Println(sess, *f)
 		}
@@ -218,7 +225,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}))
 	p := tea.NewProgram(m, opts...)
 	s.mu.Lock()
-	c.program = p
+	c.program, c.model = p, m
 	s.mu.Unlock()
 	return p
 }
