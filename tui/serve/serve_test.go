@@ -485,3 +485,28 @@ func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 	}
 	alice.waitFor("F resumes")
 }
+
+func TestADecisionOnAStaleViewIsRefusedOverSSH(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
+	if _, err := tm.svc.ImportGas(context.Background(), filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false); err != nil {
+		t.Fatal(err)
+	}
+	alice := tm.connect(t, "alice", 160, 40)
+	bob := tm.connect(t, "bob", 160, 40)
+	for _, c := range []*terminal{alice, bob} {
+		c.waitFor("Research question")
+		c.send("\t\t") // the Gas tab, on the first row's first field
+		c.waitFor("Silane")
+		c.send("lllll") // to its synonyms
+		c.waitFor("Synonyms")
+	}
+	bob.send("e")
+	bob.waitFor("Edit Synonyms")
+	bob.send("\x15") // ctrl+u clears the field
+	bob.send("monosilane")
+	alice.send("x") // she rejects the cell bob is editing
+	bob.waitFor("alice rejected row 1")
+	bob.send("\r")
+	bob.waitFor("your view is refreshed — decide again")
+	bob.waitFor(": monosilane") // his typed value is still there
+}
