@@ -3,11 +3,8 @@ package main
 import (
 	_ "embed"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,7 +55,6 @@ var helpText string
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "warren",
-		Short:         "A terminal workbench for document research with a human in the loop",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -101,14 +97,7 @@ func (a *app) workspaceDir() string {
 	return kb.DefaultDir
 }
 
-func (a *app) getenv(name string) string {
-	for _, kv := range a.env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
+func (a *app) getenv(name string) string { return cli.Getenv(a.env, name) }
 
 // sources are the configuration layers above the workspace file.
 func (a *app) sources() config.Sources {
@@ -119,24 +108,11 @@ func (a *app) sources() config.Sources {
 	return config.Sources{Env: a.env, Flags: flags}
 }
 
-func (a *app) setupLogging() error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {
-		return cli.Usage("--log-level %q: allowed is debug, info, warn or error", a.logLevel)
-	}
+func (a *app) setupLogging() (err error) {
 	path := a.logFile
 	if path == "" {
 		path = a.getenv("WARREN_LOG_FILE")
 	}
-	if path == "" {
-		a.logger = slog.New(slog.DiscardHandler)
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("couldn't open the log file: %w", err)
-	}
-	a.logger = slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: level}))
-	a.closeLog = func() { f.Close() }
-	return nil
+	a.logger, a.closeLog, err = cli.OpenLog(path, a.logLevel)
+	return err
 }

@@ -59,7 +59,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 
 func TestVersionJSON(t *testing.T) {
 	r := warren(t, nil, "version", "--json")
-	var v versionInfo
+	var v cli.Version
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v) != nil || v.Version == "" || v.Go == "" {
 		t.Fatalf("%+v", r)
 	}

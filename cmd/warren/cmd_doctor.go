@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os/signal"
 	"syscall"
 
@@ -14,31 +15,27 @@ import (
 
 func (a *app) doctorCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "doctor",
-		Short: "Check the workspace, the configuration and every model role",
-		Args:  cobra.NoArgs,
+		Use:  "doctor",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			report := doctor.Run(ctx, doctor.Input{Workspace: a.workspaceDir(), Sources: a.sources(),
 				Options: []llm.Option{llm.WithLogger(a.logger)}, Logger: a.logger})
-			if !a.jsonOut {
-				fmt.Fprintf(a.stdout, "warren doctor: workspace %s\n\n%s", report.Workspace, report.Text())
-			}
+			var failed error
 			if !report.OK {
-				failed := 0
+				n := 0
 				for _, c := range report.Checks {
 					if c.Status == doctor.Fail {
-						failed++
+						n++
 					}
 				}
-				return a.fail(cmd, report, cli.WithHint(fmt.Errorf("%d of %d checks failed", failed, len(report.Checks)),
-					"fix each as its check says, then run `warren doctor` again"))
+				failed = cli.WithHint(fmt.Errorf("%d of %d checks failed", n, len(report.Checks)),
+					"fix each as its check says, then run `warren doctor` again")
 			}
-			if a.jsonOut {
-				return a.printJSON(report)
-			}
-			return nil
+			return a.report(cmd, report, failed, func(w io.Writer) {
+				fmt.Fprintf(w, "warren doctor: workspace %s\n\n%s", report.Workspace, report.Text())
+			})
 		},
 	}
 }

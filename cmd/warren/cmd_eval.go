@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,25 +14,18 @@ import (
 )
 
 func (a *app) evalCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "eval",
-		Short: "Measure warren against benchmark collections",
-	}
+	cmd := &cobra.Command{Use: "eval"}
 	cmd.AddCommand(a.evalIRCommand())
 	return cmd
 }
-
-// evalResult is what `warren eval ir --json` prints.
-type evalResult = service.IREvalResult
 
 func (a *app) evalIRCommand() *cobra.Command {
 	var format, docs, queries, qrels, mode, embedder string
 	var keepSource bool
 	var headingWeight float64
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "ir",
-		Short: "Retrieval quality on a test collection: MAP, nDCG@10, P@10, Recall@100",
-		Args:  cobra.NoArgs,
+		Use:  "ir",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := retrieval.ParseMode(mode)
 			if err != nil {
@@ -51,14 +45,13 @@ func (a *app) evalIRCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(res)
-			}
-			fmt.Fprintf(a.stdout, "%s, %d documents, %d judged queries, %s mode, %s embedder\n",
-				format, res.Documents, res.Queries, res.Mode, res.Embedder)
-			fmt.Fprintf(a.stdout, "MAP %.4f   nDCG@10 %.4f   P@10 %.4f   Recall@100 %.4f\n", res.MAP, res.NDCG10, res.P10, res.Recall100)
-			fmt.Fprintf(a.stdout, "indexed in %.1fs, queries in %.1fs\n", res.IndexSecs, res.QuerySecs)
-			return nil
+			return a.output(res, func(w io.Writer) error {
+				fmt.Fprintf(w, "%s, %d documents, %d judged queries, %s mode, %s embedder\n",
+					format, res.Documents, res.Queries, res.Mode, res.Embedder)
+				fmt.Fprintf(w, "MAP %.4f   nDCG@10 %.4f   P@10 %.4f   Recall@100 %.4f\n", res.MAP, res.NDCG10, res.P10, res.Recall100)
+				_, err := fmt.Fprintf(w, "indexed in %.1fs, queries in %.1fs\n", res.IndexSecs, res.QuerySecs)
+				return err
+			})
 		},
 	},
 		cli.OneOf("format", &format, "cranfield", "cisi", "trec"),

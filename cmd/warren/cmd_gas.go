@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,10 +15,7 @@ import (
 )
 
 func (a *app) gasCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "gas",
-		Short: "The HMIS gas table: import, fill from the knowledge base, query, export",
-	}
+	cmd := &cobra.Command{Use: "gas"}
 	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand(), a.gasReviewCommand())
 	return cmd
 }
@@ -39,32 +38,23 @@ func (a *app) gasImportCommand() *cobra.Command {
 	var name string
 	var replace bool
 	cmd := &cobra.Command{
-		Use:   "import FILE",
-		Short: "Import a gas table from xlsx or CSV (headers matched to the 47 HMIS fields; other columns kept)",
-		Args:  cobra.ExactArgs(1),
+		Use:  "import FILE",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			sum, err := e.ImportGas(cmd.Context(), args[0], name, replace)
-			switch {
-			case errors.Is(err, service.ErrGasFileFormat):
-				return cli.UsageError{Err: err}
-			case errors.Is(err, service.ErrGasTableExists):
-				return fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", sum.Table)
-			case err != nil:
-				return err
-			case a.jsonOut:
-				return a.printJSON(sum)
-			}
-			fmt.Fprintf(a.stdout, "Imported %q: %d rows, %d columns, %d empty cells of %d.\n",
-				sum.Table, sum.Rows, sum.Columns, sum.EmptyCells, sum.Rows*len(hmis.Fields()))
-			for _, line := range sum.Lines() {
-				fmt.Fprintln(a.stdout, line)
-			}
-			return nil
+			return call(a, func(e *env) (service.GasImportSummary, error) {
+				sum, err := e.ImportGas(cmd.Context(), args[0], name, replace)
+				switch {
+				case errors.Is(err, service.ErrGasFileFormat):
+					return sum, cli.UsageError{Err: err}
+				case errors.Is(err, service.ErrGasTableExists):
+					return sum, fmt.Errorf("a gas table %q exists: import with --replace to overwrite it, or --name to keep both", sum.Table)
+				}
+				return sum, err
+			}, func(w io.Writer, sum service.GasImportSummary) error {
+				fmt.Fprintf(w, "Imported %q: %d rows, %d columns, %d empty cells of %d.\n",
+					sum.Table, sum.Rows, sum.Columns, sum.EmptyCells, sum.Rows*len(hmis.Fields()))
+				return cli.Lines(w, "", sum.Lines())
+			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "table name (default: the file name)")
@@ -74,29 +64,18 @@ func (a *app) gasImportCommand() *cobra.Command {
 
 func (a *app) gasListCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "list",
-		Short: "List the gas tables",
-		Args:  cobra.NoArgs,
+		Use:  "list",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			names, err := e.GasTables(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(cli.EmptyIfNil(names))
-			}
-			if len(names) == 0 {
-				fmt.Fprintln(a.stdout, "No gas tables: import one with `warren gas import FILE`.")
-			}
-			for _, n := range names {
-				fmt.Fprintln(a.stdout, n)
-			}
-			return nil
+			return call(a, func(e *env) ([]string, error) {
+				names, err := e.GasTables(cmd.Context())
+				return cli.EmptyIfNil(names), err
+			}, func(w io.Writer, names []string) error {
+				if len(names) == 0 {
+					fmt.Fprintln(w, "No gas tables: import one with `warren gas import FILE`.")
+				}
+				return cli.Lines(w, "", names)
+			})
 		},
 	}
 }
@@ -104,44 +83,27 @@ func (a *app) gasListCommand() *cobra.Command {
 func (a *app) gasQueryCommand() *cobra.Command {
 	var table, expression string
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "query QUESTION",
-		Short: "Ask the gas table in plain language (or give a filter expression with --expr)",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			question := ""
-			if len(args) > 0 {
-				question = args[0]
-			}
-			answer, err := e.GasQuery(ctx, table, question, expression)
+		Use:  "query QUESTION",
+		Args: cobra.MaximumNArgs(1),
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			answer, err := e.GasQuery(ctx, table, strings.Join(args, ""), expression) // no QUESTION: ""
 			if err != nil {
 				return gasErr(err)
 			}
-			names := answer.Names
-			if a.jsonOut {
-				answer.Names = cli.EmptyIfNil(names)
-				return a.printJSON(answer)
-			}
-			label := "expression"
-			if answer.Fallback {
-				label = "fallback word match (no expression from the model)"
-			}
-			fmt.Fprintf(a.stdout, "%s: %s\n", label, answer.Expression)
-			if answer.Fallback && answer.Note != "" {
-				fmt.Fprintln(a.stdout, answer.Note) // why: the model's answers failed, or it could not be asked (and the fix)
-			}
-			fmt.Fprintf(a.stdout, "%d of %d rows match:\n", len(names), answer.Total)
-			for _, n := range names {
-				fmt.Fprintf(a.stdout, "  %s\n", n)
-			}
-			return nil
-		},
+			answer.Names = cli.EmptyIfNil(answer.Names)
+			return a.output(answer, func(w io.Writer) error {
+				label := "expression"
+				if answer.Fallback {
+					label = "fallback word match (no expression from the model)"
+				}
+				fmt.Fprintf(w, "%s: %s\n", label, answer.Expression)
+				if answer.Fallback && answer.Note != "" {
+					fmt.Fprintln(w, answer.Note) // why: the model's answers failed, or it could not be asked (and the fix)
+				}
+				fmt.Fprintf(w, "%d of %d rows match:\n", len(answer.Names), answer.Total)
+				return cli.Lines(w, "  ", answer.Names)
+			})
+		}),
 	},
 		cli.Text(0, "QUESTION", "a question in words"),
 		cli.When("expr", func(cmd *cobra.Command, args []string) error {
@@ -163,24 +125,16 @@ func (a *app) gasQueryCommand() *cobra.Command {
 func (a *app) gasExportCommand() *cobra.Command {
 	var table string
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "export FILE.xlsx",
-		Short: "Export the table to xlsx: original columns, cells coloured by status, sources in comments, a provenance sheet",
-		Args:  cobra.ExactArgs(1),
+		Use:  "export FILE.xlsx",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
+			return call(a, func(e *env) (service.GasExport, error) {
+				out, err := e.ExportGas(cmd.Context(), table, args[0])
+				return out, gasErr(err)
+			}, func(w io.Writer, out service.GasExport) error {
+				_, err := fmt.Fprintf(w, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, out.File)
 				return err
-			}
-			defer e.Close()
-			out, err := e.ExportGas(cmd.Context(), table, args[0])
-			if err != nil {
-				return gasErr(err)
-			}
-			if a.jsonOut {
-				return a.printJSON(out)
-			}
-			fmt.Fprintf(a.stdout, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, out.File)
-			return nil
+			})
 		},
 	}, cli.Extension(0, "FILE", ".xlsx"))
 	cmd.Flags().StringVar(&table, "table", "", "the gas table (default: the only one)")

@@ -15,9 +15,8 @@ import (
 func (a *app) gasReviewCommand() *cobra.Command {
 	var table string
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "review",
-		Short: "Open the review desk: the gas table in the workbench's Gas tab",
-		Args:  cobra.NoArgs,
+		Use:  "review",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.openWorkbench(func(ctx context.Context, e *env, m *tui.Model) error {
 				var several *service.GasTableError // without --table the desk opens the first

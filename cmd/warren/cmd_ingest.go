@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,8 +19,7 @@ func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
 	var force, allowOutside bool
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "ingest [PATH...]",
-		Short: "Add documents to the knowledge base (Markdown, text, PDF, HTML, folder documents)",
+		Use: "ingest [PATH...]",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var reg *registry.Registry
 			var items []kb.Item
@@ -33,33 +33,19 @@ func (a *app) ingestCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			bar := cli.NewProgressLine(a.stderr)
-			rep, err := e.IngestJob(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
-				Progress: bar.Ingest, Note: func(msg string) {
-					bar.Done()
-					fmt.Fprintln(a.stderr, "note:", msg)
-				}})
-			bar.Done()
-			if err != nil {
-				return err
-			}
-			if !a.jsonOut {
-				printIngestReport(a, rep)
-			}
-			if err := ingestOutcome(rep); err != nil {
-				return a.fail(cmd, rep, err)
-			}
-			if a.jsonOut {
-				return a.printJSON(rep)
-			}
-			return nil
+			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
+				bar := cli.NewProgressLine(a.stderr)
+				rep, err := e.IngestJob(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
+					Progress: bar.Ingest, Note: func(msg string) {
+						bar.Done()
+						fmt.Fprintln(a.stderr, "note:", msg)
+					}})
+				bar.Done()
+				if err != nil {
+					return err
+				}
+				return a.report(cmd, rep, cli.IngestOutcome(rep), func(w io.Writer) { cli.WriteIngestReport(w, rep) })
+			})
 		},
 	},
 		cli.CollectionName("collection", &collection),
@@ -89,11 +75,6 @@ func (a *app) ingestCommand() *cobra.Command {
 // refuseRegistry lists the problems that keep a registry from being ingested, and says how
 // to fix them.
 func (a *app) refuseRegistry(cmd *cobra.Command, r *service.RegistryRefusal) error {
-	if !a.jsonOut {
-		for _, p := range r.Problems {
-			fmt.Fprintln(a.stdout, p.String())
-		}
-	}
 	n := len(r.Problems)
 	what := cli.Plural(n, "conflicting entry", "conflicting entries")
 	hint := "make each path and synonym name one document (`warren registry check " + r.Path + "` shows every problem), then ingest again"
@@ -101,37 +82,6 @@ func (a *app) refuseRegistry(cmd *cobra.Command, r *service.RegistryRefusal) err
 		what = cli.Plural(n, "document outside the registry's folder", "documents outside the registry's folder")
 		hint = "move them under " + filepath.Dir(r.Path) + ", or give --allow-outside to ingest them from where they are"
 	}
-	return a.fail(cmd, map[string]any{"registry": r.Path, "problems": r.Problems},
-		cli.WithHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", r.Path, n, what), hint))
-}
-
-// ingestOutcome is the exit class of a finished ingest: interrupted (1), nothing stored (5),
-// some files skipped or failed (3), or nil.
-func ingestOutcome(rep *kb.IngestReport) error {
-	bad := rep.Skipped + rep.Failed
-	switch {
-	case rep.Canceled:
-		return cli.WithHint(fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested),
-			"run the same ingest again to go on: stored files are unchanged and skipped")
-	case len(rep.Files) == 0:
-		return cli.NothingStored("give files or folders with documents warren reads (Markdown, text, PDF, HTML)", "nothing stored: no files to ingest")
-	case rep.Ingested+rep.Unchanged == 0: // an unchanged file is stored
-		return cli.NothingStored("fix or remove the files listed, then ingest again",
-			"nothing stored: all %d %s skipped or failed (each is listed with its reason)", bad, cli.Plural(bad, "file was", "files were"))
-	case rep.Partial():
-		return cli.Partial("fix or remove the files listed, then ingest again (stored files are unchanged and skipped)",
-			"%d of %d files skipped or failed (each is listed with its reason); the others are stored", bad, len(rep.Files))
-	}
-	return nil
-}
-
-func printIngestReport(a *app, rep *kb.IngestReport) {
-	for _, f := range rep.Files {
-		switch f.Status {
-		case kb.StatusSkipped, kb.StatusFailed:
-			fmt.Fprintf(a.stdout, "%-7s %s: %s\n", strings.ToUpper(f.Status[:4]), f.Path, f.Reason)
-		}
-	}
-	fmt.Fprintf(a.stdout, "Ingested %d, unchanged %d, skipped %d, failed %d: %d chunks in %.1fs (%.0f chunks/s).\n",
-		rep.Ingested, rep.Unchanged, rep.Skipped, rep.Failed, rep.Chunks, rep.Duration.Seconds(), rep.ChunksPerSec)
+	err := cli.WithHint(fmt.Errorf("couldn't ingest %s: %d %s (listed above); nothing was ingested", r.Path, n, what), hint)
+	return a.report(cmd, map[string]any{"registry": r.Path, "problems": r.Problems}, err, func(w io.Writer) { printProblems(w, r.Problems) })
 }

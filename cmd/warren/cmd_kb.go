@@ -13,15 +13,11 @@ import (
 )
 
 func (a *app) kbCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "kb",
-		Short: "List and remove knowledge-base documents",
-	}
+	cmd := &cobra.Command{Use: "kb"}
 	var collection string
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List collections and documents with their chunk counts and embedder",
-		Args:  cobra.NoArgs,
+		Use:  "list",
+		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			l, err := e.List(ctx, collection)
 			if err != nil {
@@ -49,9 +45,8 @@ func (a *app) kbCommand() *cobra.Command {
 	list.Flags().StringVarP(&collection, "collection", "c", "", "only this collection")
 	cli.Checked(list, cli.CollectionName("collection", &collection))
 	rm := &cobra.Command{
-		Use:   "rm DOC...",
-		Short: "Remove documents (and their chunks and vectors) from the knowledge base",
-		Args:  cobra.MinimumNArgs(1),
+		Use:  "rm DOC...",
+		Args: cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			removed, err := e.RemoveDocuments(ctx, args)
 			if err != nil || a.jsonOut {

@@ -13,16 +13,12 @@ import (
 )
 
 func (a *app) refsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "refs",
-		Short: "Detect references in text and resolve them to passages of the knowledge base",
-	}
+	cmd := &cobra.Command{Use: "refs"}
 	var detector, from, section string
 	note := func(s string) { fmt.Fprintln(a.stderr, "note:", s) }
 	detect := &cobra.Command{
-		Use:   "detect TEXT",
-		Short: "List the references in a text (TEXT may be - for standard input)",
-		Args:  cobra.ExactArgs(1),
+		Use:  "detect TEXT",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := cli.TextArg(a.stdin, args[0])
 			if err != nil {
@@ -52,9 +48,8 @@ func (a *app) refsCommand() *cobra.Command {
 		},
 	}
 	resolve := &cobra.Command{
-		Use:   "resolve TEXT",
-		Short: "Resolve the references in a text to documents, sections and chunks",
-		Args:  cobra.ExactArgs(1),
+		Use:  "resolve TEXT",
+		Args: cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			text, err := cli.TextArg(a.stdin, args[0])
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -12,14 +13,10 @@ import (
 )
 
 func (a *app) registryCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "registry",
-		Short: "Check the document registry and propose synonyms",
-	}
+	cmd := &cobra.Command{Use: "registry"}
 	check := &cobra.Command{
-		Use:   "check [FILE]",
-		Short: "Validate document paths and find synonyms used by two documents",
-		Args:  cobra.MaximumNArgs(1),
+		Use:  "check [FILE]",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := filepath.Join(a.workspaceDir(), registry.FileName)
 			if len(args) == 1 {
@@ -29,58 +26,56 @@ func (a *app) registryCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			var failed error
 			if len(problems) > 0 {
-				if !a.jsonOut {
-					for _, p := range problems {
-						fmt.Fprintln(a.stdout, p.String())
-					}
+				failed = cli.WithHint(fmt.Errorf("%s: %d %s", path, len(problems), cli.Plural(len(problems), "problem", "problems")),
+					"correct the registry file as each problem says, then check it again")
+			}
+			return a.report(cmd, map[string]any{"registry": path, "problems": cli.EmptyIfNil(problems)}, failed, func(w io.Writer) {
+				printProblems(w, problems)
+				if len(problems) == 0 {
+					fmt.Fprintf(w, "%s: no problems.\n", path)
 				}
-				return a.fail(cmd, map[string]any{"registry": path, "problems": problems},
-					cli.WithHint(fmt.Errorf("%s: %d %s", path, len(problems), cli.Plural(len(problems), "problem", "problems")),
-						"correct the registry file as each problem says, then check it again"))
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"registry": path, "problems": cli.EmptyIfNil(problems)})
-			}
-			fmt.Fprintf(a.stdout, "%s: no problems.\n", path)
-			return nil
+			})
 		},
 	}
 	var apply bool
 	suggest := &cobra.Command{
-		Use:   "suggest",
-		Short: "Propose synonyms for the workspace's documents from their metadata",
-		Args:  cobra.NoArgs,
+		Use:  "suggest",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			e, err := a.open()
-			if err != nil {
-				return err
-			}
-			defer e.Close()
-			proposals, err := e.SuggestSynonyms(cmd.Context(), apply)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
+			return a.inWorkspace(func(e *env) error {
+				proposals, err := e.SuggestSynonyms(cmd.Context(), apply)
+				if err != nil {
+					return err
+				}
 				byDoc := map[string][]string{}
 				for _, p := range proposals {
 					byDoc[p.Doc] = p.Synonyms
 				}
-				return a.printJSON(byDoc)
-			}
-			if len(proposals) == 0 {
-				fmt.Fprintln(a.stdout, "No new synonyms to propose.")
-			}
-			for _, p := range proposals {
-				fmt.Fprintf(a.stdout, "%s: %s\n", p.Doc, strings.Join(p.Synonyms, "; "))
-			}
-			if apply && len(proposals) > 0 {
-				fmt.Fprintln(a.stdout, "Added to the workspace registry.")
-			}
-			return nil
+				return a.output(byDoc, func(w io.Writer) error {
+					if len(proposals) == 0 {
+						fmt.Fprintln(w, "No new synonyms to propose.")
+					}
+					for _, p := range proposals {
+						fmt.Fprintf(w, "%s: %s\n", p.Doc, strings.Join(p.Synonyms, "; "))
+					}
+					if apply && len(proposals) > 0 {
+						fmt.Fprintln(w, "Added to the workspace registry.")
+					}
+					return nil
+				})
+			})
 		},
 	}
 	suggest.Flags().BoolVar(&apply, "apply", false, "add the proposals to the workspace registry")
 	cmd.AddCommand(check, suggest)
 	return cmd
+}
+
+// printProblems lists a registry's problems, one a line.
+func printProblems(w io.Writer, problems []registry.Problem) {
+	for _, p := range problems {
+		fmt.Fprintln(w, p.String())
+	}
 }

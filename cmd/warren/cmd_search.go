@@ -16,9 +16,8 @@ func (a *app) searchCommand() *cobra.Command {
 	var collection, doc, section, mode, lang string
 	var k int
 	cmd := cli.Checked(&cobra.Command{
-		Use:   "search QUERY",
-		Short: "Search the knowledge base (hybrid, dense or lexical; scoped by collection, document, section)",
-		Args:  cobra.ExactArgs(1),
+		Use:  "search QUERY",
+		Args: cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			scope := kb.Scope{Section: section}
 			if collection != "" {

@@ -15,33 +15,25 @@ import (
 const runAllowed = "a run ID (`warren sessions list` shows them)"
 
 func (a *app) sessionsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "sessions",
-		Short: "List, inspect and remove saved runs",
-	}
+	cmd := &cobra.Command{Use: "sessions"}
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "Saved runs, newest first, with their status",
-		Args:  cobra.NoArgs,
+		Use:  "list",
+		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			runs, err := e.Sessions(ctx)
-			if err != nil || a.jsonOut {
-				return a.resultJSON(cli.EmptyIfNil(runs), err)
+			if err != nil {
+				return err
 			}
-			if len(runs) == 0 {
-				fmt.Fprintln(a.stdout, "No saved runs: start one with `warren research \"question\"`.")
-				return nil
-			}
-			return a.table("RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
-				r := runs[i]
-				return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), cli.Snippet(r.Title, 60))
-			})
+			return a.listing(cli.EmptyIfNil(runs), "No saved runs: start one with `warren research \"question\"`.",
+				"RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
+					r := runs[i]
+					return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), cli.Snippet(r.Title, 60))
+				})
 		}),
 	}
 	show := cli.Checked(&cobra.Command{
-		Use:   "show RUN",
-		Short: "A run's trail of steps, where it stands, its ledger and references",
-		Args:  cobra.ExactArgs(1),
+		Use:  "show RUN",
+		Args: cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			s, err := e.Session(ctx, args[0])
 			if err != nil || a.jsonOut {
@@ -70,16 +62,15 @@ func (a *app) sessionsCommand() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n",
-				referenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
+				cli.ReferenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
 			return a.table("STEP\tNODE\tSTATUS", len(s.Steps), func(i int) string {
 				return fmt.Sprintf("%d\t%s\t%s", s.Steps[i].Step, s.Steps[i].Node, s.Steps[i].Status)
 			})
 		}),
 	}, cli.Text(0, "RUN", runAllowed))
 	rm := cli.Checked(&cobra.Command{
-		Use:   "rm RUN...",
-		Short: "Remove saved runs with their checkpoints, ledger and call journal",
-		Args:  cobra.MinimumNArgs(1),
+		Use:  "rm RUN...",
+		Args: cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			if err := e.RemoveRuns(ctx, args); err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": args}, err)

@@ -13,6 +13,7 @@ import (
 	"warren/internal/testkb"
 	"warren/kb/toxdb"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 func toxEditWorkspace(t *testing.T) ([]string, *toxdb.Store) {
@@ -37,7 +38,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	}
 	// Without --yes and without a terminal: the proposal waits (exit 4) and approve saves it.
 	r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":10}]}`, "--json")
-	var res toxEditResult
+	var res service.ToxEditResult
 	if r.code != cli.ExitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" ||
 		res.Proposal.EditType != toxedit.FormStructured || res.Proposal.BaseVersion != 2 {
 		t.Fatalf("edit without --yes: %+v", r)

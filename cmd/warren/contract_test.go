@@ -21,6 +21,7 @@ import (
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 // noOllama points warren at a port nothing listens on: a command that reached a model would
@@ -424,7 +425,7 @@ func TestGasFillWithAFailedRowIsPartialAlsoWithJSON(t *testing.T) {
 	}
 	r = warren(t, env, "gas", "fill", "--rows", "1-2", "--json")
 	f := decodeFailure(t, r)
-	var sum fillSummary
+	var sum service.GasFillSummary
 	if f.Code != cli.ExitPartial || json.Unmarshal([]byte(r.stdout), &sum) != nil || sum.Failed != 1 || len(sum.Results) != 2 {
 		t.Errorf("--json: %s", r.stdout)
 	}

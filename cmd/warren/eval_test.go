@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"warren/internal/shareddata"
+	"warren/service"
 )
 
 // TestEvalIRMeetsTheRetrievalTargets runs `warren eval ir` on Cranfield and CISI with the
@@ -30,7 +31,7 @@ func TestEvalIRMeetsTheRetrievalTargets(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
-			var res evalResult
+			var res service.IREvalResult
 			if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"warren/internal/testkb"
 	"warren/kb/hmis"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 // scriptOdour answers extraction with an odour for every row that asks for one, from the first
@@ -63,7 +64,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = warren(t, env, "gas", "fill", "--resume", "--json")
-	var sum fillSummary
+	var sum service.GasFillSummary
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
 		t.Fatalf("fill --resume: %+v", r)
 	}
@@ -336,10 +337,10 @@ func TestGasImportReplaceStartsAFreshHistory(t *testing.T) {
 }
 
 func TestParseRowsRefusesHugeRanges(t *testing.T) {
-	if _, err := parseRows("1-1000000000"); err == nil || !strings.Contains(err.Error(), "leave out --rows") {
+	if _, err := cli.ParseRows("1-1000000000"); err == nil || !strings.Contains(err.Error(), "leave out --rows") {
 		t.Errorf("a billion-row range: %v", err)
 	}
-	if got, err := parseRows("2-4, 9"); err != nil || len(got) != 4 || got[0] != 2 || got[3] != 9 {
-		t.Errorf("parseRows(2-4, 9) = %v, %v", got, err)
+	if got, err := cli.ParseRows("2-4, 9"); err != nil || len(got) != 4 || got[0] != 2 || got[3] != 9 {
+		t.Errorf("cli.ParseRows(2-4, 9) = %v, %v", got, err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -53,17 +54,48 @@ func call[T any](a *app, get func(e *env) (T, error), text func(w io.Writer, v T
 // serviceRun is a command's run on the open workspace, with a context that Ctrl-C cancels.
 func (a *app) serviceRun(run func(ctx context.Context, e *env, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		return a.inWorkspace(func(e *env) error {
-			ctx, stop := interruptible(cmd)
-			defer stop()
-			return run(ctx, e, args)
-		})
+		return a.onWorkspace(cmd, func(ctx context.Context, e *env) error { return run(ctx, e, args) })
 	}
+}
+
+// onWorkspace opens the workspace for f and closes it after; f's context is cancelled by
+// Ctrl-C.
+func (a *app) onWorkspace(cmd *cobra.Command, f func(ctx context.Context, e *env) error) error {
+	return a.inWorkspace(func(e *env) error {
+		ctx, stop := interruptible(cmd)
+		defer stop()
+		return f(ctx, e)
+	})
 }
 
 // table prints n rows (tab-separated columns) under a header on stdout, the columns aligned.
 func (a *app) table(header string, n int, row func(i int) string) error {
 	return cli.Rows(a.stdout, header, n, row)
+}
+
+// report prints a result that may be a failure too: its text (not with --json), then the
+// failure outcome says it is, with v in the JSON failure object, or else v as JSON.
+func (a *app) report(cmd *cobra.Command, v any, outcome error, text func(w io.Writer)) error {
+	if !a.jsonOut {
+		text(a.stdout)
+	}
+	if outcome != nil {
+		return a.fail(cmd, v, outcome)
+	}
+	return a.output(v, func(io.Writer) error { return nil })
+}
+
+// listing prints list as JSON with --json, else its n rows under header (tab-separated
+// columns, aligned), or the line empty when there are none.
+func (a *app) listing(list any, empty, header string, n int, row func(i int) string) error {
+	switch {
+	case a.jsonOut:
+		return a.printJSON(list)
+	case n == 0 && empty != "":
+		_, err := fmt.Fprintln(a.stdout, empty)
+		return err
+	}
+	return a.table(header, n, row)
 }
 
 // resultJSON returns err when there is one, or else prints v as JSON.

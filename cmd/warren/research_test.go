@@ -18,6 +18,7 @@ import (
 	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 // TestMeaninglessModelRunCompletesWithinBudget runs `warren research --yes` over the shared
@@ -33,7 +34,7 @@ func TestMeaninglessModelRunCompletesWithinBudget(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var sum researchSummary
+	var sum service.ResearchSummary
 	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
@@ -126,7 +127,7 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
-	var sum researchSummary
+	var sum service.ResearchSummary
 	if err := json.Unmarshal(out, &sum); err != nil || sum.Status != agent.StatusDone {
 		t.Fatalf("the resumed run completes: %v %s", err, out)
 	}
@@ -176,7 +177,7 @@ plan:
 	// The answers are given, and the run owned, in the name of the account that runs warren.
 	env = append(env, "USER=ada")
 	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", answers, "--out", out, "--json")
-	var sum researchSummary
+	var sum service.ResearchSummary
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
 		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -233,7 +234,7 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	first := filepath.Join(dir, "first.yaml")
 	os.WriteFile(first, []byte("questions: [\"erste Antwort\"]\n"), 0o644)
 	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", first, "--json")
-	var sum researchSummary
+	var sum service.ResearchSummary
 	json.Unmarshal([]byte(r.stdout), &sum)
 	if r.code != cli.ExitWaiting || sum.Waiting != research.InterruptQuestions {
 		t.Fatalf("out of answers, the run waits (exit 4): %+v %s", r, r.stderr)

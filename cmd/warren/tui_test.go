@@ -18,6 +18,7 @@ import (
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
 	"warren/llm/llmtest"
+	"warren/service"
 	"warren/tui"
 )
 
@@ -306,7 +307,7 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 	env, st := toxEditWorkspace(t)
 	ctx := context.Background()
 	r := warren(t, env, "tox", "edit", "EUGENOL", `[{"op":"replace","path":"/noael/0/value","value":200}]`, "--json")
-	var res toxEditResult
+	var res service.ToxEditResult
 	if r.code != cli.ExitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" {
 		t.Fatalf("tox edit without --yes: %+v", r)
 	}

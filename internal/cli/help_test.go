@@ -8,7 +8,7 @@ import (
 )
 
 func TestSetHelp(t *testing.T) {
-	root := &cobra.Command{Use: "warren"}
+	root := &cobra.Command{Use: "warren", Short: "from the code"}
 	gas := &cobra.Command{Use: "gas"}
 	fill := &cobra.Command{Use: "fill"}
 	gas.AddCommand(fill)
@@ -16,6 +16,7 @@ func TestSetHelp(t *testing.T) {
 	text := `Not read: "## " starts an entry.
 
 ## warren
+
 warren follows references.
 
   An indented line.
@@ -25,6 +26,7 @@ warren follows references.
   warren doctor
 
 ## warren gas fill
+Fill empty cells
 
 fill works row by row.
 ### Example
@@ -37,10 +39,10 @@ fill works row by row.
 	if !slices.Equal(missing, []string{"warren doctor", "warren gas"}) || !slices.Equal(orphaned, []string{"warren tox"}) {
 		t.Errorf("missing %q, orphaned %q", missing, orphaned)
 	}
-	if root.Long != "warren follows references.\n\n  An indented line." || root.Example != "  warren doctor" {
-		t.Errorf("root: %q / %q", root.Long, root.Example)
+	if root.Short != "from the code" || root.Long != "warren follows references.\n\n  An indented line." || root.Example != "  warren doctor" {
+		t.Errorf("root: %q / %q / %q", root.Short, root.Long, root.Example)
 	}
-	if fill.Long != "fill works row by row." || fill.Example != "  warren gas fill --rows 1-5\n  warren gas fill --resume" {
-		t.Errorf("fill: %q / %q", fill.Long, fill.Example)
+	if fill.Short != "Fill empty cells" || fill.Long != "fill works row by row." || fill.Example != "  warren gas fill --rows 1-5\n  warren gas fill --resume" {
+		t.Errorf("fill: %q / %q / %q", fill.Short, fill.Long, fill.Example)
 	}
 }

@@ -134,3 +134,13 @@ func TextArg(stdin io.Reader, arg string) (string, error) {
 	}
 	return string(data), nil
 }
+
+// Lines prints each item on a line of its own after indent.
+func Lines(w io.Writer, indent string, items []string) error {
+	for _, item := range items {
+		if _, err := fmt.Fprintln(w, indent+item); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -167,6 +168,40 @@ func Extension(i int, label string, exts ...string) Rule {
 // When: a rule about how flags and arguments go together; check returns the message.
 func When(name string, check func(cmd *cobra.Command, args []string) error) Rule {
 	return Rule{name, check}
+}
+
+// maxRows bounds one --rows range: far above any gas table, far below an allocation to fear.
+const maxRows = 100_000
+
+// ParseRows reads a --rows value, "1-20,25", into row IDs.
+func ParseRows(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(strings.TrimSpace(lo))
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(strings.TrimSpace(hi))
+		}
+		if err1 != nil || err2 != nil || a < 1 || b < a {
+			return nil, fmt.Errorf("--rows %q: allowed is row numbers and ranges such as 1-20,25", s)
+		}
+		if b-a >= maxRows {
+			return nil, fmt.Errorf("--rows %q: allowed is ranges of at most %d rows (leave out --rows to fill every row)", s, maxRows)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--rows %q: allowed is row numbers and ranges such as 1-20,25 (leave out --rows to fill every row)", s)
+	}
+	return out, nil
 }
 
 // OrList joins words as "a, b or c".

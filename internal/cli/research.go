@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"warren/agent"
+	"warren/agent/research"
+	"warren/service"
+)
+
+// ReferenceCounts says how many references a run followed, skipped and left unresolved.
+func ReferenceCounts(counts map[string]int) string {
+	return CountWords(counts, research.RefFollowed, research.RefSkipped, research.RefUnresolved)
+}
+
+// ResearchTrail prints a headless research run's trail: each step as it starts and ends, with
+// the model calls so far, and the notes between.
+type ResearchTrail struct {
+	W     io.Writer // standard error
+	mu    sync.Mutex
+	calls int
+}
+
+// Event prints e, when it is a step's start, end or failure.
+func (p *ResearchTrail) Event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case agent.EventLedger:
+		p.calls++
+	case agent.EventNodeStarted:
+		fmt.Fprintf(p.W, "  %-16s …\n", e.Node)
+	case agent.EventNodeFinished:
+		fmt.Fprintf(p.W, "  %-16s done in %s (%d model calls so far)\n", e.Node, e.Duration.Round(time.Millisecond), p.calls)
+	case agent.EventError:
+		fmt.Fprintf(p.W, "  %-16s failed: %s\n", e.Node, e.Summary)
+	}
+}
+
+// Note prints a note of the run.
+func (p *ResearchTrail) Note(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.W, "    %s\n", text)
+}
+
+// ResearchPrompter shows each interrupt of a headless research run (the questions, the plan)
+// and answers it from the prepared answers, or else, when Interactive, at the terminal.
+type ResearchPrompter struct {
+	In          io.Reader // standard input
+	Out         io.Writer // standard error
+	Quiet       bool      // show no interrupt (--json)
+	Answers     service.Answers
+	Interactive bool
+	in          *bufio.Reader
+}
+
+// Answer answers an interrupt; not ok means nobody answered, and the run waits.
+func (r *ResearchPrompter) Answer(in *agent.Interrupt) (json.RawMessage, bool, error) {
+	label := "Your answer (/end to stop refining): "
+	switch in.Kind {
+	case research.InterruptQuestions:
+		var p research.QuestionsPayload
+		json.Unmarshal(in.Payload, &p)
+		if !r.Quiet {
+			fmt.Fprintf(r.Out, "\nCoverage %.0f %%. Gaps: %s\n", 100*p.Coverage, strings.Join(p.Gaps, "; "))
+			for i, q := range p.Questions {
+				fmt.Fprintf(r.Out, "  %d. %s\n", i+1, q)
+			}
+		}
+	case research.InterruptPlan:
+		label = "Approve the plan? [Y]es, or write what to change for a new plan (edit tasks with --answers): "
+		var p research.PlanPayload
+		json.Unmarshal(in.Payload, &p)
+		if !r.Quiet {
+			fmt.Fprintln(r.Out, "\nProposed plan:")
+			for i, t := range p.Tasks {
+				fmt.Fprintf(r.Out, "  %d. [%s] %s — %s\n", i+1, t.ID, t.Query, t.Rationale)
+			}
+		}
+	}
+	if answer, ok, err := r.Answers.Answer(in); ok || err != nil || !r.Interactive {
+		return answer, ok, err // not ok: nobody to answer, the run waits
+	}
+	if r.in == nil {
+		r.in = bufio.NewReader(r.In)
+	}
+	fmt.Fprint(r.Out, label)
+	line, err := r.in.ReadString('\n')
+	if err != nil && line == "" {
+		return nil, false, fmt.Errorf("no answer on standard input: %w", err)
+	}
+	return service.Reply(in, strings.TrimSpace(line)), true, nil
+}
