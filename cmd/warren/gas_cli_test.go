@@ -335,12 +335,3 @@ func TestGasImportReplaceStartsAFreshHistory(t *testing.T) {
 		t.Errorf("the replacement is not the imported sheet: %v", err)
 	}
 }
-
-func TestParseRowsRefusesHugeRanges(t *testing.T) {
-	if _, err := cli.ParseRows("1-1000000000"); err == nil || !strings.Contains(err.Error(), "leave out --rows") {
-		t.Errorf("a billion-row range: %v", err)
-	}
-	if got, err := cli.ParseRows("2-4, 9"); err != nil || len(got) != 4 || got[0] != 2 || got[3] != 9 {
-		t.Errorf("cli.ParseRows(2-4, 9) = %v, %v", got, err)
-	}
-}

@@ -61,3 +61,12 @@ func TestOrListAndSplitList(t *testing.T) {
 		t.Errorf("SplitList: %q", got)
 	}
 }
+
+func TestParseRowsRefusesHugeRanges(t *testing.T) {
+	if _, err := ParseRows("1-1000000000"); err == nil || !strings.Contains(err.Error(), "leave out --rows") {
+		t.Errorf("a billion-row range: %v", err)
+	}
+	if got, err := ParseRows("2-4, 9"); err != nil || len(got) != 4 || got[0] != 2 || got[3] != 9 {
+		t.Errorf("ParseRows(2-4, 9) = %v, %v", got, err)
+	}
+}
