@@ -8,7 +8,7 @@ FUZZTIME  ?= 60s
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test e2e e2e-tui bench fuzz lint fmt clean help
+.PHONY: build run test e2e e2e-tui e2e-serve bench fuzz lint fmt clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
@@ -32,6 +32,9 @@ e2e: ## prove warren against a real Ollama server (built once from its Go module
 
 e2e-tui: ## drive the real workbench in tmux against the scripted model server
 	bash scripts/e2e-tui.sh
+
+e2e-serve: ## drive warren serve with the real ssh client in tmux
+	bash scripts/e2e-serve.sh
 
 bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench . -benchmem ./llm/
