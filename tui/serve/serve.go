@@ -11,6 +11,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -355,4 +356,40 @@ func EnsureHostKey(path string) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, pem.EncodeToMemory(block), 0o600)
+}
+
+// Run serves until ctx ends (Ctrl-C, SIGTERM), then shuts down as Shutdown does. It says on out
+// where it listens, for whom, and how it stopped.
+func Run(ctx context.Context, svc *service.Service, opts Options, out io.Writer) error {
+	srv, err := New(svc, opts)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return fmt.Errorf("couldn't listen on %s: %w (another warren serve? choose another address with --listen)", opts.Listen, err)
+	}
+	analysts, _ := access.Load(opts.AuthorizedKeys)
+	host, port, _ := net.SplitHostPort(ln.Addr().String())
+	fmt.Fprintf(out, "warren serve: listening on %s for %d analyst(s) in %s\n", ln.Addr(), len(analysts), opts.AuthorizedKeys)
+	if len(analysts) == 0 {
+		fmt.Fprintln(out, "No analyst can connect yet: add one with `warren users add NAME KEYFILE`.")
+	}
+	fmt.Fprintf(out, "Connect with: ssh -p %s -t NAME@%s   ·   ctrl+c or SIGTERM stops it (jobs are checkpointed)\n", port, host)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(out, "Stopping: checkpointing every job and telling each analyst…")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	<-done
+	fmt.Fprintln(out, "Stopped. The next `warren serve` resumes the interrupted jobs.")
+	return nil
 }
