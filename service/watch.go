@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"warren/agent"
 	"warren/agent/research"
@@ -52,17 +53,28 @@ func (s *Service) CancelJob(ctx context.Context, id string) error {
 // JobList lists every analyst's jobs, newest first.
 func (s *Service) JobList(ctx context.Context) ([]jobs.Job, error) { return s.Jobs.List(ctx) }
 
-// LiveResearch is this analyst's latest research run that is running or waiting for them, the
-// one to land in when they come back; ok is false when there is none.
-func (s *Service) LiveResearch(ctx context.Context) (jobs.Job, bool, error) {
+// LiveResearch is the run to land in when this analyst comes back: their latest research run
+// that is running or waiting for them, else (when since is set) the latest that ended after
+// since, when they were last here; ok is false when there is none.
+func (s *Service) LiveResearch(ctx context.Context, since time.Time) (jobs.Job, bool, error) {
 	list, err := s.Jobs.List(ctx)
 	if err != nil {
 		return jobs.Job{}, false, err
 	}
-	for _, j := range list {
-		if j.Kind == jobs.KindResearch && j.Owner == s.Owner && (j.State == jobs.JobRunning || j.State == jobs.JobWaiting) {
+	var ended *jobs.Job
+	for i, j := range list {
+		if j.Kind != jobs.KindResearch || j.Owner != s.Owner {
+			continue
+		}
+		if j.State == jobs.JobRunning || j.State == jobs.JobWaiting {
 			return j, true, nil
 		}
+		if !since.IsZero() && j.Updated.After(since) && (ended == nil || j.Updated.After(ended.Updated)) {
+			ended = &list[i]
+		}
+	}
+	if ended != nil {
+		return *ended, true, nil
 	}
 	return jobs.Job{}, false, nil
 }

@@ -70,8 +70,9 @@ type Model struct {
 	doctor        *doctor.Report
 	changes       *changeQueue // other analysts' changes (see watchChanges)
 
-	served  bool   // one connection of warren serve (see Served)
-	analyst string // who it acts for, when served
+	served  bool      // one connection of warren serve (see Served)
+	since   time.Time // when the analyst was last connected, when served
+	analyst string    // who it acts for, when served
 	admin   bool
 }
 
@@ -189,11 +190,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case changesMsg:
 		return m.changed(msg)
 	case liveRunMsg:
-		cmd, welcome, isErr := m.research.landIn(msg)
-		if welcome == "" {
-			return cmd
-		}
-		return tea.Batch(cmd, m.setStatusNow(anyTab, welcome, isErr))
+		return tagStatus(m.research.landIn(msg), researchTabIndex)
 	case NoticeMsg:
 		return m.setStatusNow(anyTab, msg.Text, msg.Err)
 	case tea.KeyPressMsg:

@@ -6,6 +6,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"warren/agent"
 	"warren/agent/research"
@@ -39,8 +40,9 @@ type Backend interface {
 	Analyst() (name string, admin bool)
 	// JobList lists every analyst's jobs, newest first.
 	JobList(ctx context.Context) ([]jobs.Job, error)
-	// LiveResearch is the analyst's latest run that is running or waiting for them.
-	LiveResearch(ctx context.Context) (jobs.Job, bool, error)
+	// LiveResearch is the run to land in when the analyst comes back: their latest that is
+	// running or waiting for them, else one that ended after since (when they were last here).
+	LiveResearch(ctx context.Context, since time.Time) (jobs.Job, bool, error)
 	// CancelJob cancels a job of the analyst's own (any, for an admin); others' are refused
 	// with an error that wraps service.ErrNotOwner.
 	CancelJob(ctx context.Context, id string) error

@@ -117,6 +117,7 @@ type researchTab struct {
 	served   bool   // one connection of warren serve: runs go on when it closes
 	watching bool   // the call in flight watches a run's job (its cancel detaches)
 	owner    string // who started the run shown, when it is known to be someone's
+	welcome  string // said once the run landed in on coming back has drawn its screen
 }
 
 func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
@@ -338,19 +339,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		r.runs, r.runJobs, r.others, r.runsCur = msg.runs, msg.jobs, msg.others, 0
 		return nil
 	case openRunMsg:
-		if msg.err != nil {
-			return setStatus(msg.err.Error(), true)
-		}
-		r.run, r.state, r.status = msg.cp.Run, msg.state, msg.cp.Status
-		r.trail, r.calls, r.tokens, r.pending = nil, msg.calls, msg.tokens, nil
-		r.tree.build(r.state, r.st)
-		if msg.state.Report != "" {
-			r.report.set(research.FullReport(msg.state))
-			r.view = viewReport
-			return r.report.renderCmd()
-		}
-		r.view = viewRun
-		return setStatus(fmt.Sprintf("run %s is %s: press r to resume it", msg.cp.Run, msg.cp.Status), false)
+		return r.greet(r.openedRun(msg))
 	case passageMsg:
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
@@ -426,7 +415,9 @@ func (r *researchTab) absorb(events []agent.Event) {
 	}
 }
 
-func (r *researchTab) finished(msg runDoneMsg) tea.Cmd {
+func (r *researchTab) finished(msg runDoneMsg) tea.Cmd { return r.greet(r.runEnded(msg)) }
+
+func (r *researchTab) runEnded(msg runDoneMsg) tea.Cmd {
 	if msg.queue != r.queue {
 		return nil
 	}
@@ -547,4 +538,21 @@ func (r *researchTab) export() tea.Cmd {
 		path, err := r.be.ExportReport(run, md)
 		return exportedMsg{path: path, err: err}
 	}
+}
+
+// openedRun shows a run opened from the sessions (or landed in on coming back).
+func (r *researchTab) openedRun(msg openRunMsg) tea.Cmd {
+	if msg.err != nil {
+		return setStatus(msg.err.Error(), true)
+	}
+	r.run, r.state, r.status = msg.cp.Run, msg.state, msg.cp.Status
+	r.trail, r.calls, r.tokens, r.pending = nil, msg.calls, msg.tokens, nil
+	r.tree.build(r.state, r.st)
+	if msg.state.Report != "" {
+		r.report.set(research.FullReport(msg.state))
+		r.view = viewReport
+		return r.report.renderCmd()
+	}
+	r.view = viewRun
+	return setStatus(fmt.Sprintf("run %s is %s: press r to resume it", msg.cp.Run, msg.cp.Status), false)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -30,8 +31,11 @@ type liveRunMsg struct {
 // Served makes the workbench one analyst's connection to warren serve: the header names the
 // analyst, it opens on their run that is still running or waiting for them, and quitting (or a
 // dropped connection) leaves their jobs running on the server.
-func (m *Model) Served() {
-	m.served = true
+//
+// since is when the analyst was last connected (zero when unknown): a run of theirs that ended
+// after it is opened at its report.
+func (m *Model) Served(since time.Time) {
+	m.served, m.since = true, since
 	m.analyst, m.admin = m.be.Analyst()
 	m.research.served, m.gas.served, m.knowledge.served = true, true, true
 }
@@ -39,25 +43,41 @@ func (m *Model) Served() {
 // landInLiveRun finds the analyst's run that went on while they were away.
 func (m *Model) landInLiveRun() tea.Cmd {
 	return func() tea.Msg {
-		job, ok, err := m.be.LiveResearch(context.Background())
+		job, ok, err := m.be.LiveResearch(context.Background(), m.since)
 		return liveRunMsg{job: job, ok: ok, err: err}
 	}
 }
 
-// landIn opens the run the analyst comes back to, and words the welcome (shown on every tab,
-// since the run's screen changes as soon as its state arrives).
-func (r *researchTab) landIn(msg liveRunMsg) (tea.Cmd, string, bool) {
+// landIn opens the run the analyst comes back to: one running is followed live, one waiting is
+// shown at its question, one that ended while they were away at its report. The welcome shows
+// on the screen the run lands on.
+func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		return nil, "couldn't look for your runs: " + msg.err.Error(), true
+		return setStatus("couldn't look for your runs: "+msg.err.Error(), true)
 	case !msg.ok || r.running():
-		return nil, "", false
+		return nil
 	}
-	what := "went on while you were away"
-	if msg.job.State == jobs.JobWaiting {
-		what = "waits for you"
+	j := msg.job
+	switch j.State {
+	case jobs.JobRunning:
+		return tea.Batch(r.watch(j.ID, j.Owner), setStatus(fmt.Sprintf("welcome back: your run “%s” went on while you were away", j.Title), false))
+	case jobs.JobWaiting:
+		r.welcome = fmt.Sprintf("welcome back: your run “%s” waits for you", j.Title)
+		return r.watch(j.ID, j.Owner)
 	}
-	return r.watch(msg.job.ID, msg.job.Owner), fmt.Sprintf("welcome back: your run “%s” %s", msg.job.Title, what), false
+	r.welcome = fmt.Sprintf("welcome back: your run “%s” ended (%s) while you were away", j.Title, j.State)
+	return r.openRun(j.ID)
+}
+
+// greet shows the welcome, if one waits, after what cmd shows (it lands on the same screen).
+func (r *researchTab) greet(cmd tea.Cmd) tea.Cmd {
+	if r.welcome == "" {
+		return cmd
+	}
+	w := r.welcome
+	r.welcome = ""
+	return tea.Sequence(cmd, setStatus(w, false))
 }
 
 // watch attaches to a run's job: the run view follows it live from its current state. For

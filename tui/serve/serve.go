@@ -54,6 +54,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*conn]bool
+	lastSeen map[string]time.Time // when each analyst's last connection ended
 	stopping bool
 }
 
@@ -82,7 +83,7 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 	if _, err := access.Load(opts.AuthorizedKeys); err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}}
+	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}, lastSeen: map[string]time.Time{}}
 	svc.Jobs.LimitPerOwner(opts.MaxJobs)
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Listen),
@@ -204,6 +205,7 @@ func (s *Server) admit(c *conn) error {
 func (s *Server) leave(c *conn) {
 	s.mu.Lock()
 	delete(s.sessions, c)
+	s.lastSeen[c.analyst.Name] = time.Now()
 	s.mu.Unlock()
 }
 
@@ -213,9 +215,13 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	if c == nil {
 		return nil
 	}
+	s.mu.Lock()
+	since := s.lastSeen[c.analyst.Name]
+	s.mu.Unlock()
 	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin))
-	m.Served()
-	opts := append(bm.MakeOptions(sess), tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+	m.Served(since)
+	// The server owns the process's signals: a workbench must not take SIGTERM for itself.
+	opts := append(bm.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 		switch msg.(type) {
 		case tea.KeyPressMsg, tea.MouseClickMsg, tea.MouseWheelMsg, tea.PasteMsg:
 			c.lastInput.Store(time.Now().UnixNano())
