@@ -31,11 +31,13 @@ import (
 // byte-stable. The interaction flows use the real backend (cmd/warren).
 type fixture struct{}
 
-func (fixture) Workspace() string                                    { return "/work/lab/.warren" }
-func (fixture) Analyst() (string, bool)                              { return "analyst", false }
-func (fixture) JobList(context.Context) ([]jobs.Job, error)          { return nil, nil }
-func (fixture) LiveResearch(context.Context, time.Time) (jobs.Job, bool, error) { return jobs.Job{}, false, nil }
-func (fixture) CancelJob(context.Context, string) error              { return nil }
+func (fixture) Workspace() string                           { return "/work/lab/.warren" }
+func (fixture) Analyst() (string, bool)                     { return "analyst", false }
+func (fixture) JobList(context.Context) ([]jobs.Job, error) { return nil, nil }
+func (fixture) LiveResearch(context.Context, time.Time) (jobs.Job, bool, error) {
+	return jobs.Job{}, false, nil
+}
+func (fixture) CancelJob(context.Context, string) error { return nil }
 func (fixture) WatchGasFill(context.Context, string, func(jobs.Job), agent.Sink) (jobs.Job, error) {
 	return jobs.Job{}, jobs.ErrNoJob
 }
