@@ -140,6 +140,9 @@ func (m *Model) layout() {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.pruneStatus()
+	if w := m.research.takeWelcome(); w != "" {
+		cmd = tea.Batch(cmd, m.setStatusNow(researchTabIndex, w, false))
+	}
 	return m, cmd
 }
 

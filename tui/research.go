@@ -118,6 +118,7 @@ type researchTab struct {
 	watching bool   // the call in flight watches a run's job (its cancel detaches)
 	owner    string // who started the run shown, when it is known to be someone's
 	welcome  string // said once the run landed in on coming back has drawn its screen
+	greetNow bool   // that run has landed: the welcome is due
 }
 
 func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {

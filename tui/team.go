@@ -70,14 +70,23 @@ func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
 	return r.openRun(j.ID)
 }
 
-// greet shows the welcome, if one waits, after what cmd shows (it lands on the same screen).
+// greet marks the run landed in as drawn: its welcome is due (see takeWelcome).
 func (r *researchTab) greet(cmd tea.Cmd) tea.Cmd {
-	if r.welcome == "" {
-		return cmd
+	if r.welcome != "" {
+		r.greetNow = true
+	}
+	return cmd
+}
+
+// takeWelcome returns the welcome once the run it greets has landed on its screen; the root
+// shows it there, at once, so that it belongs to that screen.
+func (r *researchTab) takeWelcome() string {
+	if !r.greetNow {
+		return ""
 	}
 	w := r.welcome
-	r.welcome = ""
-	return tea.Sequence(cmd, setStatus(w, false))
+	r.welcome, r.greetNow = "", false
+	return w
 }
 
 // watch attaches to a run's job: the run view follows it live from its current state. For
