@@ -11,7 +11,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 .PHONY: build run test e2e e2e-tui e2e-serve bench fuzz lint fmt clean help
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-6s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 build: ## build bin/warren
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/warren
