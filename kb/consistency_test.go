@@ -30,9 +30,7 @@ func vectorCount(t *testing.T, ws *Workspace, collection string) (vectors, chunk
 	if err != nil {
 		t.Fatal(err)
 	}
-	if col := vs.db.GetCollection(collection, refuseEmbedding); col != nil {
-		vectors = col.Count()
-	}
+	vectors = vs.count(collection)
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks WHERE collection = ?`, collection).Scan(&chunks)
 	return vectors, chunks
 }

@@ -7,9 +7,10 @@ import (
 )
 
 // Dense ranks chunks by cosine similarity to a query vector. Searches within a document are
-// exact over that document's vectors; wider ones go to each collection's vector index. A
-// collection whose vectors have another length than the query's is an
-// *EmbedderMismatchError (errors.Is ErrEmbedderChanged).
+// exact over that document's vectors; wider ones go to each collection in scope, through its
+// HNSW graph when it has one (see vectors.go), else by an exact scan. A collection whose
+// vectors have another length than the query's is an *EmbedderMismatchError (errors.Is
+// ErrEmbedderChanged).
 func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
@@ -32,29 +33,26 @@ func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int)
 	}
 	names := scope.Collections
 	if len(names) == 0 {
-		for name := range vs.db.ListCollections() {
-			names = append(names, name)
+		for _, c := range cols { // sorted by name: a mismatch names the same collection every time
+			names = append(names, c.Name)
 		}
-		sort.Strings(names) // a mismatch names the same collection every time
 	}
+	q := appendNormalised(make([]float32, 0, len(vector)), vector)
 	var hits []Hit
 	for _, name := range names {
-		col := vs.db.GetCollection(name, refuseEmbedding)
-		if col == nil || col.Count() == 0 {
+		c := vs.get(name)
+		if c == nil {
 			continue
 		}
-		// chromem-go would only say "vectors must have the same length".
-		if c := infos[name]; c.Dim > 0 && c.Dim != len(vector) {
-			return nil, &EmbedderMismatchError{Collection: name, Built: c.Embedder, BuiltDim: c.Dim, AskedDim: len(vector)}
+		h, dim := c.search(q, k, false)
+		if dim == 0 {
+			continue // no vectors
 		}
-		// chromem-go refuses nResults above the collection size.
-		res, err := col.QueryEmbedding(ctx, vector, min(k, col.Count()), nil, nil)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't search the vectors of %s: %w", name, err)
+		if dim != len(vector) {
+			info := infos[name]
+			return nil, &EmbedderMismatchError{Collection: name, Built: info.Embedder, BuiltDim: dim, AskedDim: len(vector)}
 		}
-		for _, r := range res {
-			hits = append(hits, Hit{ChunkID: r.ID, Score: float64(r.Similarity)})
-		}
+		hits = append(hits, h...)
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if len(hits) > k {

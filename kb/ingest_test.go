@@ -178,7 +178,7 @@ func TestCancelledIngestLeavesBothStoresConsistent(t *testing.T) {
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks`).Scan(&stored)
 	var ftsRows int
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks_fts`).Scan(&ftsRows)
-	if got := vs.db.GetCollection("general", refuseEmbedding).Count(); got != stored || ftsRows != stored || stored == 0 {
+	if got := vs.count("general"); got != stored || ftsRows != stored || stored == 0 {
 		t.Errorf("vectors %d, lexical rows %d, chunks %d must agree", got, ftsRows, stored)
 	}
 }

@@ -18,9 +18,9 @@ import (
 
 // The store keeps the knowledge base in warren.db, which is the source of truth: documents,
 // chunks with their text and vectors, and the analysed terms in an FTS5 index, all written
-// in one transaction per document. The vector store (chromem-go, see vectors.go) is loaded
-// from a snapshot per collection and rebuilt from warren.db when the snapshot is stale, so an
-// interrupted ingest never leaves the two disagreeing.
+// in one transaction per document. The vector store (vectors.go: flat vector files and an
+// HNSW graph per collection) is read from its files and rebuilt from warren.db when they are
+// stale or damaged, so an interrupted ingest never leaves the two disagreeing.
 
 var knowledgeBaseMigration = Migration{Version: 2, Name: "knowledge base", SQL: `
 CREATE TABLE collections (
@@ -537,11 +537,8 @@ func (s *Store) resetCollection(ctx context.Context, name, embedder string) erro
 	vs := s.vectors
 	s.mu.Unlock()
 	if vs != nil {
-		vs.db.DeleteCollection(name)
-		vs.mu.Lock()
-		delete(vs.gen, name)
-		vs.mu.Unlock()
+		vs.drop(name)
 	}
-	removeOtherSnapshots(s.vdir, name, "")
+	removeVectorFiles(s.vdir, name)
 	return nil
 }

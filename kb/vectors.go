@@ -2,36 +2,85 @@ package kb
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
-	chromem "github.com/philippgille/chromem-go"
+	"warren/kb/hnsw"
 )
 
-// vectorStore holds one chromem-go collection per knowledge-base collection, in memory. Each
-// is persisted as one snapshot file, not one file per chunk, so a workspace opens by reading a
-// few large files. The snapshot's name carries the collection generation it was taken at
-// (vectors/<collection>.g<generation>.gob). Every write to a collection in warren.db raises its
-// generation; the in-memory collection records the generation it reflects and is reloaded
-// (from the matching snapshot, else from warren.db) whenever the two differ — after another
-// process wrote, after a failed update, after a crash before the snapshot was saved.
+// The vector store keeps each collection's vectors in memory as one flat slab of normalised
+// float32 rows, read from and appended to the files described in vecfile.go. A collection of
+// at least indexThreshold live chunks is searched through an HNSW graph (kb/hnsw) over its
+// first rows, plus an exact scan of any rows the graph does not cover yet; a smaller one is
+// scanned exactly. Removed chunks are tombstones, skipped by both.
+//
+// Every write to a collection in warren.db raises its generation; a collection in memory
+// records the generation it reflects and is reloaded (from its files when their last batch
+// reached that generation, else from warren.db) whenever the two differ — after another
+// process wrote, after a failed update, after a crash before the files were saved.
+
+const (
+	// indexThreshold is the number of live chunks from which a collection is searched
+	// through its HNSW graph: below it the exact scan is as fast or faster (measured by
+	// BenchmarkDenseCrossover, see docs/vector-index.md).
+	indexThreshold = 5000
+	// indexEf is how many candidates an index search keeps (at least twice the k asked).
+	indexEf = 80
+	// graphRewriteLag: the .hnsw file is rewritten when the graph in memory covers this many
+	// rows (or a twentieth) more than it; the rows it lacks are scanned, then indexed, after
+	// the next open.
+	graphRewriteLag = 2000
+)
+
+var graphParameters = hnsw.Parameters{M: 16, EfConstruction: 64, Seed: 1}
+
+// vectorStore holds the collections loaded so far.
 type vectorStore struct {
 	dir string
-	db  *chromem.DB
 
-	mu    sync.Mutex
-	gen   map[string]int  // generation each loaded collection reflects
-	dirty map[string]bool // changed since their snapshot was written
+	mu   sync.Mutex
+	cols map[string]*vectorCollection
+
+	saveMu sync.Mutex // one SaveVectors at a time
+
+	// Counted for the benchmarks, which prove with them which path they measured.
+	indexQueries, scanQueries atomic.Int64
+	filesRead, rebuilt        atomic.Int64
+	graphsRead, graphsBuilt   atomic.Int64
 }
 
-// refuseEmbedding is the embedding function handed to chromem-go: warren embeds queries
-// itself, and chromem-go must never fall back to a cloud service.
-func refuseEmbedding(context.Context, string) ([]float32, error) {
-	return nil, errors.New("warren embeds texts itself; chromem-go must not embed")
+// vectorCollection is one collection's vectors. Searches hold mu for reading; changes, and
+// the graph's growth, hold it for writing.
+type vectorCollection struct {
+	name, dir string
+
+	mu    sync.RWMutex
+	dim   int
+	gen   int       // generation reflected
+	data  []float32 // len(ids) rows of dim floats
+	ids   []string  // chunk ID of each row
+	dead  []bool    // removed rows
+	live  int
+	rowOf map[string]uint32 // live rows by chunk ID, built on the first change
+	graph *hnsw.Graph       // over rows 0 … graph.Len()-1; nil when none
+	// layout changes when rows are renumbered (compaction): a graph built before is void.
+	layout int
+
+	file      fileState // what the .vec and .log files hold
+	removed   []uint32  // rows removed since the last save
+	graphFile int       // rows the .hnsw file covers, at file.epoch; 0: none
+	// minIndexRows overrides indexThreshold (benchmarks measure the crossover with it).
+	minIndexRows int
+	indexMu      sync.Mutex
+	indexing     atomic.Bool
+	dropped      atomic.Bool // replaced or removed: background work stops
+	store        *vectorStore
 }
 
 // vectorStore returns the in-memory vectors, loading every collection on first use.
@@ -41,7 +90,7 @@ func (s *Store) vectorStore(ctx context.Context) (*vectorStore, error) {
 	if s.vectors != nil {
 		return s.vectors, nil
 	}
-	vs := &vectorStore{dir: s.vdir, db: chromem.NewDB(), gen: map[string]int{}, dirty: map[string]bool{}}
+	vs := &vectorStore{dir: s.vdir, cols: map[string]*vectorCollection{}}
 	cols, err := s.Collections(ctx)
 	if err != nil {
 		return nil, err
@@ -55,61 +104,129 @@ func (s *Store) vectorStore(ctx context.Context) (*vectorStore, error) {
 	return vs, nil
 }
 
-func snapshotPath(dir, collection string, generation int) string {
-	return filepath.Join(dir, fmt.Sprintf("%s.g%d.gob", collection, generation))
+func (vs *vectorStore) get(name string) *vectorCollection {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	return vs.cols[name]
 }
 
-// load reads a collection at its current generation: from its snapshot when one matches,
-// else from warren.db.
-func (vs *vectorStore) load(ctx context.Context, s *Store, c CollectionInfo) error {
-	vs.db.DeleteCollection(c.Name)
-	path := snapshotPath(vs.dir, c.Name, c.Generation)
-	if _, err := os.Stat(path); err == nil {
-		if err := vs.db.ImportFromFile(path, "", c.Name); err == nil && vs.db.GetCollection(c.Name, refuseEmbedding) != nil {
-			vs.mu.Lock()
-			vs.gen[c.Name] = c.Generation
-			vs.mu.Unlock()
-			return nil
+func (vs *vectorStore) put(c *vectorCollection) {
+	vs.mu.Lock()
+	if old := vs.cols[c.name]; old != nil && old != c {
+		old.dropped.Store(true)
+	}
+	vs.cols[c.name] = c
+	vs.mu.Unlock()
+}
+
+// drop forgets a collection: it is reloaded on next use.
+func (vs *vectorStore) drop(name string) {
+	vs.mu.Lock()
+	if c := vs.cols[name]; c != nil {
+		c.dropped.Store(true)
+	}
+	delete(vs.cols, name)
+	vs.mu.Unlock()
+}
+
+// load reads a collection at its current generation: from its files when they reached it,
+// else from warren.db, after which the files are rewritten.
+func (vs *vectorStore) load(ctx context.Context, s *Store, info CollectionInfo) error {
+	c, err := openCollection(vs.dir, info.Name, info.Generation)
+	if err == nil && (info.Dim == 0 || c.live == 0 || c.dim == info.Dim) {
+		vs.filesRead.Add(1)
+		if c.graph != nil {
+			vs.graphsRead.Add(1)
 		}
-		vs.db.DeleteCollection(c.Name) // unreadable: rebuilt below, the database is the truth
+		c.store = vs
+		vs.put(c)
+		c.kickIndexer()
+		return nil
 	}
-	col, err := vs.db.CreateCollection(c.Name, nil, refuseEmbedding)
+	c, err = vs.rebuild(ctx, s, info)
 	if err != nil {
-		return fmt.Errorf("couldn't create vector collection %s: %w", c.Name, err)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, doc, section, vector FROM chunks WHERE collection = ?`, c.Name)
-	if err != nil {
-		return fmt.Errorf("couldn't read the vectors of %s: %w", c.Name, err)
-	}
-	defer rows.Close()
-	var docs []chromem.Document
-	for rows.Next() {
-		var id, doc, section string
-		var blob []byte
-		if err := rows.Scan(&id, &doc, &section, &blob); err != nil {
-			return err
-		}
-		docs = append(docs, chromem.Document{ID: id, Embedding: decodeVector(blob),
-			Metadata: map[string]string{"doc": doc, "section": section}})
-	}
-	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(docs) > 0 {
-		if err := col.AddDocuments(ctx, docs, 4); err != nil {
-			vs.db.DeleteCollection(c.Name)
-			return fmt.Errorf("couldn't load the vectors of %s: %w", c.Name, err)
-		}
-	}
-	vs.mu.Lock()
-	vs.gen[c.Name] = c.Generation
-	vs.dirty[c.Name] = true
-	vs.mu.Unlock()
+	vs.rebuilt.Add(1)
+	vs.put(c)
+	c.kickIndexer()
 	return nil
 }
 
-// fresh reloads the named collections whose generation in warren.db differs from memory, and
-// returns every collection as stored.
+// openCollection reads a collection's files and checks that they reached generation gen.
+func openCollection(dir, name string, gen int) (*vectorCollection, error) {
+	cf, err := readCollectionFiles(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	last := cf.log.batches[len(cf.log.batches)-1]
+	if last.gen != gen {
+		return nil, fmt.Errorf("vector files of %s are at generation %d, warren.db at %d", name, last.gen, gen)
+	}
+	c := &vectorCollection{name: name, dir: dir, dim: cf.log.dim, gen: gen, data: cf.data, ids: cf.ids, dead: cf.dead, live: cf.live,
+		file: fileState{epoch: cf.log.epoch, gen: gen, rows: len(cf.ids), logSize: cf.log.size}}
+	if g, ok := readGraph(dir, name, cf.log.epoch, len(cf.ids), c.dim); ok {
+		c.graph, c.graphFile = g, g.Len()
+	}
+	return c, nil
+}
+
+// rebuild reads a collection's vectors from warren.db and rewrites its files.
+func (vs *vectorStore) rebuild(ctx context.Context, s *Store, info CollectionInfo) (*vectorCollection, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, vector FROM chunks WHERE collection = ? ORDER BY rowid`, info.Name)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the vectors of %s: %w", info.Name, err)
+	}
+	defer rows.Close()
+	c := &vectorCollection{name: info.Name, dir: vs.dir, gen: info.Generation, dim: info.Dim, store: vs}
+	for rows.Next() {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, err
+		}
+		v := decodeVector(blob)
+		if c.dim == 0 {
+			c.dim = len(v)
+		}
+		if len(v) != c.dim {
+			return nil, fmt.Errorf("couldn't load the vectors of %s: lengths %d and %d", info.Name, c.dim, len(v))
+		}
+		c.data = appendNormalised(c.data, v)
+		c.ids = append(c.ids, id)
+		c.dead = append(c.dead, false)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	c.live = len(c.ids)
+	// The files follow at once, so the next process opens them instead of rebuilding too;
+	// failing to write them costs only that.
+	c.mu.Lock()
+	c.writeAll()
+	c.mu.Unlock()
+	return c, nil
+}
+
+// appendNormalised appends v scaled to unit length (a zero vector stays zero), so a dot
+// product is the cosine similarity.
+func appendNormalised(data, v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	scale := float32(0)
+	if n > 0 {
+		scale = float32(1 / math.Sqrt(n))
+	}
+	for _, x := range v {
+		data = append(data, x*scale)
+	}
+	return data
+}
+
+// fresh reloads the named collections (all when none are named) whose generation in
+// warren.db differs from memory, and returns every collection as stored.
 func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) ([]CollectionInfo, error) {
 	cols, err := s.Collections(ctx)
 	if err != nil {
@@ -119,70 +236,245 @@ func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) ([]C
 	for _, n := range names {
 		want[n] = true
 	}
-	for _, c := range cols {
-		if len(want) > 0 && !want[c.Name] {
+	for _, info := range cols {
+		if len(want) > 0 && !want[info.Name] {
 			continue
 		}
-		vs.mu.Lock()
-		g, ok := vs.gen[c.Name]
-		vs.mu.Unlock()
-		if !ok || g != c.Generation {
-			if err := vs.load(ctx, s, c); err != nil {
-				return nil, err
+		if c := vs.get(info.Name); c != nil {
+			c.mu.RLock()
+			g := c.gen
+			c.mu.RUnlock()
+			if g == info.Generation {
+				continue
 			}
+		}
+		if err := vs.load(ctx, s, info); err != nil {
+			return nil, err
 		}
 	}
 	return cols, nil
 }
 
 // apply brings a committed write into memory: old chunk IDs out, new chunks in. It applies
-// only when memory held the generation just before the write; otherwise, or when the update
-// fails, the collection is dropped from memory and reloaded on next use.
-func (vs *vectorStore) apply(ctx context.Context, collection string, newGen int, old []string, chunks []Chunk, vectors [][]float32) {
-	ctx = context.WithoutCancel(ctx) // the write is committed: memory must follow it whole
-	vs.mu.Lock()
-	g, ok := vs.gen[collection]
-	vs.mu.Unlock()
-	stale := func() {
-		vs.db.DeleteCollection(collection)
-		vs.mu.Lock()
-		delete(vs.gen, collection)
-		vs.mu.Unlock()
+// only when memory held the generation just before the write; otherwise the collection is
+// dropped from memory and reloaded on next use.
+func (vs *vectorStore) apply(_ context.Context, collection string, newGen int, old []string, chunks []Chunk, vectors [][]float32) {
+	c := vs.get(collection)
+	if c == nil && newGen == 1 && len(chunks) > 0 { // created by this write
+		c = &vectorCollection{name: collection, dir: vs.dir, dim: len(vectors[0]), store: vs}
+		vs.put(c)
 	}
-	if !ok || g != newGen-1 {
-		stale()
+	if c == nil {
 		return
 	}
-	col := vs.db.GetCollection(collection, refuseEmbedding)
-	if col == nil {
-		stale()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != newGen-1 || len(chunks) > 0 && c.live > 0 && len(vectors[0]) != c.dim {
+		vs.drop(collection)
 		return
 	}
-	if len(old) > 0 {
-		if err := col.Delete(ctx, nil, nil, old...); err != nil {
-			stale()
-			return
+	if len(chunks) > 0 && c.live == 0 {
+		c.dim = len(vectors[0])
+	}
+	rowOf := c.rowIndex()
+	for _, id := range old {
+		if r, ok := rowOf[id]; ok {
+			c.dead[r] = true
+			c.live--
+			delete(rowOf, id)
+			c.removed = append(c.removed, r)
 		}
 	}
-	if len(chunks) > 0 {
-		docs := make([]chromem.Document, len(chunks))
-		for i, c := range chunks {
-			docs[i] = chromem.Document{ID: c.ID, Embedding: vectors[i], Metadata: map[string]string{"doc": c.Doc, "section": c.Section}}
-		}
-		if err := col.AddDocuments(ctx, docs, 4); err != nil {
-			stale()
+	for i, ch := range chunks {
+		if len(vectors[i]) != c.dim {
+			vs.drop(collection)
 			return
 		}
+		rowOf[ch.ID] = uint32(len(c.ids))
+		c.data = appendNormalised(c.data, vectors[i])
+		c.ids = append(c.ids, ch.ID)
+		c.dead = append(c.dead, false)
+		c.live++
 	}
-	vs.mu.Lock()
-	vs.gen[collection] = newGen
-	vs.dirty[collection] = true
-	vs.mu.Unlock()
+	c.gen = newGen
+	c.kickIndexer()
 }
 
-// SaveVectors writes the snapshot of every collection changed since it was loaded or saved,
-// each to a temporary file renamed into place, and only when memory reflects the database's
-// current generation: a collection another process has changed since is left to be rebuilt.
+func (c *vectorCollection) threshold() int {
+	if c.minIndexRows > 0 {
+		return c.minIndexRows
+	}
+	return indexThreshold
+}
+
+// rowIndex returns the live rows by chunk ID, building the map on first use (opening a
+// collection does not need it).
+func (c *vectorCollection) rowIndex() map[string]uint32 {
+	if c.rowOf == nil {
+		c.rowOf = make(map[string]uint32, c.live)
+		for r, id := range c.ids {
+			if !c.dead[r] {
+				c.rowOf[id] = uint32(r)
+			}
+		}
+	}
+	return c.rowOf
+}
+
+// kickIndexer starts indexing in the background when the collection has, or should have,
+// a graph that does not cover every row yet. The caller may hold c.mu.
+func (c *vectorCollection) kickIndexer() {
+	if c.live < c.threshold() && c.graph == nil || c.graph != nil && c.graph.Len() == len(c.ids) {
+		return
+	}
+	if c.indexing.Swap(true) {
+		return
+	}
+	go func() {
+		c.indexMu.Lock()
+		defer c.indexMu.Unlock()
+		c.index(true)
+		c.indexing.Store(false)
+	}()
+}
+
+// index builds the graph when there is none, then adds the rows it lacks, a batch at a
+// time so searches get in between. Called with indexMu held. persist writes a graph built
+// from scratch to its file, as the build is what takes time.
+func (c *vectorCollection) index(persist bool) {
+	built := false
+	for !c.dropped.Load() {
+		c.mu.Lock()
+		rows := len(c.ids)
+		if c.graph == nil {
+			if c.live < c.threshold() || c.dim == 0 {
+				c.mu.Unlock()
+				return
+			}
+			data, layout, dim := c.data, c.layout, c.dim
+			c.mu.Unlock()
+			// Rows are only appended, so the first rows of data stay as they are.
+			g := hnsw.New(dim, graphParameters)
+			g.Build(data, rows, runtime.GOMAXPROCS(0))
+			c.mu.Lock()
+			if c.layout == layout {
+				c.graph = g
+				built = true
+				if c.store != nil {
+					c.store.graphsBuilt.Add(1)
+				}
+			}
+			c.mu.Unlock()
+			continue
+		}
+		if c.graph.Len() < rows {
+			c.graph.Add(c.data, min(rows, c.graph.Len()+512))
+			c.mu.Unlock()
+			continue
+		}
+		c.mu.Unlock()
+		break
+	}
+	if built && persist {
+		c.mu.RLock()
+		c.writeGraph()
+		c.mu.RUnlock()
+	}
+}
+
+// writeGraph writes the graph's file when the vector files cover every row it indexes.
+// Called with c.mu held.
+func (c *vectorCollection) writeGraph() {
+	if c.graph == nil || c.file.epoch == 0 || c.graph.Len() > c.file.rows || c.graph.Len() == 0 {
+		return
+	}
+	unlock, err := lockFile(lockPath(c.dir, c.name))
+	if err != nil {
+		return
+	}
+	defer unlock()
+	if err := writeGraphFile(c.dir, c.name, c.file.epoch, c.graph); err == nil {
+		c.graphFile = c.graph.Len()
+	}
+}
+
+// writeAll replaces the collection's files with every row as it is in memory, removed rows
+// included so the row numbers (and the graph) stay valid. Called with c.mu held.
+func (c *vectorCollection) writeAll() error {
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("couldn't create %s: %w", c.dir, err)
+	}
+	unlock, err := lockFile(lockPath(c.dir, c.name))
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	var removed []uint32
+	for r, d := range c.dead {
+		if d {
+			removed = append(removed, uint32(r))
+		}
+	}
+	st, err := writeCollectionFiles(c.dir, c.name, c.dim, c.gen, c.data, c.ids, removed)
+	if err != nil {
+		return err
+	}
+	c.file, c.removed, c.graphFile = st, nil, 0
+	os.Remove(graphPath(c.dir, c.name)) // of another epoch
+	removeLegacySnapshots(c.dir, c.name)
+	return nil
+}
+
+// save appends what changed since the files were written, or rewrites them when they are
+// not what this process last left (another process replaced them, a torn append) or when
+// a quarter of their rows are removed ones. Called with c.mu held.
+func (c *vectorCollection) save() error {
+	switch {
+	case c.file.epoch == 0:
+		return c.writeAll()
+	case len(c.dead) >= 1000 && len(c.dead)-c.live > len(c.dead)/4:
+		c.compact()
+		return c.writeAll()
+	case c.file.gen == c.gen && len(c.removed) == 0 && c.file.rows == len(c.ids):
+		return nil
+	}
+	unlock, err := lockFile(lockPath(c.dir, c.name))
+	if err != nil {
+		return err
+	}
+	b := batch{gen: c.gen, rowsBefore: c.file.rows, removed: c.removed, added: c.ids[c.file.rows:]}
+	st, ok, err := appendBatch(c.dir, c.name, c.dim, c.file, b, c.data)
+	unlock()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return c.writeAll()
+	}
+	c.file, c.removed = st, nil
+	return nil
+}
+
+// compact drops the removed rows, renumbering the rest; the graph is rebuilt.
+func (c *vectorCollection) compact() {
+	data := make([]float32, 0, c.live*c.dim)
+	ids := make([]string, 0, c.live)
+	for r, id := range c.ids {
+		if !c.dead[r] {
+			data = append(data, c.data[r*c.dim:(r+1)*c.dim]...)
+			ids = append(ids, id)
+		}
+	}
+	c.data, c.ids, c.dead = data, ids, make([]bool, len(ids))
+	c.rowOf, c.graph, c.removed = nil, nil, nil
+	c.layout++
+}
+
+// SaveVectors brings the vector files up to date with memory for every collection whose
+// memory reflects the database's current generation (one changed by another process since
+// is left to be reloaded), indexes the rows the graphs lack, and rewrites a graph file that
+// lags behind its graph. Collections not in memory, or stale, are loaded first, so after an
+// ingest every collection's files are current.
 func (s *Store) SaveVectors(ctx context.Context) error {
 	s.mu.Lock()
 	vs := s.vectors
@@ -190,37 +482,50 @@ func (s *Store) SaveVectors(ctx context.Context) error {
 	if vs == nil {
 		return nil
 	}
-	if err := os.MkdirAll(vs.dir, 0o755); err != nil {
-		return fmt.Errorf("couldn't create %s: %w", vs.dir, err)
-	}
-	cols, err := s.Collections(ctx)
+	vs.saveMu.Lock()
+	defer vs.saveMu.Unlock()
+	cols, err := vs.fresh(ctx, s, nil)
 	if err != nil {
 		return err
 	}
-	vs.mu.Lock()
-	defer vs.mu.Unlock()
-	for _, c := range cols {
-		if !vs.dirty[c.Name] || vs.gen[c.Name] != c.Generation {
+	for _, info := range cols {
+		c := vs.get(info.Name)
+		if c == nil {
 			continue
 		}
-		path := snapshotPath(vs.dir, c.Name, c.Generation)
-		tmp := path + ".tmp"
-		if err := vs.db.ExportToFile(tmp, false, "", c.Name); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("couldn't write the vector snapshot of %s: %w", c.Name, err)
+		c.mu.Lock()
+		if c.gen != info.Generation {
+			c.mu.Unlock()
+			continue
 		}
-		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("couldn't replace the vector snapshot of %s: %w", c.Name, err)
+		err := c.save()
+		c.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("couldn't save the vectors of %s: %w", info.Name, err)
 		}
-		delete(vs.dirty, c.Name)
-		removeOtherSnapshots(vs.dir, c.Name, path)
+		c.indexMu.Lock()
+		c.index(false)
+		c.indexMu.Unlock()
+		c.mu.RLock()
+		if g := c.graph; g != nil && g.Len()-c.graphFile > max(graphRewriteLag, g.Len()/20) {
+			c.writeGraph()
+		}
+		c.mu.RUnlock()
 	}
 	return nil
 }
 
-// removeOtherSnapshots deletes a collection's other snapshots once a new one is in place
-// (keep "" removes them all). Names are matched exactly, not as patterns.
-func removeOtherSnapshots(dir, collection, keep string) {
+// removeVectorFiles deletes a collection's files (kb rm of its last document, a reset).
+func removeVectorFiles(dir, name string) {
+	for _, p := range []string{vecPath(dir, name), logPath(dir, name), graphPath(dir, name)} {
+		os.Remove(p)
+	}
+	removeLegacySnapshots(dir, name)
+}
+
+// removeLegacySnapshots deletes the chromem-go gob snapshots of earlier versions
+// (<collection>.g<generation>.gob). Names are matched exactly, not as patterns.
+func removeLegacySnapshots(dir, collection string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -234,8 +539,6 @@ func removeOtherSnapshots(dir, collection, keep string) {
 		if digits := strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".gob"); strings.Trim(digits, "0123456789") != "" {
 			continue // another collection whose name starts like this one
 		}
-		if p := filepath.Join(dir, name); p != keep {
-			os.Remove(p)
-		}
+		os.Remove(filepath.Join(dir, name))
 	}
 }
