@@ -64,6 +64,10 @@ func (m *Model) quitView() string {
 	for _, r := range m.quitting.reasons {
 		b.WriteString(wrap("• "+r, min(m.width, 100)) + "\n")
 	}
-	b.WriteString("\n" + wrap("Saved runs stay resumable from sessions (ctrl+o); text in a field is lost. y quits, any other key stays.", min(m.width, 100)))
+	closing := "Saved runs stay resumable from sessions (ctrl+o); text in a field is lost. y quits, any other key stays."
+	if m.served {
+		closing = "Your jobs go on on the server; a question, answer, instruction or search you typed comes back when you connect again. y quits, any other key stays."
+	}
+	b.WriteString("\n" + wrap(closing, min(m.width, 100)))
 	return b.String()
 }

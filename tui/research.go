@@ -225,7 +225,8 @@ func (r *researchTab) Pending() []string {
 	if q := strings.TrimSpace(r.question.Value()); q != "" && r.question.Value() != r.sent {
 		out = append(out, "the question field holds text not yet sent")
 	}
-	if r.pending != nil && strings.TrimSpace(r.answer.Value()) != "" {
+	if strings.TrimSpace(r.answer.Value()) != "" && (r.pending != nil || !r.served) {
+		// Served, the server keeps it for the next connection.
 		out = append(out, "your answer is typed but not sent")
 	}
 	if r.pending != nil && r.planEdited {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
 	"warren/agent/research"
+	"warren/kb/toxdb"
 	"warren/service"
 	"warren/service/jobs"
 )
@@ -138,4 +140,60 @@ func watchEnded(err error) (string, bool) {
 		return err.Error(), true
 	}
 	return "", false
+}
+
+// Drafts is what an analyst typed and did not send, kept by the server when their connection
+// ends and given back to their next workbench, so that a dropped connection loses no text.
+type Drafts struct {
+	Question  string            // the research question field
+	Answer    string            // an answer typed for a run's question or plan
+	AnswerFor string            // the run and step the answer belongs to
+	Tox       map[string]string // edit instructions, by profile
+	Knowledge map[string]string // the search and ingest fields
+}
+
+// Drafts collects the text typed and not sent (call it once the program has ended).
+func (m *Model) Drafts() Drafts {
+	d := Drafts{Tox: map[string]string{}, Knowledge: map[string]string{}}
+	r := m.research
+	if r.question.Value() != r.sent {
+		d.Question = r.question.Value()
+	}
+	if strings.TrimSpace(r.answer.Value()) != "" {
+		d.Answer, d.AnswerFor = r.answer.Value(), r.draft
+	}
+	x := m.tox
+	for k, v := range x.drafts {
+		d.Tox[k] = v
+	}
+	if x.input == toxInstruction && x.profile != nil && strings.TrimSpace(x.text.Value()) != "" {
+		d.Tox[toxdb.Key(x.profile.INCI)] = x.text.Value()
+	}
+	k := m.knowledge
+	for f, v := range k.drafts {
+		d.Knowledge[f] = v
+	}
+	if k.inputFor != "" && k.input.Value() != "" {
+		d.Knowledge[k.inputFor] = k.input.Value()
+	}
+	return d
+}
+
+// RestoreDrafts gives back what the analyst typed in an earlier connection (call it before the
+// program starts): the question field holds it, an answer comes back with its run's question,
+// and instructions and searches open with their text.
+func (m *Model) RestoreDrafts(d Drafts) {
+	if d.Question != "" {
+		m.research.question.SetValue(d.Question)
+	}
+	if d.Answer != "" {
+		m.research.answer.SetValue(d.Answer)
+		m.research.draft = d.AnswerFor
+	}
+	for k, v := range d.Tox {
+		m.tox.drafts[k] = v
+	}
+	for f, v := range d.Knowledge {
+		m.knowledge.drafts[f] = v
+	}
 }

@@ -54,7 +54,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	sessions map[*conn]bool
-	lastSeen map[string]time.Time // when each analyst's last connection ended
+	lastSeen map[string]time.Time  // when each analyst's last connection ended
+	drafts   map[string]tui.Drafts // what each analyst typed and had not sent when it ended
 	stopping bool
 }
 
@@ -83,7 +84,7 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 	if _, err := access.Load(opts.AuthorizedKeys); err != nil {
 		return nil, err
 	}
-	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}, lastSeen: map[string]time.Time{}}
+	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}, lastSeen: map[string]time.Time{}, drafts: map[string]tui.Drafts{}}
 	svc.Jobs.LimitPerOwner(opts.MaxJobs)
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Listen),
@@ -155,6 +156,9 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		s.mu.Unlock()
 		if m != nil {
 			m.Close() // its subscriptions to the service end with the connection
+			s.mu.Lock()
+			s.drafts[a.Name] = m.Drafts() // given back at the next connection
+			s.mu.Unlock()
 		}
 		if f := c.farewell.Load(); f != nil {
 			wish.Println(sess, *f)
@@ -216,10 +220,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	s.mu.Lock()
-	since := s.lastSeen[c.analyst.Name]
+	since, drafts := s.lastSeen[c.analyst.Name], s.drafts[c.analyst.Name]
+	delete(s.drafts, c.analyst.Name)
 	s.mu.Unlock()
 	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin))
 	m.Served(since)
+	m.RestoreDrafts(drafts)
 	// The server owns the process's signals: a workbench must not take SIGTERM for itself.
 	opts := append(bm.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
 		switch msg.(type) {

@@ -308,7 +308,15 @@ func TestAReconnectLandsInTheRunThatWentOn(t *testing.T) {
 	back := tm.connect(t, "alice", 110, 32)
 	back.waitFor("welcome back")
 	back.waitFor("Refinement, round 1")
-	back.send("Silane in a gas cabinet.")
+	back.send("Silane in a gas")
+	back.waitFor("Silane in a gas")
+	back.hangUp() // dropped again, in the middle of her answer
+
+	// What she typed comes back with the question it answers.
+	back = tm.connect(t, "alice", 110, 32)
+	back.waitFor("Refinement, round 1")
+	back.waitFor("Silane in a gas")
+	back.send(" cabinet.")
 	back.send("\x13") // ctrl+s sends the answer
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
