@@ -9,8 +9,11 @@ func TestTerms(t *testing.T) {
 	cases := []struct {
 		text, lang, want string
 	}{
-		{"The cylinder's valves were leaking", English, "cylind valv were leak"},
-		{"Flows over the boundary layers", English, "flow over boundari layer"},
+		{"The cylinder's valves were leaking", English, "cylind valv leak"},
+		{"Flows over the boundary layers", English, "flow boundari layer"},
+		{"What is known about it, if anything? Aren't there any available data", English, "known t data"},
+		{"Der Arbeitgeber hat dafür zu sorgen, dass die Beschäftigten über die Gefahren unterrichtet werden", German,
+			"arbeitgeb sorg beschaftigt gefahr unterrichtet"},
 		{"Gefährdungsbeurteilungen des Arbeitgebers", German, "gefahrdungsbeurteil arbeitgeb"},
 		{"Gefährdungsbeurteilung nach § 6", German, "gefahrdungsbeurteil 6"},
 		{"Störfall-Verordnung", German, "storfall verordn"},
