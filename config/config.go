@@ -67,6 +67,13 @@ type KB struct {
 	ChunkSize    int    // bytes of text per chunk
 	ChunkOverlap int
 	MaxFileMB    int
+
+	// Lexical ranking (BM25 and pseudo-relevance feedback)
+	BM25K1        float64
+	BM25B         float64
+	HeadingWeight float64 // a heading term counts as this many body terms
+	FeedbackDocs  int     // best chunks whose terms expand a query; 0: no feedback
+	FeedbackTerms int     // terms they lend
 }
 
 // Budgets bound one run. Zero means unlimited for calls and tokens.
@@ -104,7 +111,8 @@ func Default() *Config {
 		Chat:  Role{Model: "qwen3:8b", Temperature: -1},
 		Fast:  Role{Temperature: -1},
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
-		KB:    KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20},
+		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
+			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30},
 		Budgets: Budgets{
 			ModelCalls:      300,
 			Tokens:          1_000_000,

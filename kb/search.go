@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"warren/kb/analysis"
@@ -22,57 +23,175 @@ type Hit struct {
 	Score   float64
 }
 
-// Lexical ranks chunks by BM25 over their analysed terms. lang is the query's language ("" when
-// unknown: both German and English forms of each word are searched).
+// Lexical ranks chunks by BM25 over their analysed terms, with the store's k1, b and heading
+// weight, then by the query expanded with the best chunks' terms (pseudo-relevance feedback,
+// when FeedbackDocs > 0). lang is the query's language ("" when unknown: both German and
+// English forms of each word are searched).
+//
+// FTS5 only proposes candidates; warren scores them from its own statistics (lexstats.go)
+// and the candidates' indexed terms. The terms found in the fewest chunks choose the
+// candidates, up to PostingsBudget postings, so a query's very common terms weigh on every
+// candidate but are never scanned through the whole index; a query made only of common terms
+// takes its candidates from the chunks that hold all of them, as FTS5 finds them, without
+// ranking the whole index.
 func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k int) ([]Hit, error) {
-	terms := analysis.QueryTerms(query, lang)
-	if len(terms) == 0 || k <= 0 {
+	if k <= 0 {
 		return nil, nil
 	}
-	quoted := make([]string, len(terms))
-	for i, t := range terms {
-		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	q := newLexicalQuery(analysis.QueryTerms(query, lang))
+	if len(q) == 0 {
+		return nil, nil
 	}
-	weight := s.HeadingWeight
-	if weight <= 0 {
-		weight = 1
-	}
-	// Scope is matched inside the index, through the scope column's tokens, so FTS5 never
-	// scores a chunk outside it and no chunk row is read until the best k are known. The scope
-	// column weighs 0, so it does not change the ranking.
-	match := "{heading body} : (" + strings.Join(quoted, " OR ") + ")" + scopeMatch(scope)
-	rows, err := s.db.QueryContext(ctx, `SELECT rowid, bm25(chunks_fts, ?, 1.0, 0.0) AS score FROM chunks_fts
-WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?`, weight, match, k)
+	totals, err := s.lexicalTotalsNow(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't search the lexical index: %w", err)
+		return nil, err
 	}
-	var rowids []int64
-	var scores []float64
-	for rows.Next() {
-		var id int64
-		var score float64
-		if err := rows.Scan(&id, &score); err != nil {
-			rows.Close()
+	if err := s.weighTerms(ctx, q, totals); err != nil {
+		return nil, err
+	}
+	q = q.found()
+	if len(q) == 0 {
+		return nil, nil
+	}
+	rowids, err := s.lexicalCandidates(ctx, q, scope, max(candidateFactor*k, minCandidates), k)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := s.indexedTerms(ctx, rowids)
+	if err != nil {
+		return nil, err
+	}
+	r := ranker{k1: s.K1, b: s.B, headingWeight: s.headingWeight(), avgLength: totals.avgLength()}
+	r.score(docs, q)
+	if s.FeedbackDocs > 0 && len(docs) > s.FeedbackDocs {
+		expanded, err := s.feedbackQuery(ctx, docs, q, totals)
+		if err != nil {
 			return nil, err
 		}
-		rowids = append(rowids, id)
-		scores = append(scores, -score) // FTS5's bm25 is negative, best first
+		r.score(docs, expanded)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	ids, err := s.chunkIDs(ctx, rowids)
+	docs = topDocs(docs, k)
+	ids, err := s.chunkIDs(ctx, rowidsOf(docs))
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(rowids))
-	for i, r := range rowids {
-		if id, ok := ids[r]; ok {
-			hits = append(hits, Hit{ChunkID: id, Score: scores[i]})
+	hits := make([]Hit, 0, len(docs))
+	for _, d := range docs {
+		if id, ok := ids[d.rowid]; ok {
+			hits = append(hits, Hit{ChunkID: id, Score: d.score})
 		}
 	}
 	return hits, nil
+}
+
+func (s *Store) headingWeight() float64 {
+	if s.HeadingWeight <= 0 {
+		return 1
+	}
+	return s.HeadingWeight
+}
+
+// Candidates: a chunk is scored only if FTS5 proposes it. candidateFactor × k candidates (at
+// least minCandidates) leave room for the rescoring and the feedback to reorder.
+const (
+	candidateFactor = 4
+	minCandidates   = 200
+)
+
+// DefaultPostingsBudget bounds the postings that FTS5 ranks to propose candidates: about
+// 5 ms of work. A knowledge base smaller than this never leaves a term out.
+const DefaultPostingsBudget = 5_000
+
+// lexicalCandidates asks FTS5 for up to m chunks in scope. The rarest terms, as many as fit in
+// the postings budget, are ranked by FTS5's bm25 (which needs to read their posting lists);
+// the remaining common terms only propose chunks that hold all of them, then any of them, in
+// index order, until there are m, and FTS5 stops reading as soon as it has them. Fewer than
+// want candidates from the rare terms also call on the common ones.
+func (s *Store) lexicalCandidates(ctx context.Context, q lexicalQuery, scope Scope, m, want int) ([]int64, error) {
+	rare, common := q.splitByBudget(s.PostingsBudget)
+	seen := map[int64]bool{}
+	var out []int64
+	collect := func(query string, args ...any) error {
+		rows, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("couldn't search the lexical index: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() && len(out) < m {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+		return rows.Err()
+	}
+	// Scope is matched inside the index, through the scope column's tokens, so FTS5 never
+	// proposes a chunk outside it and no chunk row is read until the candidates are known.
+	// The scope column weighs 0 in FTS5's ranking.
+	if len(rare) > 0 {
+		match := "{heading body} : (" + strings.Join(quoteTerms(rare), " OR ") + ")" + scopeMatch(scope)
+		if err := collect(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ?, 1.0, 0.0) LIMIT ?`,
+			match, s.headingWeight(), m); err != nil {
+			return nil, err
+		}
+	}
+	if len(common) == 0 || len(out) >= want {
+		return out, nil
+	}
+	for _, op := range []string{" AND ", " OR "} {
+		if len(out) >= m || op == " OR " && len(common) == 1 {
+			break
+		}
+		match := "{heading body} : (" + strings.Join(quoteTerms(common), op) + ")" + scopeMatch(scope)
+		if err := collect(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?`, match, m); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func quoteTerms(q lexicalQuery) []string {
+	out := make([]string, len(q))
+	for i, t := range q {
+		out[i] = `"` + strings.ReplaceAll(t.term, `"`, `""`) + `"`
+	}
+	return out
+}
+
+// indexedTerms reads the analysed heading and body terms of the chunks, in the given order.
+func (s *Store) indexedTerms(ctx context.Context, rowids []int64) ([]lexicalDoc, error) {
+	if len(rowids) == 0 {
+		return nil, nil
+	}
+	pos := make(map[int64]int, len(rowids))
+	args := make([]any, len(rowids))
+	for i, r := range rowids {
+		pos[r] = i
+		args[i] = r
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, heading, body FROM chunks_fts WHERE rowid IN (?`+strings.Repeat(",?", len(rowids)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the lexical index: %w", err)
+	}
+	defer rows.Close()
+	docs := make([]lexicalDoc, len(rowids))
+	for rows.Next() {
+		var r int64
+		var heading, body string
+		if err := rows.Scan(&r, &heading, &body); err != nil {
+			return nil, err
+		}
+		docs[pos[r]] = newLexicalDoc(r, heading, body)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// A row deleted since the candidates were found is left out.
+	return slices.DeleteFunc(docs, func(d lexicalDoc) bool { return d.rowid == 0 }), nil
 }
 
 func (s *Store) chunkIDs(ctx context.Context, rowids []int64) (map[int64]string, error) {

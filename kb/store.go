@@ -72,6 +72,14 @@ type Store struct {
 	// HeadingWeight multiplies the term frequency of a chunk's section label and heading in
 	// BM25: a heading names what its section is about.
 	HeadingWeight float64
+	// K1 and B are BM25's term-frequency saturation and length normalisation.
+	K1, B float64
+	// FeedbackDocs best chunks of a lexical search lend their FeedbackTerms strongest terms
+	// to the query, which then ranks again (pseudo-relevance feedback); 0 turns it off.
+	FeedbackDocs, FeedbackTerms int
+	// PostingsBudget bounds the postings FTS5 ranks to propose a lexical search's candidates
+	// (see Lexical); 0 or less: no bound.
+	PostingsBudget int
 
 	mu      sync.Mutex
 	vectors *vectorStore // loaded on first dense search
@@ -81,9 +89,16 @@ type Store struct {
 // confirmed on CISI (see README, Retrieval quality).
 const DefaultHeadingWeight = 4.0
 
-// NewStore opens the knowledge base of a workspace.
+// NewStore opens the knowledge base of a workspace, with the lexical ranking's settings from
+// its configuration (the defaults without one).
 func NewStore(ws *Workspace) *Store {
-	return &Store{db: ws.DB, vdir: ws.VectorDir(), HeadingWeight: DefaultHeadingWeight}
+	s := &Store{db: ws.DB, vdir: ws.VectorDir(), HeadingWeight: DefaultHeadingWeight, K1: DefaultBM25K1, B: DefaultBM25B,
+		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms, PostingsBudget: DefaultPostingsBudget}
+	if c := ws.Config; c != nil {
+		s.HeadingWeight, s.K1, s.B = c.KB.HeadingWeight, c.KB.BM25K1, c.KB.BM25B
+		s.FeedbackDocs, s.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
+	}
+	return s
 }
 
 // VectorDir is where the vector snapshots live.
@@ -265,6 +280,9 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}
 	}
+	if err := addLexicalStats(ctx, tx, "doc = ?", doc.ID); err != nil {
+		return err
+	}
 	newGen, err := bumpGeneration(ctx, tx, doc.Collection)
 	if err != nil {
 		return err
@@ -389,6 +407,9 @@ func chunkIDsTx(ctx context.Context, tx *sql.Tx, doc string) ([]string, error) {
 }
 
 func deleteDocumentTx(ctx context.Context, tx *sql.Tx, doc string) error {
+	if err := removeLexicalStats(ctx, tx, "doc = ?", doc); err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE doc = ?)`, doc); err != nil {
 		return fmt.Errorf("couldn't remove the index of %s: %w", doc, err)
 	}
@@ -516,6 +537,9 @@ func (s *Store) resetCollection(ctx context.Context, name, embedder string) erro
 		return err
 	}
 	defer tx.Rollback()
+	if err := removeLexicalStats(ctx, tx, "collection = ?", name); err != nil {
+		return err
+	}
 	for _, q := range []string{
 		`DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE collection = ?)`,
 		`DELETE FROM chunks WHERE collection = ?`,

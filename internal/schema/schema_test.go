@@ -15,6 +15,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 	want := []kb.Migration{
 		{Version: 1, Name: "meta"},
 		{Version: 2, Name: "knowledge base"},
+		{Version: 3, Name: "lexical statistics"},
 		{Version: 10, Name: "runs and checkpoints"},
 		{Version: 11, Name: "ledger and call journal"},
 		{Version: 20, Name: "gas tables"},
