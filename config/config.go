@@ -74,6 +74,7 @@ type KB struct {
 	HeadingWeight float64 // a heading term counts as this many body terms
 	FeedbackDocs  int     // best chunks whose terms expand a query; 0: no feedback
 	FeedbackTerms int     // terms they lend
+	DenseWeight   float64 // the dense ranking's share in hybrid search over a model's vectors
 }
 
 // Budgets bound one run. Zero means unlimited for calls and tokens.
@@ -112,7 +113,7 @@ func Default() *Config {
 		Fast:  Role{Temperature: -1},
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
-			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30},
+			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1},
 		Budgets: Budgets{
 			ModelCalls:      300,
 			Tokens:          1_000_000,

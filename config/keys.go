@@ -114,6 +114,8 @@ func init() {
 			func(c *Config) *int { return &c.KB.FeedbackDocs }),
 		intKey("kb.feedback_terms", "words those chunks add to the query", 1, 200,
 			func(c *Config) *int { return &c.KB.FeedbackTerms }),
+		floatKey("kb.dense_weight", "share of the dense ranking in hybrid search over an embedding model's vectors (the built-in embedder's only follow the lexical ranking)", 0.01, 1,
+			func(c *Config) *float64 { return &c.KB.DenseWeight }),
 		intKey("budgets.model_calls", "model calls one run may make (0: unlimited)", 0, 1_000_000,
 			func(c *Config) *int { return &c.Budgets.ModelCalls }),
 		intKey("budgets.tokens", "prompt + completion tokens one run may use (0: unlimited)", 0, 1_000_000_000,

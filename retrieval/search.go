@@ -1,6 +1,6 @@
-// Package retrieval finds passages in the knowledge base: hybrid search (dense and BM25 fused
-// by reciprocal rank), scoped search by collection, document and section, the relevance
-// filter, and reference resolution.
+// Package retrieval finds passages in the knowledge base: hybrid search (BM25 and dense
+// similarity, fused by normalised score when a model embedded the collections), scoped search
+// by collection, document and section, the relevance filter, and reference resolution.
 package retrieval
 
 import (
@@ -37,10 +37,6 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown search mode %q: use hybrid, dense or lexical", s)
 }
 
-// rrfK is the usual reciprocal-rank-fusion constant: it damps the head of each ranking so
-// that neither ranking alone decides.
-const rrfK = 60
-
 // Searcher runs searches over a store.
 type Searcher struct {
 	Store   *kb.Store
@@ -50,14 +46,18 @@ type Searcher struct {
 	// Gateway. Benchmarks and tests plug in their own.
 	Embedder func(id string) (kb.Embedder, error)
 
-	// DenseWeight scales the dense ranking in hybrid fusion; 0 chooses by embedder: the
-	// built-in embedder's hashed features mostly repeat the lexical evidence, so its ranking
-	// counts BuiltinDenseWeight; a model's embeddings count fully.
+	// DenseWeight is the dense ranking's share of a hybrid score over collections that an
+	// embedding model built (0 < w ≤ 1; 0 means DefaultDenseWeight). Collections of the
+	// built-in embedder are never fused: see Search.
 	DenseWeight float64
 }
 
-// BuiltinDenseWeight is the automatic dense weight for collections of the built-in embedder.
-const BuiltinDenseWeight = 0.25
+// DefaultDenseWeight is the dense ranking's share in hybrid fusion (kb.dense_weight). It is
+// small because a weak model must not pull a good lexical ranking down: with GloVe word
+// vectors (dense MAP 0.19 on Cranfield, 0.08 on CISI) a share of 0.1 leaves Cranfield within
+// 0.005 of lexical search and adds 0.005 on CISI, while an even share loses 0.09 on
+// Cranfield (docs/retrieval.md). A stronger model earns more through kb.dense_weight.
+const DefaultDenseWeight = 0.1
 
 // Request is one search.
 type Request struct {
@@ -77,6 +77,17 @@ type Result struct {
 }
 
 // Search ranks chunks for the query.
+//
+// The hybrid mode depends on who embedded the collections in scope. Over collections of the
+// built-in embedder it is the lexical ranking, followed by dense hits only when lexical
+// search finds fewer than K chunks: the built-in vectors are hashed words and character
+// n-grams of the same text, so they repeat the lexical evidence with more noise, and fusing
+// them lowered MAP on Cranfield and CISI at every weight tried (docs/retrieval.md). Adding
+// after the lexical ranking can never make it worse, and the n-grams still find a chunk for
+// a query whose words the index lacks (an inflection the stemmer misses, a typing slip).
+// Over collections that a model embedded, the two rankings are fused: each one's scores are
+// scaled to 0…1 over its own results (min-max), and a chunk scores (1−w)·lexical + w·dense,
+// with w the DenseWeight and 0 for a ranking that missed the chunk.
 func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	if req.K <= 0 {
 		req.K = 10
@@ -85,38 +96,22 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	depth := req.K
-	if mode == Hybrid {
-		depth = max(4*req.K, 40) // fusion needs the tails of both rankings
-	}
-	// The two rankings are independent: run them side by side.
-	var lexical, dense []kb.Hit
-	var lexErr error
-	var wg sync.WaitGroup
-	if mode != Dense {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
-		}()
-	}
-	denseWeight := s.DenseWeight
-	var denseErr error
+	var plan densePlan
 	if mode != Lexical {
-		var builtinOnly bool
-		dense, builtinOnly, denseErr = s.dense(ctx, req.Query, req.Scope, depth)
-		if denseWeight <= 0 {
-			denseWeight = 1
-			if builtinOnly {
-				denseWeight = BuiltinDenseWeight
-			}
+		if plan, err = s.planDense(ctx, req.Scope); err != nil {
+			return nil, err
 		}
 	}
-	wg.Wait()
-	if err := errors.Join(lexErr, denseErr); err != nil {
+	var fused []Result
+	switch {
+	case mode == Hybrid && plan.builtinOnly:
+		fused, err = s.lexicalFirst(ctx, req, plan)
+	default:
+		fused, err = s.fused(ctx, req, mode, plan)
+	}
+	if err != nil {
 		return nil, err
 	}
-	fused := fuse(mode, lexical, dense, denseWeight)
 	if len(fused) > req.K {
 		fused = fused[:req.K]
 	}
@@ -142,23 +137,93 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	return out, nil
 }
 
-// dense embeds the query once per embedder that built a collection in scope and searches
-// those collections with it. builtinOnly reports that every collection searched was built by
-// the built-in embedder.
+// fused runs the rankings the mode asks for, side by side, and combines them.
+func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, error) {
+	depth := req.K
+	if mode == Hybrid {
+		depth = max(4*req.K, 40) // fusion needs the tails of both rankings
+	}
+	var lexical, dense []kb.Hit
+	var lexErr, denseErr error
+	var wg sync.WaitGroup
+	if mode != Dense {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
+		}()
+	}
+	if mode != Lexical {
+		dense, denseErr = s.dense(ctx, req.Query, req.Scope, plan, depth)
+	}
+	wg.Wait()
+	if err := errors.Join(lexErr, denseErr); err != nil {
+		return nil, err
+	}
+	w := s.DenseWeight
+	if w <= 0 || w > 1 {
+		w = DefaultDenseWeight
+	}
+	return fuse(mode, lexical, dense, w), nil
+}
+
+// lexicalFirst is the hybrid mode over built-in vectors: the lexical ranking, then, when it
+// has fewer than K chunks, the dense ranking's other chunks after it (score 0, in dense order).
+func (s *Searcher) lexicalFirst(ctx context.Context, req Request, plan densePlan) ([]Result, error) {
+	lexical, err := s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, req.K)
+	if err != nil {
+		return nil, err
+	}
+	out := fuse(Lexical, lexical, nil, 0)
+	if len(out) >= req.K {
+		return out, nil
+	}
+	dense, err := s.dense(ctx, req.Query, req.Scope, plan, req.K)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(out))
+	for i, r := range out {
+		at[r.ID] = i
+	}
+	for i, h := range dense {
+		if j, ok := at[h.ChunkID]; ok {
+			out[j].DenseRank = i + 1
+			continue
+		}
+		out = append(out, Result{Chunk: kb.Chunk{ID: h.ChunkID}, DenseRank: i + 1})
+	}
+	return out, nil
+}
+
+// densePlan is who embeds the query for which collections in scope.
+type densePlan struct {
+	groups      []denseGroup
+	builtinOnly bool // every collection searched was built by the built-in embedder
+}
+
+type denseGroup struct {
+	embedder    kb.Embedder
+	collections []kb.CollectionInfo
+}
+
+// planDense groups the collections in scope by the embedder that built them and finds the
+// embedder each group's query needs, without embedding anything yet.
 //
 // A collection embedded with another model or dimension than warren would use now fails the
 // whole search with its *kb.EmbedderMismatchError (errors.Is kb.ErrEmbedderChanged), in
 // hybrid mode too: a ranking that silently lost its dense half would look like an answer.
 // The Lexical mode still searches such a collection.
-func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k int) (hits []kb.Hit, builtinOnly bool, err error) {
+func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, error) {
+	plan := densePlan{builtinOnly: true}
 	cols, err := s.Store.Collections(ctx)
 	if err != nil {
-		return nil, false, err
+		return plan, err
 	}
 	if scope.Doc != "" {
 		d, ok, err := s.Store.Document(ctx, scope.Doc)
 		if err != nil || !ok {
-			return nil, false, err
+			return plan, err
 		}
 		scope.Collections = []string{d.Collection}
 	}
@@ -178,32 +243,41 @@ func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k in
 		groups[c.Embedder] = append(groups[c.Embedder], c)
 	}
 	sort.Strings(ids) // collections come sorted by name: a mismatch names the same one each time
-	builtinOnly = true
 	for _, id := range ids {
 		group := groups[id]
 		emb, err := s.embedderFor(ctx, group[0])
 		if err != nil {
-			return nil, false, err
+			return plan, err
 		}
-		builtinOnly = builtinOnly && id == (kb.Builtin{}).ID()
-		vecs, err := emb.Embed(ctx, []string{query}, nil)
+		plan.builtinOnly = plan.builtinOnly && id == (kb.Builtin{}).ID()
+		plan.groups = append(plan.groups, denseGroup{embedder: emb, collections: group})
+	}
+	return plan, nil
+}
+
+// dense embeds the query once per group of the plan and searches the group's collections
+// with it.
+func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, error) {
+	var hits []kb.Hit
+	for _, g := range plan.groups {
+		vecs, err := g.embedder.Embed(ctx, []string{query}, nil)
 		if err != nil {
-			return nil, false, fmt.Errorf("couldn't embed the query: %w", err)
+			return nil, fmt.Errorf("couldn't embed the query: %w", err)
 		}
 		if len(vecs) != 1 {
-			return nil, false, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
+			return nil, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
 		}
 		sc := scope
 		sc.Collections = nil
-		for _, c := range group {
-			if err := c.CheckEmbedder(emb.ID(), len(vecs[0])); err != nil {
-				return nil, false, err
+		for _, c := range g.collections {
+			if err := c.CheckEmbedder(g.embedder.ID(), len(vecs[0])); err != nil {
+				return nil, err
 			}
 			sc.Collections = append(sc.Collections, c.Name)
 		}
 		h, err := s.Store.Dense(ctx, vecs[0], sc, k)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		hits = append(hits, h...)
 	}
@@ -211,7 +285,7 @@ func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, k in
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	return hits, builtinOnly, nil
+	return hits, nil
 }
 
 // embedderFor returns the embedder that searches a collection. When the configured model is
@@ -247,12 +321,16 @@ func (s *Searcher) embedderFor(ctx context.Context, c kb.CollectionInfo) (kb.Emb
 // mismatch message; the search fails either way.
 const dimensionProbe = 3 * time.Second
 
-// fuse combines the rankings: reciprocal rank fusion in hybrid mode, the single ranking's own
-// scores otherwise. Ties keep lexical order, then dense order, so results are deterministic.
+// fuse combines the rankings. In hybrid mode each ranking's scores are scaled to 0…1 over its
+// own hits (the best 1, the last 0; a ranking whose hits all score alike gives them all 1),
+// and a chunk scores (1−denseWeight)·lexical + denseWeight·dense, 0 for a ranking that
+// missed it. The other modes keep their one ranking's scores. Ties keep lexical order, then
+// dense order, so results are deterministic.
 func fuse(mode Mode, lexical, dense []kb.Hit, denseWeight float64) []Result {
 	byID := map[string]*Result{}
 	var order []string
 	add := func(hits []kb.Hit, lexicalRanking bool, weight float64) {
+		norm := minMax(hits)
 		for i, h := range hits {
 			r, ok := byID[h.ChunkID]
 			if !ok {
@@ -266,13 +344,13 @@ func fuse(mode Mode, lexical, dense []kb.Hit, denseWeight float64) []Result {
 				r.DenseRank = i + 1
 			}
 			if mode == Hybrid {
-				r.Score += weight / float64(rrfK+i+1)
+				r.Score += weight * norm(h.Score)
 			} else {
 				r.Score = h.Score
 			}
 		}
 	}
-	add(lexical, true, 1)
+	add(lexical, true, 1-denseWeight)
 	add(dense, false, denseWeight)
 	out := make([]Result, len(order))
 	for i, id := range order {
@@ -280,6 +358,21 @@ func fuse(mode Mode, lexical, dense []kb.Hit, denseWeight float64) []Result {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out
+}
+
+// minMax scales a ranking's scores to 0…1 between its last and its best hit.
+func minMax(hits []kb.Hit) func(float64) float64 {
+	if len(hits) == 0 {
+		return func(float64) float64 { return 0 }
+	}
+	hi, lo := hits[0].Score, hits[0].Score
+	for _, h := range hits {
+		hi, lo = max(hi, h.Score), min(lo, h.Score)
+	}
+	if hi <= lo {
+		return func(float64) float64 { return 1 }
+	}
+	return func(x float64) float64 { return (x - lo) / (hi - lo) }
 }
 
 // FilterRelevant keeps the items whose score reaches the threshold. When fewer than

@@ -8,25 +8,77 @@ import (
 	"warren/kb"
 )
 
-func TestFuseIsReciprocalRankAndDeterministic(t *testing.T) {
+func TestFuseWeighsNormalisedScoresAndIsDeterministic(t *testing.T) {
 	lex := []kb.Hit{{ChunkID: "a", Score: 9}, {ChunkID: "b", Score: 5}}
 	dense := []kb.Hit{{ChunkID: "b", Score: 0.9}, {ChunkID: "c", Score: 0.8}}
-	got := fuse(Hybrid, lex, dense, 1)
-	var ids []string
-	for _, r := range got {
-		ids = append(ids, r.ID)
+	order := func(rs []Result) string {
+		var ids []string
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+		return strings.Join(ids, ",")
 	}
-	if strings.Join(ids, ",") != "b,a,c" {
-		t.Errorf("b is in both rankings and must lead: %v", ids)
+	// Scaled: lexical a 1, b 0; dense b 1, c 0.
+	got := fuse(Hybrid, lex, dense, 0.6)
+	if order(got) != "b,a,c" || got[0].Score != 0.6 {
+		t.Errorf("with the dense ranking weighing 0.6, b leads: %+v", got)
 	}
 	if got[0].LexicalRank != 2 || got[0].DenseRank != 1 || got[1].DenseRank != 0 {
 		t.Errorf("ranks not recorded: %+v", got)
 	}
-	if low := fuse(Hybrid, lex, dense, 0); low[0].ID != "a" || low[1].ID != "b" {
-		t.Errorf("with the dense ranking weighed 0, lexical order stands: %+v", low)
+	if low := fuse(Hybrid, lex, dense, 0.1); order(low) != "a,b,c" {
+		t.Errorf("with the dense ranking weighing 0.1, lexical order stands: %+v", low)
 	}
-	if lexOnly := fuse(Lexical, lex, nil, 1); lexOnly[0].Score != 9 {
+	if tie := fuse(Hybrid, lex, dense, 0.5); order(tie) != "a,b,c" {
+		t.Errorf("a tie keeps lexical order: %+v", tie)
+	}
+	if one := fuse(Hybrid, lex[:1], nil, 0.1); one[0].Score != 0.9 {
+		t.Errorf("a ranking of one hit scales it to 1: %+v", one)
+	}
+	if lexOnly := fuse(Lexical, lex, nil, 0.1); lexOnly[0].Score != 9 {
 		t.Errorf("single-ranking modes keep their scores: %+v", lexOnly)
+	}
+}
+
+// Over built-in vectors the hybrid mode is the lexical ranking, and dense hits only come
+// after it, when lexical search finds fewer chunks than asked for.
+func TestHybridOverBuiltinVectorsFollowsTheLexicalRanking(t *testing.T) {
+	store, _ := corpusStore(t)
+	s := &Searcher{Store: store}
+	ctx := context.Background()
+	for _, q := range []string{"JSON Patch test operation compares values", "Gefährdungsbeurteilung Arbeitgeber Schutzmaßnahmen"} {
+		lex, err := s.Search(ctx, Request{Query: q, K: 10, Mode: Lexical})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hyb, err := s.Search(ctx, Request{Query: q, K: 10, Mode: Hybrid})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lex) != 10 || len(hyb) != 10 {
+			t.Fatalf("%q: %d lexical, %d hybrid results", q, len(lex), len(hyb))
+		}
+		for i := range lex {
+			if lex[i].ID != hyb[i].ID || hyb[i].LexicalRank != i+1 {
+				t.Errorf("%q: hybrid #%d is %s, lexical #%d is %s", q, i+1, hyb[i].ID, i+1, lex[i].ID)
+			}
+		}
+	}
+	// A misspelt word the index lacks: lexical search finds the other word's chunks, dense
+	// search adds the misspelt word's neighbours after them.
+	q := "Verordnnung Gefährdungsbeurteilung"
+	lex, _ := s.Search(ctx, Request{Query: q, K: 200, Mode: Lexical})
+	hyb, err := s.Search(ctx, Request{Query: q, K: len(lex) + 5, Mode: Hybrid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lex) == 0 || len(hyb) != len(lex)+5 {
+		t.Fatalf("%d lexical, %d hybrid results", len(lex), len(hyb))
+	}
+	for i, r := range hyb {
+		if i < len(lex) && r.ID != lex[i].ID || i >= len(lex) && (r.LexicalRank != 0 || r.DenseRank == 0) {
+			t.Errorf("#%d %s (lexical %d, dense %d)", i+1, r.ID, r.LexicalRank, r.DenseRank)
+		}
 	}
 }
 

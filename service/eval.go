@@ -67,7 +67,7 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	if opts.HeadingWeight > 0 {
 		store.HeadingWeight = opts.HeadingWeight
 	}
-	searcher := &retrieval.Searcher{Store: store}
+	searcher := &retrieval.Searcher{Store: store, DenseWeight: ws.Config.KB.DenseWeight}
 	var emb kb.Embedder = kb.Builtin{}
 	switch opts.Embedder {
 	case "ollama":

@@ -31,7 +31,7 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 
 // Searcher searches the workspace's knowledge base.
 func (s *Service) Searcher() *retrieval.Searcher {
-	return &retrieval.Searcher{Store: s.Store, Gateway: s.Gateway}
+	return &retrieval.Searcher{Store: s.Store, Gateway: s.Gateway, DenseWeight: s.WS.Config.KB.DenseWeight}
 }
 
 // StartResearch starts a research run as a job and works it until it ends or waits for the

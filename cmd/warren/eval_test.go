@@ -9,35 +9,46 @@ import (
 )
 
 // TestEvalIRMeetsTheRetrievalTargets runs `warren eval ir` on Cranfield and CISI with the
-// model-free setup. Cranfield's target (MAP ≥ 0.42, as Lucene BM25 with an English analyser)
-// is measured as that baseline was: with each query's source paper counted relevant. The
-// figures under shared/data's protocol (source papers dropped) and CISI's are floors that
-// catch regressions.
+// model-free setup, in the default (hybrid) mode and in lexical mode. The targets are those of
+// issue 15: Cranfield MAP ≥ 0.435 measured as Lucene's BM25 baseline (0.4258) was, with each
+// query's source paper counted relevant; CISI (76 judged queries) MAP ≥ 0.20; and the default
+// mode never below lexical search. The figure under shared/data's protocol (source papers
+// dropped) is a floor that catches regressions. Each is a floor under the measured figure
+// (README, Retrieval quality), not an equality.
 func TestEvalIRMeetsTheRetrievalTargets(t *testing.T) {
 	cran := shareddata.Path(t, "ir/cranfield")
 	cisi := shareddata.Path(t, "ir/cisi")
+	cranArgs := []string{"--format", "cranfield", "--docs", cran + "/cran.all.1400", "--queries", cran + "/cran.qry", "--qrels", cran + "/cranqrel"}
+	cisiArgs := []string{"--format", "cisi", "--docs", cisi + "/CISI.ALL", "--queries", cisi + "/CISI.QRY", "--qrels", cisi + "/CISI.REL"}
 	cases := []struct {
 		name  string
 		args  []string
 		floor float64
 	}{
-		{"cranfield lexical, source papers counted", []string{"--format", "cranfield", "--docs", cran + "/cran.all.1400", "--queries", cran + "/cran.qry", "--qrels", cran + "/cranqrel", "--mode", "lexical", "--keep-source-papers"}, 0.42},
-		{"cranfield lexical, shared/data protocol", []string{"--format", "cranfield", "--docs", cran + "/cran.all.1400", "--queries", cran + "/cran.qry", "--qrels", cran + "/cranqrel", "--mode", "lexical"}, 0.30},
-		{"cisi lexical", []string{"--format", "cisi", "--docs", cisi + "/CISI.ALL", "--queries", cisi + "/CISI.QRY", "--qrels", cisi + "/CISI.REL", "--mode", "lexical"}, 0.17},
+		{"cranfield, source papers counted", append(cranArgs, "--keep-source-papers"), 0.435},
+		{"cranfield, shared/data protocol", cranArgs, 0.33},
+		{"cisi", cisiArgs, 0.20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := warren(t, nil, append([]string{"eval", "ir", "--json"}, tc.args...)...)
-			if r.code != 0 {
-				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			maps := map[string]float64{}
+			for _, mode := range []string{"hybrid", "lexical"} {
+				r := warren(t, nil, append([]string{"eval", "ir", "--json", "--mode", mode}, tc.args...)...)
+				if r.code != 0 {
+					t.Fatalf("%s: exit %d: %s", mode, r.code, r.stderr)
+				}
+				var res service.IREvalResult
+				if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: MAP %.4f nDCG@10 %.4f P@10 %.4f Recall@100 %.4f over %d queries", mode, res.MAP, res.NDCG10, res.P10, res.Recall100, res.Queries)
+				if res.MAP < tc.floor {
+					t.Errorf("%s: MAP %.4f is below %.3f", mode, res.MAP, tc.floor)
+				}
+				maps[mode] = res.MAP
 			}
-			var res service.IREvalResult
-			if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("MAP %.4f nDCG@10 %.4f P@10 %.4f Recall@100 %.4f over %d queries", res.MAP, res.NDCG10, res.P10, res.Recall100, res.Queries)
-			if res.MAP < tc.floor {
-				t.Errorf("MAP %.4f is below %.2f", res.MAP, tc.floor)
+			if maps["hybrid"] < maps["lexical"] {
+				t.Errorf("the default mode (MAP %.4f) is below lexical search (%.4f)", maps["hybrid"], maps["lexical"])
 			}
 		})
 	}
