@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,6 +71,9 @@ type Model struct {
 	doctor        *doctor.Report
 	changes       *changeQueue // other analysts' changes (see watchChanges)
 
+	checks sync.WaitGroup         // doctor checks in flight
+	typed  atomic.Pointer[Drafts] // the drafts as of the last key, for PublishedDrafts
+
 	served  bool      // one connection of warren serve (see Served)
 	since   time.Time // when the analyst was last connected, when served
 	analyst string    // who it acts for, when served
@@ -122,6 +126,10 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) checkDoctor() tea.Cmd {
 	return func() tea.Msg {
+		// A check opens the workspace on its own: Close waits for one in flight, so that
+		// nothing touches the workspace once the workbench is closed.
+		m.checks.Add(1)
+		defer m.checks.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return doctorMsg{report: m.be.Doctor(ctx)}
@@ -140,6 +148,13 @@ func (m *Model) layout() {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
 	m.pruneStatus()
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg:
+		if m.served {
+			d := m.Drafts()
+			m.typed.Store(&d)
+		}
+	}
 	if w := m.research.takeWelcome(); w != "" {
 		cmd = tea.Batch(cmd, m.setStatusNow(researchTabIndex, w, false))
 	}

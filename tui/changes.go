@@ -63,6 +63,7 @@ func (m *Model) Close() {
 	if m.changes != nil {
 		m.changes.cancel()
 	}
+	m.checks.Wait()
 }
 
 func (q *changeQueue) poke() {

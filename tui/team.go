@@ -179,6 +179,16 @@ func (m *Model) Drafts() Drafts {
 	return d
 }
 
+// PublishedDrafts is what Drafts was after the analyst's last key; unlike Drafts it is safe to
+// call from any goroutine while the program runs (warren serve reads it when the same analyst
+// connects again before their dropped connection has been noticed).
+func (m *Model) PublishedDrafts() Drafts {
+	if d := m.typed.Load(); d != nil {
+		return *d
+	}
+	return Drafts{}
+}
+
 // RestoreDrafts gives back what the analyst typed in an earlier connection (call it before the
 // program starts): the question field holds it, an answer comes back with its run's question,
 // and instructions and searches open with their text.

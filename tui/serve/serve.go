@@ -155,10 +155,10 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		m := c.model
 		s.mu.Unlock()
 		if m != nil {
-			m.Close() // its subscriptions to the service end with the connection
 			s.mu.Lock()
 			s.drafts[a.Name] = m.Drafts() // given back at the next connection
 			s.mu.Unlock()
+			m.Close() // its subscriptions to the service end with the connection
 		}
 		if f := c.farewell.Load(); f != nil {
 			wish.Println(sess, *f)
@@ -220,7 +220,21 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	s.mu.Lock()
-	since, drafts := s.lastSeen[c.analyst.Name], s.drafts[c.analyst.Name]
+	since := s.lastSeen[c.analyst.Name]
+	drafts, kept := s.drafts[c.analyst.Name]
+	if !kept {
+		// A dropped connection is often noticed only later: the text typed there is taken
+		// from its workbench, still open, as of its last key.
+		var latest *conn
+		for o := range s.sessions {
+			if o != c && o.analyst.Name == c.analyst.Name && o.model != nil && (latest == nil || o.since.After(latest.since)) {
+				latest = o
+			}
+		}
+		if latest != nil {
+			drafts = latest.model.PublishedDrafts()
+		}
+	}
 	delete(s.drafts, c.analyst.Name)
 	s.mu.Unlock()
 	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin))
