@@ -31,14 +31,14 @@ const (
 	// BenchmarkDenseCrossover, see docs/vector-index.md).
 	indexThreshold = 5000
 	// indexEf is how many candidates an index search keeps (at least twice the k asked).
-	indexEf = 80
+	indexEf = 160
 	// graphRewriteLag: the .hnsw file is rewritten when the graph in memory covers this many
 	// rows (or a twentieth) more than it; the rows it lacks are scanned, then indexed, after
 	// the next open.
 	graphRewriteLag = 2000
 )
 
-var graphParameters = hnsw.Parameters{M: 16, EfConstruction: 64, Seed: 1}
+var graphParameters = hnsw.Parameters{M: 16, EfConstruction: 128, Seed: 1}
 
 // vectorStore holds the collections loaded so far.
 type vectorStore struct {
@@ -476,11 +476,11 @@ func (c *vectorCollection) compact() {
 // lags behind its graph. Collections not in memory, or stale, are loaded first, so after an
 // ingest every collection's files are current.
 func (s *Store) SaveVectors(ctx context.Context) error {
-	s.mu.Lock()
-	vs := s.vectors
-	s.mu.Unlock()
-	if vs == nil {
-		return nil
+	// A store that wrote without loading its vectors loads them now (from warren.db where
+	// the files are behind), so that the files it leaves are current.
+	vs, err := s.vectorStore(ctx)
+	if err != nil {
+		return err
 	}
 	vs.saveMu.Lock()
 	defer vs.saveMu.Unlock()
