@@ -145,7 +145,7 @@ func runScenario(t testing.TB, h *harness, run string) *State {
 		t.Fatalf("plan payload: %+v", payload)
 	}
 	edited := PlanAnswer{Action: "approve", Tasks: []Task{
-		{ID: "t1", Query: "Einstufung Kennzeichnung Verpackung Explosivstoff Erzeugnisse", Rationale: "geändert"},
+		{ID: "t1", Query: "Einstufung Kennzeichnung Verpackung Biozid-Produkte Erzeugnisse", Rationale: "geändert"},
 		{ID: "t3", Query: payload.Tasks[2].Query},
 		{Query: "Übergangsregelung Chemikaliengesetz Zwecke", Rationale: "vom Analysten ergänzt"},
 	}}
@@ -166,7 +166,7 @@ func TestScriptedScenarioThroughEveryNode(t *testing.T) {
 	for _, task := range s.Plan {
 		plan = append(plan, task.ID+":"+task.Query)
 	}
-	if strings.Join(plan, "|") != "t1:Einstufung Kennzeichnung Verpackung Explosivstoff Erzeugnisse|t3:Schutzmaßnahmen Substitution|t4:Übergangsregelung Chemikaliengesetz Zwecke" {
+	if strings.Join(plan, "|") != "t1:Einstufung Kennzeichnung Verpackung Biozid-Produkte Erzeugnisse|t3:Schutzmaßnahmen Substitution|t4:Übergangsregelung Chemikaliengesetz Zwecke" {
 		t.Errorf("the edited plan (t1 changed, t2 deleted, one added): %v", plan)
 	}
 	nodes := h.nodesRun()

@@ -160,7 +160,7 @@ func TestInvalidOutputInEveryNodeType(t *testing.T) {
 				// One answered round of questions, then /end, then the plan approved.
 				out, _, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung und Kennzeichnung von Gefahrstoffen?", Options{HITL: true})
 				// The approved task has a reference chain, so every call of the execute node happens.
-				approve := `{"action":"approve","tasks":[{"id":"t1","query":"Einstufung Kennzeichnung Verpackung Explosivstoff Erzeugnisse"},
+				approve := `{"action":"approve","tasks":[{"id":"t1","query":"Einstufung Kennzeichnung Verpackung Biozid-Produkte Erzeugnisse"},
 					{"query":"Übergangsregelung Chemikaliengesetz Zwecke"}]}`
 				for _, answer := range []string{`"Stoffe und Gemische"`, `"/end"`, approve} {
 					if err != nil || out.Interrupt == nil {
