@@ -39,6 +39,7 @@ e2e-serve: ## drive warren serve with the real ssh client in tmux
 bench: ## run the benchmarks, each group as the README reports it
 	$(GO) test -run '^$$' -bench . -benchmem ./llm/
 	$(GO) test -run '^$$' -bench . -benchtime 100x -timeout 30m ./kb/
+	WARREN_BENCH_1M=1 $(GO) test -run '^$$' -bench Dense1M -benchtime 1x -timeout 60m ./kb/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./kb/hmis/
