@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"warren/agent"
@@ -12,11 +13,17 @@ import (
 	"warren/retrieval/refs"
 )
 
-// Guards of reference following, per task.
+// Guards of reference following, per task. How deep references are followed is the run's
+// budgets.reference_depth, and how much they may read its budgets.reference_tokens.
 const (
-	maxRounds       = 3 // search, then up to two levels of references
-	sameDocLimit    = 3 // a document that keeps coming back stops being followed
+	// sameDocLimit: when references of a task lead into one document for the third time,
+	// the task's reference loop has converged and stops (the design's "when one document
+	// keeps coming back").
+	sameDocLimit    = 3
 	chunksPerSearch = 4
+	// maxTaskPasses bounds how often one task is worked when the re-evaluation finds it not
+	// done: the first pass and two more, each searching for what is still missing.
+	maxTaskPasses = 3
 )
 
 type extractOut struct {
@@ -36,6 +43,8 @@ type relevanceOut struct {
 type reevaluateOut struct {
 	TaskDone bool       `json:"task_done"`
 	NewTasks []planTask `json:"new_tasks" desc:"tasks the findings call for, if any" schema:"maxItems=3"`
+	// NextQuery is what a task that is not done searches for in its next pass.
+	NextQuery string `json:"next_query,omitempty" desc:"when the task is not done: a search query for what is still missing"`
 }
 
 // frontierChunk is a chunk to read at some depth of reference following.
@@ -44,7 +53,8 @@ type frontierChunk struct {
 	depth int
 }
 
-// execute works the next pending task.
+// execute works the next pending task: a search, then the references of what it finds,
+// round by round down to the reference depth, then the re-evaluation.
 func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	idx := -1
 	for i := range s.Plan {
@@ -57,8 +67,16 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		return nil, nil
 	}
 	task := s.Plan[idx]
-	d.note(fmt.Sprintf("task %d/%d: %s", idx+1, len(s.Plan), task.Query))
-	results, err := d.Searcher.Search(ctx, retrieval.Request{Query: task.Query, K: chunksPerSearch, Language: s.Language})
+	query := task.Query
+	if task.NextQuery != "" {
+		query = task.NextQuery // a later pass searches for what the last one left open
+	}
+	pass := ""
+	if task.Passes > 0 {
+		pass = fmt.Sprintf(" (pass %d: %s)", task.Passes+1, query)
+	}
+	d.note(fmt.Sprintf("task %d/%d: %s%s", idx+1, len(s.Plan), task.Query, pass))
+	results, err := d.Searcher.Search(ctx, retrieval.Request{Query: query, K: chunksPerSearch, Language: s.Language})
 	if err != nil {
 		return nil, err
 	}
@@ -66,10 +84,15 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	for _, r := range results {
 		frontier = append(frontier, frontierChunk{chunk: r.Chunk})
 	}
-	w := &taskWork{d: d, s: s, task: task, visited: map[string]bool{}, queued: map[string]bool{}, docCount: map[string]int{}}
-	maxDepth := d.Budgets.ReferenceDepth
-	for round := 0; round < maxRounds && len(frontier) > 0; round++ {
-		if frontier, err = w.round(ctx, frontier, maxDepth); err != nil {
+	w := &taskWork{d: d, s: s, task: task, visited: map[string]bool{}, queued: map[string]bool{}, docCount: map[string]int{},
+		refTokens: s.RefTokens[task.ID]}
+	for _, id := range s.Read[task.ID] {
+		w.visited[id] = true // read in an earlier pass
+	}
+	// Each round reads one level; passages at the depth limit are read but their references
+	// are not followed, so the loop ends after at most reference_depth + 1 rounds.
+	for len(frontier) > 0 {
+		if frontier, err = w.round(ctx, frontier, d.Budgets.ReferenceDepth); err != nil {
 			return nil, err
 		}
 	}
@@ -77,11 +100,19 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		s.RefTokens = map[string]int{}
 	}
 	s.RefTokens[task.ID] = w.refTokens
-	if err := d.reevaluate(ctx, s, idx); err != nil {
-		return nil, err
+	if s.Read == nil {
+		s.Read = map[string][]string{}
 	}
-	s.Plan[idx].Status = "done"
-	return nil, nil
+	before := len(s.Read[task.ID])
+	s.Read[task.ID] = w.read(s.Read[task.ID])
+	if task.Passes > 0 && len(s.Read[task.ID]) == before {
+		// A later pass that found nothing new would be re-evaluated on the same findings.
+		s.Plan[idx].Passes++
+		s.Plan[idx].Status, s.Plan[idx].NextQuery, s.Plan[idx].Unfinished = "done", "", true
+		d.progress(fmt.Sprintf("%s: the pass found nothing new; left as it is", task.ID), nil)
+		return nil, nil
+	}
+	return nil, d.reevaluate(ctx, s, idx)
 }
 
 // taskWork holds one task's guards while its references are followed.
@@ -91,8 +122,28 @@ type taskWork struct {
 	task      Task
 	visited   map[string]bool
 	queued    map[string]bool // passages a reference of this round already leads to
-	docCount  map[string]int
+	docCount  map[string]int  // how often references led into each document
 	refTokens int
+	// stop is set when the task's reference following ends before the depth limit: its
+	// state (RefSkipped on convergence, RefOverBudget on the token budget) and the reason.
+	// Later references of the task end in that state; passages already followed are read.
+	stop, stopReason string
+}
+
+// read returns the chunk IDs this task has read, earlier passes' first.
+func (w *taskWork) read(earlier []string) []string {
+	out := append([]string(nil), earlier...)
+	seen := map[string]bool{}
+	for _, id := range out {
+		seen[id] = true
+	}
+	for id := range w.visited {
+		if !seen[id] {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out[len(earlier):])
+	return out
 }
 
 // round reads a frontier: extracts from each chunk, detects and gates its references, follows
@@ -105,11 +156,12 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			fresh = append(fresh, f)
 		}
 	}
-	// References are followed from passages shallower than the depth limit. Extraction and
-	// reference detection are independent per chunk: one parallel batch does both.
+	// References are followed from passages shallower than the depth limit, until the task's
+	// following stops. Extraction and reference detection are independent per chunk: one
+	// parallel batch does both.
 	var sources []frontierChunk
 	for _, f := range fresh {
-		if f.depth < maxDepth {
+		if f.depth < maxDepth && w.stop == "" {
 			sources = append(sources, f)
 		}
 	}
@@ -240,6 +292,9 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 	case !gate.Follow:
 		rec.State, rec.Reason = RefSkipped, gate.Reason
 		return nil
+	case w.stop != "":
+		rec.State, rec.Reason = w.stop, w.stopReason
+		return nil
 	}
 	res := w.d.Resolver.Resolve(ctx, ref, retrieval.Origin{Doc: from.chunk.Doc, Section: from.chunk.Section, Context: from.chunk.Text})
 	if res.Resolved == nil {
@@ -247,8 +302,11 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 		return nil
 	}
 	rec.Resolved = res.Resolved
-	if w.docCount[res.Resolved.Doc] >= sameDocLimit {
-		rec.State, rec.Reason = RefSkipped, fmt.Sprintf("converged: %s came back %d times", res.Resolved.Doc, sameDocLimit)
+	w.docCount[res.Resolved.Doc]++
+	if n := w.docCount[res.Resolved.Doc]; n >= sameDocLimit {
+		// The references keep leading into one document: the task's following has converged.
+		w.stop, w.stopReason = RefSkipped, fmt.Sprintf("converged: %s came back %d times; the task follows no more references", res.Resolved.Doc, n)
+		rec.State, rec.Reason = w.stop, w.stopReason
 		return nil
 	}
 	var ids []string
@@ -271,11 +329,13 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 		tokens += approxTokens(c.Text)
 	}
 	if budget := w.d.Budgets.ReferenceTokens; budget > 0 && w.refTokens+tokens > budget {
-		rec.State, rec.Reason = RefOverBudget, fmt.Sprintf("would exceed the reference budget of %d tokens (%d used)", budget, w.refTokens)
+		// The budget stops the task's following: a smaller passage later would fit, but
+		// reading it would make the budget depend on the order references come in.
+		rec.State, rec.Reason = RefOverBudget, fmt.Sprintf("would exceed the task's reference budget of %d tokens (%d used, %d more needed)", budget, w.refTokens, tokens)
+		w.stop, w.stopReason = RefOverBudget, fmt.Sprintf("the task's reference budget of %d tokens is spent (%d used); it follows no more references", budget, w.refTokens)
 		return nil
 	}
 	w.refTokens += tokens
-	w.docCount[res.Resolved.Doc]++
 	for _, id := range ids {
 		w.queued[id] = true // a second reference to the same passage in this round is "already read"
 	}
@@ -310,20 +370,44 @@ func (w *taskWork) filter(ctx context.Context, nested []frontierChunk) ([]fronti
 	return out, nil
 }
 
-// reevaluate asks whether the task is done and what new tasks its findings call for.
+// reevaluate asks whether the task is done and what new tasks its findings call for. A task
+// that is not done stays open for another pass, up to maxTaskPasses, searching for what the
+// model says is missing. A plan that already holds MaxTasks cannot take new tasks: then the
+// task is done after its pass and no call is made.
 func (d *Deps) reevaluate(ctx context.Context, s *State, idx int) error {
-	task := s.Plan[idx]
+	task := &s.Plan[idx]
+	task.Passes++
+	if len(s.Plan) >= MaxTasks {
+		task.Status, task.NextQuery = "done", ""
+		d.progress(fmt.Sprintf("%s done: the plan holds its %d tasks, so it is not re-evaluated", task.ID, MaxTasks), nil)
+		return nil
+	}
 	var found []string
 	for _, f := range s.Findings {
 		if f.Task == task.ID {
 			found = append(found, fmt.Sprintf("- %s %s: %s", f.Doc, f.Section, f.Information))
 		}
 	}
-	prompt := fmt.Sprintf("Research question: %s\nTask: %s (done when: %s)\nFindings:\n%s\nIs the task done? Which new tasks, if any, do the findings call for?",
+	prompt := fmt.Sprintf("Research question: %s\nTask: %s (done when: %s)\nFindings:\n%s\nIs the task done? Which new tasks, if any, do the findings call for? If the task is not done, give a search query for what is still missing.",
 		s.Question, task.Query, task.DoneWhen, strings.Join(found, "\n"))
 	var out reevaluateOut
 	if err := d.structured(ctx, s, config.RoleFast, "You re-evaluate a research plan as findings come in.", prompt, &out); err != nil {
+		task.Passes-- // the pass is worked again on resume
 		return err
+	}
+	switch {
+	case out.TaskDone:
+		task.Status, task.NextQuery = "done", ""
+	case task.Passes >= maxTaskPasses:
+		task.Status, task.NextQuery = "done", ""
+		task.Unfinished = true
+		d.progress(fmt.Sprintf("%s still not done after %d passes: left as it is", task.ID, task.Passes), nil)
+	default:
+		task.Status = "pending"
+		if q := strings.TrimSpace(out.NextQuery); q != "" {
+			task.NextQuery = q
+		}
+		d.progress(fmt.Sprintf("%s not done yet: another pass%s", task.ID, orEmpty(" for «", task.NextQuery, "»")), nil)
 	}
 	for _, t := range out.NewTasks {
 		if len(s.Plan) >= MaxTasks {
@@ -333,6 +417,14 @@ func (d *Deps) reevaluate(ctx context.Context, s *State, idx int) error {
 			DoneWhen: t.DoneWhen, Status: "pending", Added: true})
 	}
 	return nil
+}
+
+// orEmpty wraps s in before and after, or gives "" for an empty s.
+func orEmpty(before, s, after string) string {
+	if s == "" {
+		return ""
+	}
+	return before + s + after
 }
 
 func afterExecute(s *State) string {

@@ -10,8 +10,10 @@ import (
 	"warren/agent"
 	"warren/config"
 	"warren/internal/testkb"
+	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
+	"warren/registry"
 	"warren/retrieval"
 )
 
@@ -26,7 +28,13 @@ type harness struct {
 
 func newHarness(t testing.TB, adjust ...func(*config.Config)) *harness {
 	t.Helper()
-	ws, store, reg := testkb.Corpus(t)
+	return newHarnessOn(t, testkb.Corpus, adjust...)
+}
+
+// newHarnessOn is newHarness over another knowledge base.
+func newHarnessOn(t testing.TB, corpus func(testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry), adjust ...func(*config.Config)) *harness {
+	t.Helper()
+	ws, store, reg := corpus(t)
 	srv := llmtest.New(t)
 	cfg := config.Default()
 	cfg.Ollama.Host = srv.URL

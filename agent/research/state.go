@@ -41,6 +41,9 @@ type State struct {
 	Findings   []Finding      `json:"findings"`
 	References []RefRecord    `json:"references"`
 	RefTokens  map[string]int `json:"ref_tokens"` // reference tokens spent, per task
+	// Read lists, per task, the passages its passes have read, so a later pass of a task the
+	// re-evaluation kept open reads only what is new.
+	Read map[string][]string `json:"read,omitempty"`
 
 	// Phase 4: the report.
 	Report      string           `json:"report"`
@@ -83,6 +86,12 @@ type Task struct {
 	DoneWhen  string `json:"done_when"`
 	Status    string `json:"status"`          // pending, done
 	Added     bool   `json:"added,omitempty"` // added by re-evaluation, not by the plan
+	// Passes counts the times the task was worked; the re-evaluation keeps a task that is not
+	// done open for another pass, which searches for NextQuery.
+	Passes    int    `json:"passes,omitempty"`
+	NextQuery string `json:"next_query,omitempty"`
+	// Unfinished marks a task that was still not done when its passes ran out.
+	Unfinished bool `json:"unfinished,omitempty"`
 }
 
 // Finding is information extracted from one chunk for one task.
@@ -92,7 +101,7 @@ type Finding struct {
 	Doc         string `json:"doc"`
 	Collection  string `json:"collection"`
 	Section     string `json:"section"`
-	Depth       int    `json:"depth"` // 0: found by search; 1, 2: by following references
+	Depth       int    `json:"depth"` // 0: found by search; 1 and deeper: by following references
 	Information string `json:"information"`
 	Excerpt     string `json:"excerpt"`
 }

@@ -78,3 +78,11 @@ func fromRegistry(t testing.TB, regPath string) (*kb.Workspace, *kb.Store, *regi
 	}
 	return ws, store, reg
 }
+
+// FromRegistry returns an open workspace holding the documents a registry file lists (paths
+// relative to the file), ingested with the built-in embedder, its store and the registry: a
+// knowledge base a test writes for itself.
+func FromRegistry(t testing.TB, regPath string) (*kb.Workspace, *kb.Store, *registry.Registry) {
+	t.Helper()
+	return fromRegistry(t, regPath)
+}
