@@ -23,10 +23,10 @@ import (
 // only its first document has.
 var procedures = map[string]string{
 	// quokka: a chain four levels deep, Alpha → Beta → Gamma → Delta → Epsilon.
-	"alpha.md": "# Alpha Procedure\n\n## 1 Quokka inspection\n\nThe quokka inspection starts with the steps in Section 1 of the Beta Procedure.\n",
-	"beta.md":  "# Beta Procedure\n\n## 1 Valve check\n\nThe valve check is done before the purge described in Section 1 of the Gamma Procedure.\n",
-	"gamma.md": "# Gamma Procedure\n\n## 1 Purge\n\nThe purge runs five cycles and ends with the leak test in Section 1 of the Delta Procedure.\n",
-	"delta.md": "# Delta Procedure\n\n## 1 Leak test\n\nThe leak test holds the line at 8 bar for ten minutes; the record goes to Section 1 of the Epsilon Procedure.\n",
+	"alpha.md":   "# Alpha Procedure\n\n## 1 Quokka inspection\n\nThe quokka inspection starts with the steps in Section 1 of the Beta Procedure.\n",
+	"beta.md":    "# Beta Procedure\n\n## 1 Valve check\n\nThe valve check is done before the purge described in Section 1 of the Gamma Procedure.\n",
+	"gamma.md":   "# Gamma Procedure\n\n## 1 Purge\n\nThe purge runs five cycles and ends with the leak test in Section 1 of the Delta Procedure.\n",
+	"delta.md":   "# Delta Procedure\n\n## 1 Leak test\n\nThe leak test holds the line at 8 bar for ten minutes; the record goes to Section 1 of the Epsilon Procedure.\n",
 	"epsilon.md": "# Epsilon Procedure\n\n## 1 Records\n\nRecords are kept for five years.\n",
 
 	// wombat: one passage refers three times into the Hub Procedure, then once elsewhere.
