@@ -2,9 +2,13 @@
 # Drives the real warren binary in tmux against the scripted Ollama-compatible server, the way
 # a newcomer would: a whole research run at 110×32, then the interaction rules at 80×24 (focus,
 # safe quitting, cancelling at every phase, no dead ends, help that fits, mouse, clipboard,
-# resizing). Each check reads the screen; a failure prints it.
+# resizing). Each check reads the screen; a failure prints it. It also times the first frame:
+# from the moment the binary is launched in tmux to the moment its first frame is on the
+# screen, nine times, and prints the median; `--first-frame` does only that (make bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+only_first_frame=false
+if [ "${1:-}" = "--first-frame" ]; then only_first_frame=true; fi
 
 if ! command -v tmux >/dev/null; then
 	echo "installing tmux (needed to drive the terminal)"
@@ -92,6 +96,35 @@ typed() { t send-keys -t "$session" -l "$1"; sleep 0.25; }
 # click and wheel send the terminal's own (SGR) mouse reports; columns and rows count from 1.
 click() { typed $'\e[<0;'"$1;$2"'M'; typed $'\e[<0;'"$1;$2"'m'; }
 wheel_up() { typed $'\e[<64;'"$1;$2"'M'; }
+
+# 0. The first frame: the launch time is written by the shell that then becomes warren (exec),
+# and the screen is read every few milliseconds until the Research tab is on it; reading the
+# screen (a tmux client each time) bounds the resolution at a few milliseconds.
+first_frame() {
+	local ms=() i t0 t1
+	for i in $(seq 9); do
+		session="first$i"
+		t new-session -d -s "$session" -x 120 -y 40 \
+			"date +%s%N >'$work/launch'; OLLAMA_HOST=127.0.0.1:$fast exec '$work/warren' -w '$work/ws'"
+		t1=""
+		for _ in $(seq 3000); do
+			if screen | grep -qF "Research question"; then
+				t1=$(date +%s%N)
+				break
+			fi
+			sleep 0.003
+		done
+		[ -n "$t1" ] || fail "no first frame within 10 s"
+		t0=$(cat "$work/launch")
+		ms+=($(((t1 - t0) / 1000000)))
+		t kill-session -t "$session"
+	done
+	local sorted
+	sorted=$(printf '%s\n' "${ms[@]}" | sort -n | tr '\n' ' ')
+	echo "e2e-tui: first frame $(printf '%s\n' "${ms[@]}" | sort -n | sed -n 5p) ms after launch (median of 9, 120x40; each: $sorted ms)"
+}
+first_frame
+if $only_first_frame; then exit 0; fi
 
 # 1. A whole research run at 110×32 (the flow every release must keep).
 start flow 110 32 "$fast"

@@ -11,14 +11,23 @@ import (
 
 // BenchmarkScenario runs the scripted scenario against llmtest with 200 ms per answer, once with
 // one model call in flight and once with four, and reports the model calls, the tokens and
-// both wall times with their ratio. Run it with -benchtime 1x.
+// both wall times with their ratio. Building the workspaces is not timed. Run it with
+// -benchtime 1x.
 func BenchmarkScenario(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	walls := map[int]time.Duration{}
+	concurrencies := []int{1, 4}
 	for b.Loop() {
-		for _, conc := range []int{1, 4} {
-			h := newHarness(b, func(c *config.Config) { c.Ollama.MaxConcurrency = conc })
-			h.srv.SetLatency(latency)
+		// The workspaces and servers are built outside the timed part.
+		b.StopTimer()
+		harnesses := map[int]*harness{}
+		for _, conc := range concurrencies {
+			harnesses[conc] = newHarness(b, func(c *config.Config) { c.Ollama.MaxConcurrency = conc })
+			harnesses[conc].srv.SetLatency(latency)
+		}
+		b.StartTimer()
+		for _, conc := range concurrencies {
+			h := harnesses[conc]
 			run := fmt.Sprintf("bench-%d", conc)
 			start := time.Now()
 			runScenario(b, h, run)
