@@ -52,9 +52,15 @@ type Resolver struct {
 	MaxChunks int
 }
 
-// NewResolver builds a resolver over a store and registry.
-func NewResolver(store *kb.Store, reg *registry.Registry, searcher *Searcher) *Resolver {
-	return &Resolver{Store: store, Names: registry.NewResolver(reg), Searcher: searcher, MaxChunks: 8}
+// NewResolver builds a resolver over a store and registry. fuzzy is the least Jaro-Winkler
+// similarity a misspelt document name needs to resolve (thresholds.fuzzy_match); values
+// outside (0, 1] mean registry.DefaultFuzzyThreshold.
+func NewResolver(store *kb.Store, reg *registry.Registry, searcher *Searcher, fuzzy float64) *Resolver {
+	names := registry.NewResolver(reg)
+	if fuzzy > 0 && fuzzy <= 1 {
+		names.Threshold = fuzzy
+	}
+	return &Resolver{Store: store, Names: names, Searcher: searcher, MaxChunks: 8}
 }
 
 // Resolve follows one reference. It never guesses across documents: a named document that is

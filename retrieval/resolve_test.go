@@ -50,7 +50,7 @@ func TestReferenceResolutionOnLabelledCorpusCases(t *testing.T) {
 	if err := json.Unmarshal(data, &cases); err != nil {
 		t.Fatal(err)
 	}
-	res := NewResolver(store, reg, &Searcher{Store: store})
+	res := NewResolver(store, reg, &Searcher{Store: store}, registry.DefaultFuzzyThreshold)
 	ctx := context.Background()
 	right, wrongDoc := 0, 0
 	for _, c := range cases {

@@ -42,7 +42,7 @@ func (s *Service) ResolveReferences(ctx context.Context, detector, text, from, s
 	if err != nil {
 		return nil, err
 	}
-	r := retrieval.NewResolver(s.Store, reg, s.Searcher())
+	r := retrieval.NewResolver(s.Store, reg, s.Searcher(), s.WS.Config.Thresholds.FuzzyMatch)
 	results := make([]retrieval.Resolved, 0, len(found))
 	for _, ref := range found {
 		results = append(results, r.Resolve(ctx, ref, origin))

@@ -49,7 +49,7 @@ func newHarnessOn(t testing.TB, corpus func(testing.TB) (*kb.Workspace, *kb.Stor
 	searcher := &retrieval.Searcher{Store: store, Gateway: g}
 	h := &harness{srv: srv, store: &agent.Store{DB: ws.DB}}
 	h.svc = &Service{
-		Deps: &Deps{Gateway: g, Searcher: searcher, Resolver: retrieval.NewResolver(store, reg, searcher), Store: store,
+		Deps: &Deps{Gateway: g, Searcher: searcher, Resolver: retrieval.NewResolver(store, reg, searcher, cfg.Thresholds.FuzzyMatch), Store: store,
 			Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets},
 		Store: h.store, Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens},
 		Sink: func(e agent.Event) { h.mu.Lock(); h.events = append(h.events, e); h.mu.Unlock() },
