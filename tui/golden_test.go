@@ -170,7 +170,9 @@ func TestGoldenPanels(t *testing.T) {
 	ctx := context.Background()
 	questions, _ := agent.NewInterrupt(research.InterruptQuestions, research.QuestionsPayload{Iteration: 1, Coverage: 0.42,
 		Gaps:      []string{"which gases count as pyrophoric", "who may perform the purge"},
-		Questions: []string{"Is the question about silane only, or all pyrophoric gases?", "Do you need the procedure text or the rationale?"}})
+		Questions: []string{"Is the question about silane only, or all pyrophoric gases?", "Do you need the procedure text or the rationale?"},
+		Analysis: &research.QueryAnalysis{KeyConcepts: []string{"pyrophoric gas", "cylinder change", "purge"}, Entities: []string{"silane", "GCP-01"},
+			Scope: "cylinder changes in gas cabinets of Fab K2"}})
 	plan, _ := agent.NewInterrupt(research.InterruptPlan, research.PlanPayload{Tasks: fixtureState().Plan})
 	runs, _ := fixture{}.Runs(ctx)
 	setups := map[string]func(m *Model){

@@ -172,6 +172,10 @@ func (r *researchTab) refineView() string {
 	if len(p.Gaps) > 0 {
 		b.WriteString(clip(wrap(r.st.Subtle.Render("Gaps: "+strings.Join(p.Gaps, "; ")), r.width), 2) + "\n")
 	}
+	if a := p.Analysis; a != nil && a.String() != "" {
+		// How the question is read so far: the analyst corrects it in the answer.
+		b.WriteString(clip(wrap(r.st.Subtle.Render("Analysis: "+a.String()), r.width), 2) + "\n")
+	}
 	if r.state != nil && len(r.state.Evidence) > 0 {
 		var docs []string
 		seen := map[string]bool{}

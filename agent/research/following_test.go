@@ -292,3 +292,90 @@ func TestFullPlanMakesNoReevaluationCall(t *testing.T) {
 		}
 	}
 }
+
+// The refinement analyses the question (key concepts, entities, scope) in each round, shows
+// it with the questions, and its final step gives the analysis the plan is written from.
+func TestQueryAnalysisIsShownWithTheQuestionsAndUsedByThePlan(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	var planPrompt string
+	h.srv.Handle(&llmtest.Rule{Name: "plan", SchemaHas: "tasks", Reply: func(c llmtest.Call) string {
+		mu.Lock()
+		defer mu.Unlock()
+		planPrompt = c.LastUser()
+		return `{"tasks":[{"query":"Einstufung","rationale":"r","done_when":"d"}]}`
+	}})
+	scriptRefinement(h.srv, 0.2, []string{"a", "b", "c"})
+	scriptWork(h.srv)
+	ctx := context.Background()
+	out, _, err := h.svc.Start(ctx, "analysis", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{HITL: true})
+	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptQuestions {
+		t.Fatalf("want questions: %+v %v", out, err)
+	}
+	var asked QuestionsPayload
+	json.Unmarshal(out.Interrupt.Payload, &asked)
+	if asked.Analysis == nil || strings.Join(asked.Analysis.KeyConcepts, ",") != "Einstufung,Kennzeichnung" || asked.Analysis.Scope == "" {
+		t.Errorf("the questions come with the round's query analysis: %+v", asked.Analysis)
+	}
+	out, s, err := h.svc.Resume(ctx, "analysis", json.RawMessage(`"/end"`))
+	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptPlan {
+		t.Fatalf("want the plan: %+v %v", out, err)
+	}
+	if s.Analysis == nil || strings.Join(s.Analysis.Entities, ",") != "GefStoffV,Chemikaliengesetz" {
+		t.Errorf("the final step's analysis is the run's: %+v", s.Analysis)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"Einstufung; Kennzeichnung; Verpackung", "GefStoffV; Chemikaliengesetz", "nicht für Erzeugnisse"} {
+		if !strings.Contains(planPrompt, want) {
+			t.Errorf("the plan is written from the final analysis (%q missing):\n%s", want, planPrompt)
+		}
+	}
+}
+
+// Without the analyst (--no-hitl) refinement is one round of search and analysis and asks
+// nothing, and says so: it is not "one clarification step", which would need someone to
+// clarify with.
+func TestNoHITLAsksNothingAndSaysWhatItDid(t *testing.T) {
+	h := newHarness(t)
+	scriptRefinement(h.srv, 0.2, []string{"a", "b", "c"})
+	scriptWork(h.srv)
+	out, s, err := h.svc.Start(context.Background(), "nohitl", "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{})
+	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptPlan {
+		t.Fatalf("want the plan: %+v %v", out, err)
+	}
+	if nodes := h.nodesRun(); nodes["ask"] != 0 || nodes["retrieve"] != 1 || nodes["analyze"] != 1 || nodes["finalize"] != 1 {
+		t.Errorf("one round, no questions: %v", nodes)
+	}
+	if s.Termination != NoHITLTermination || strings.Contains(s.Termination, "clarification") || s.Analysis == nil {
+		t.Errorf("termination %q, analysis %+v", s.Termination, s.Analysis)
+	}
+}
+
+// The remediation decision is asked with the research question, which the focus of a second
+// draft is about.
+func TestRemediationPromptHoldsTheQuestion(t *testing.T) {
+	h := newHarness(t)
+	var mu sync.Mutex
+	var prompt string
+	h.srv.Handle(&llmtest.Rule{Name: "remediation", SchemaHas: "decision", Reply: func(c llmtest.Call) string {
+		mu.Lock()
+		defer mu.Unlock()
+		prompt = c.LastUser()
+		return `{"decision":"accept","focus":""}`
+	}})
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptWork(h.srv)
+	scriptReport(h.srv)
+	const question = "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?"
+	ctx := context.Background()
+	h.svc.Start(ctx, "remedy", question, Options{})
+	if out, _, err := h.svc.Resume(ctx, "remedy", json.RawMessage(`{"action":"approve"}`)); err != nil || out.Status != agent.StatusDone {
+		t.Fatalf("%+v %v", out, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(prompt, question) {
+		t.Errorf("the remediation prompt leaves out the question:\n%s", prompt)
+	}
+}

@@ -41,6 +41,18 @@ type PlanAnswer struct {
 func (d *Deps) plan(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research question: %s\nContext: %s\nResearch queries: %s\n", s.Question, s.Context, strings.Join(s.ResearchQs, "; "))
+	if a := s.Analysis; a != nil {
+		// The plan covers what the question is about, within its scope.
+		if len(a.KeyConcepts) > 0 {
+			fmt.Fprintf(&b, "Key concepts (cover each): %s\n", strings.Join(a.KeyConcepts, "; "))
+		}
+		if len(a.Entities) > 0 {
+			fmt.Fprintf(&b, "Entities (search for each where it matters): %s\n", strings.Join(a.Entities, "; "))
+		}
+		if a.Scope != "" {
+			fmt.Fprintf(&b, "Scope (stay within it): %s\n", a.Scope)
+		}
+	}
 	if s.PlanComment != "" {
 		fmt.Fprintf(&b, "The analyst rejected the previous plan: %s\n", s.PlanComment)
 	}

@@ -14,6 +14,9 @@ import (
 // EndCommand ends refinement when given as the answer to the questions.
 const EndCommand = "/end"
 
+// NoHITLTermination is why refinement ends in a run without the analyst (--no-hitl).
+const NoHITLTermination = "one round of search and analysis without questions (no analyst in the loop)"
+
 // Convergence: refinement ends by itself when the knowledge base covers the question well,
 // new searches mostly find what was found before, and few gaps remain.
 const (
@@ -102,6 +105,19 @@ type analysisOut struct {
 	Coverage float64  `json:"coverage" desc:"how well the retrieved passages cover the question, 0 to 1" schema:"min=0,max=1,clamp"`
 	Gaps     []string `json:"gaps" desc:"what the passages do not answer yet" schema:"maxItems=5"`
 	Summary  string   `json:"summary"`
+	queryAnalysisOut
+}
+
+// queryAnalysisOut is the query analysis as the model writes it, in the analysis of each round
+// and in the final step.
+type queryAnalysisOut struct {
+	KeyConcepts []string `json:"key_concepts" desc:"the concepts the question is about, as short noun phrases" schema:"maxItems=8"`
+	Entities    []string `json:"entities" desc:"named things the question involves: substances, documents, laws, organisations, equipment" schema:"maxItems=10"`
+	Scope       string   `json:"scope" desc:"what the research covers and what it leaves out, in one sentence"`
+}
+
+func (q queryAnalysisOut) analysis() *QueryAnalysis {
+	return &QueryAnalysis{KeyConcepts: q.KeyConcepts, Entities: q.Entities, Scope: strings.TrimSpace(q.Scope)}
 }
 
 func evidenceText(ev []Evidence, max int) string {
@@ -120,19 +136,22 @@ func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	for _, a := range s.Answers {
 		fmt.Fprintf(&answers, "- %s\n", a.Text)
 	}
-	prompt := fmt.Sprintf("Research question: %s\nRound %d. The analyst's answers so far:\n%sRetrieved passages:\n%s\nJudge how well these passages cover the question as the analyst means it, and list the knowledge gaps.",
+	prompt := fmt.Sprintf("Research question: %s\nRound %d. The analyst's answers so far:\n%sRetrieved passages:\n%s\nJudge how well these passages cover the question as the analyst means it, and list the knowledge gaps. Analyse the question: its key concepts, the entities it involves, and its scope.",
 		s.Question, s.Iteration+1, answers.String(), evidenceText(s.Evidence, 12))
 	var out analysisOut
 	if err := d.structured(ctx, s, config.RoleFast, "You analyse retrieval results for a research question.", prompt, &out); err != nil {
 		return nil, err
 	}
-	s.Coverage, s.Gaps = out.Coverage, out.Gaps
+	s.Coverage, s.Gaps, s.Analysis = out.Coverage, out.Gaps, out.analysis()
 	// Whether refinement ends is decided here, in the node, so the checkpoint records it.
 	switch {
 	case s.Coverage >= convergedCoverage && s.DedupRatio >= convergedDedup && len(s.Gaps) <= convergedGaps:
 		s.Termination = "converged"
 	case !s.HITL:
-		s.Termination = "single clarification step (HITL off)"
+		// Without the analyst there is nobody to clarify the question with: one round of
+		// search and analysis, and no questions (a model answering its own questions would
+		// put words in the analyst's mouth).
+		s.Termination = NoHITLTermination
 	case s.Iteration >= s.MaxIterations:
 		s.Termination = "iteration limit"
 	}
@@ -160,6 +179,8 @@ type QuestionsPayload struct {
 	Coverage  float64  `json:"coverage"`
 	Gaps      []string `json:"gaps"`
 	Questions []string `json:"questions"`
+	// Analysis is how the question is read so far, for the analyst to correct in the answer.
+	Analysis *QueryAnalysis `json:"analysis,omitempty"`
 }
 
 func (d *Deps) ask(ctx context.Context, s *State) (*agent.Interrupt, error) {
@@ -170,7 +191,8 @@ func (d *Deps) ask(ctx context.Context, s *State) (*agent.Interrupt, error) {
 		return nil, err
 	}
 	s.Questions = out.Questions
-	return agent.NewInterrupt(InterruptQuestions, QuestionsPayload{Iteration: s.Iteration + 1, Coverage: s.Coverage, Gaps: s.Gaps, Questions: s.Questions})
+	return agent.NewInterrupt(InterruptQuestions, QuestionsPayload{Iteration: s.Iteration + 1, Coverage: s.Coverage, Gaps: s.Gaps,
+		Questions: s.Questions, Analysis: s.Analysis})
 }
 
 type insightsOut struct {
@@ -209,15 +231,25 @@ func afterAnswer(s *State) string {
 type finalizeOut struct {
 	ResearchQueries []string `json:"research_queries" desc:"the sharpened research queries for planning" schema:"minItems=1,maxItems=8"`
 	Context         string   `json:"context" desc:"what the analyst wants, in a few sentences"`
+	queryAnalysisOut
 }
 
+// finalize is refinement's last step: the research queries, the context and the query
+// analysis (key concepts, entities, scope) that the plan is written from.
 func (d *Deps) finalize(ctx context.Context, s *State) (*agent.Interrupt, error) {
-	prompt := fmt.Sprintf("Research question: %s\nAnalyst's insights: %s\nQueries so far: %s\nFinalise the research queries and summarise the context for planning.",
-		s.Question, strings.Join(s.Insights, "; "), strings.Join(s.Queries, "; "))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Research question: %s\nAnalyst's insights: %s\nQueries so far: %s\n", s.Question, strings.Join(s.Insights, "; "), strings.Join(s.Queries, "; "))
+	for _, a := range s.Answers {
+		fmt.Fprintf(&b, "The analyst answered (round %d): %s\n", a.Iteration+1, a.Text)
+	}
+	if a := s.Analysis; a != nil {
+		fmt.Fprintf(&b, "Analysis so far: %s\n", a.String())
+	}
+	b.WriteString("Finalise the research queries, summarise the context for planning, and give the final query analysis: key concepts, entities and scope.")
 	var out finalizeOut
-	if err := d.structured(ctx, s, config.RoleChat, "You prepare a research plan's inputs.", prompt, &out); err != nil {
+	if err := d.structured(ctx, s, config.RoleChat, "You prepare a research plan's inputs.", b.String(), &out); err != nil {
 		return nil, err
 	}
-	s.ResearchQs, s.Context = out.ResearchQueries, out.Context
+	s.ResearchQs, s.Context, s.Analysis = out.ResearchQueries, out.Context, out.analysis()
 	return nil, nil
 }

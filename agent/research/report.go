@@ -187,8 +187,9 @@ type remediationOut struct {
 
 func (d *Deps) remediate(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	issues := append(append([]string(nil), s.Quality.Problems...), s.Quality.Issues...)
-	prompt := fmt.Sprintf("The report scored %d of 500 (threshold %d). Issues:\n- %s\nAccept it as it is, or retry once with focus instructions?",
-		s.Quality.Total, d.threshold(), strings.Join(issues, "\n- "))
+	// The decision and the focus are about the question the report answers, so it is given.
+	prompt := fmt.Sprintf("Research question: %s\nThe report scored %d of 500 (threshold %d). Issues:\n- %s\nAccept it as it is, or retry once with focus instructions?",
+		s.Question, s.Quality.Total, d.threshold(), strings.Join(issues, "\n- "))
 	var out remediationOut
 	if err := d.structured(ctx, s, config.RoleChat, "You decide whether a research report needs a second draft.", prompt, &out); err != nil {
 		return nil, err

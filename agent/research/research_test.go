@@ -79,13 +79,16 @@ func scriptRefinement(srv *llmtest.Server, coverage float64, gaps []string) {
 	srv.Handle(&llmtest.Rule{Name: "queries", SchemaHas: "queries", Replies: []string{reply(map[string]any{
 		"queries": []string{"Einstufung und Kennzeichnung von Gefahrstoffen", "Kennzeichnung Explosivstoff Erzeugnisse", "Verpackung gefährlicher Gemische"}})}})
 	srv.Handle(&llmtest.Rule{Name: "analysis", SchemaHas: "coverage", Replies: []string{reply(map[string]any{
-		"coverage": coverage, "gaps": gaps, "summary": "Teilweise abgedeckt."})}})
+		"coverage": coverage, "gaps": gaps, "summary": "Teilweise abgedeckt.", "key_concepts": []string{"Einstufung", "Kennzeichnung"},
+		"entities": []string{"GefStoffV"}, "scope": "Pflichten des Arbeitgebers"})}})
 	srv.Handle(&llmtest.Rule{Name: "questions", SchemaHas: "questions", Replies: []string{reply(map[string]any{
 		"questions": []string{"Geht es um Stoffe oder um Erzeugnisse?", "Welche Tätigkeiten sind betroffen?"}})}})
 	srv.Handle(&llmtest.Rule{Name: "insights", SchemaHas: "insights", Replies: []string{reply(map[string]any{
 		"insights": []string{"Der Analyst fragt nach Stoffen und Gemischen."}})}})
 	srv.Handle(&llmtest.Rule{Name: "finalize", SchemaHas: "research_queries", Replies: []string{reply(map[string]any{
-		"research_queries": []string{"Einstufung und Kennzeichnung nach GefStoffV"}, "context": "Pflichten zur Einstufung."})}})
+		"research_queries": []string{"Einstufung und Kennzeichnung nach GefStoffV"}, "context": "Pflichten zur Einstufung.",
+		"key_concepts": []string{"Einstufung", "Kennzeichnung", "Verpackung"}, "entities": []string{"GefStoffV", "Chemikaliengesetz"},
+		"scope": "Pflichten für Stoffe und Gemische, nicht für Erzeugnisse"})}})
 }
 
 // scriptWork answers the plan, extraction, references, gates, scoring and re-evaluation.

@@ -4,6 +4,8 @@
 package research
 
 import (
+	"strings"
+
 	"warren/llm"
 
 	"warren/retrieval"
@@ -31,6 +33,9 @@ type State struct {
 	Termination   string     `json:"termination"` // why refinement ended
 	ResearchQs    []string   `json:"research_queries"`
 	Context       string     `json:"context"`
+	// Analysis is the query analysis: from each round's analysis while refining, then from
+	// the final step, which the plan is written from.
+	Analysis *QueryAnalysis `json:"analysis,omitempty"`
 
 	// Phase 2: the plan.
 	Plan        []Task `json:"plan"`
@@ -61,6 +66,29 @@ type State struct {
 	Budget *llm.Budget `json:"budget,omitempty"`
 	// Decisions are the analysts' answers to the run's questions and plans, with who gave them.
 	Decisions []Decision `json:"decisions,omitempty"`
+}
+
+// QueryAnalysis is how the research question is read: what it is about, what it names, and
+// what it covers.
+type QueryAnalysis struct {
+	KeyConcepts []string `json:"key_concepts"`
+	Entities    []string `json:"entities"`
+	Scope       string   `json:"scope"`
+}
+
+// String writes the analysis on one line: "key concepts: …; entities: …; scope: …".
+func (a QueryAnalysis) String() string {
+	var parts []string
+	if len(a.KeyConcepts) > 0 {
+		parts = append(parts, "key concepts: "+strings.Join(a.KeyConcepts, ", "))
+	}
+	if len(a.Entities) > 0 {
+		parts = append(parts, "entities: "+strings.Join(a.Entities, ", "))
+	}
+	if a.Scope != "" {
+		parts = append(parts, "scope: "+a.Scope)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Evidence is a chunk retrieved during refinement.

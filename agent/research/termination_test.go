@@ -19,7 +19,8 @@ func TestRefinementEndsByConvergence(t *testing.T) {
 	// Round one: low coverage, so the analyst is asked; round two finds the same passages
 	// (dedup ratio 1) with high coverage and few gaps.
 	h.srv.Handle(&llmtest.Rule{SchemaHas: "coverage", Replies: []string{
-		`{"coverage":0.3,"gaps":["a","b","c"],"summary":"dünn"}`, `{"coverage":0.9,"gaps":["a"],"summary":"gut"}`}})
+		`{"coverage":0.3,"gaps":["a","b","c"],"summary":"dünn","key_concepts":["Einstufung"],"entities":[],"scope":"Stoffe"}`,
+		`{"coverage":0.9,"gaps":["a"],"summary":"gut","key_concepts":["Einstufung"],"entities":[],"scope":"Stoffe"}`}})
 	scriptRefinement(h.srv, 0.9, []string{"a"})
 	scriptWork(h.srv)
 	ctx := context.Background()

@@ -87,7 +87,7 @@ func (a *app) researchCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&answersPath, "answers", "", "answer questions and the plan from this YAML or JSON file")
 	f.BoolVarP(&yes, "yes", "y", false, "end refinement after the first round and approve the plan")
-	f.BoolVar(&noHITL, "no-hitl", false, "no questions: one clarification step instead of the loop")
+	f.BoolVar(&noHITL, "no-hitl", false, "no analyst in the refinement: one round of search and analysis, no questions")
 	f.IntVar(&budgetCalls, "budget-calls", 0, "model calls this run may make, 1 or more (default budgets.model_calls; with --resume, replaces the run's own call budget)")
 	f.IntVar(&iterations, "iterations", 3, "most rounds of questions, 1 or more")
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
