@@ -217,8 +217,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusOK
-	s.record(rec)
-	if !s.wait(r.Context()) {
+	dead := s.deadChan()
+	slot, ok := s.holdSlot(r.Context(), dead, s.record(rec))
+	if !ok {
+		return
+	}
+	written := false
+	defer func() { slot.release(written) }() // also when a dropped stream panics out
+	if !s.wait(r.Context(), dead) {
 		return
 	}
 	prompt := 0
@@ -233,32 +239,31 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	final := api.ChatResponse{Model: req.Model, CreatedAt: time.Now(), Done: true, DoneReason: doneReason,
 		Message: api.Message{Role: "assistant"},
 		Metrics: api.Metrics{PromptEvalCount: prompt, EvalCount: tokenCount(reply)}}
+	rc := http.NewResponseController(w)
 	if !stream {
 		final.Message.Content = reply
+		slot.answering()
 		writeJSON(w, http.StatusOK, final)
+		written = rc.Flush() == nil
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
-	flusher, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
 	pieces := split(reply)
 	for i, piece := range pieces {
-		if fault != nil && fault.Drop && i >= len(pieces)/2 {
-			if flusher != nil {
-				flusher.Flush()
-			}
+		if fault != nil && fault.Drop && i >= len(pieces)/2 || isClosed(dead) {
+			rc.Flush()
 			panic(http.ErrAbortHandler) // cuts the connection without ending the stream
 		}
 		enc.Encode(api.ChatResponse{Model: req.Model, CreatedAt: time.Now(),
 			Message: api.Message{Role: "assistant", Content: piece}})
-		if flusher != nil {
-			flusher.Flush()
-		}
+		rc.Flush()
 	}
-	if fault != nil && fault.Drop {
+	if fault != nil && fault.Drop || isClosed(dead) {
 		panic(http.ErrAbortHandler)
 	}
-	enc.Encode(final)
+	slot.answering()
+	written = enc.Encode(final) == nil && rc.Flush() == nil
 }
 
 func (s *Server) reply(c Call) (string, bool) {

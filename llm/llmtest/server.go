@@ -1,8 +1,9 @@
 // Package llmtest is a scripted Ollama-compatible HTTP server for tests. It speaks /api/chat
 // (streaming and not), /api/embed, /api/tags, /api/show and /api/version; answers chat requests
 // by rules that match on message content or on the requested schema; injects latency and
-// faults (error statuses, dropped streams, truncated answers, missing models); and records
-// every request so tests can assert on what was sent.
+// faults (error statuses, dropped streams, truncated answers, missing models, a crash); answers
+// a limited number of requests at once, queueing the rest (SetSlots); and records every
+// request so tests can assert on what was sent and when it was answered.
 package llmtest
 
 import (
@@ -41,6 +42,8 @@ type Server struct {
 	unmatched []string
 	dim       int
 	fallback  func(Call) string
+	dead      chan struct{} // closed by Kill and Close
+	slots     slots
 }
 
 // Model is a model the server pretends to have.
@@ -59,6 +62,13 @@ type Recorded struct {
 	Stream   bool
 	Input    []string // /api/embed
 	Status   int      // what the server answered
+
+	// Start and End bound the time a chat or embed request held one of the server's slots
+	// (zero when it never got one); the next request in the queue starts no earlier than the
+	// End that freed its slot. Answered says the whole answer was written: false for a
+	// request cut off by Kill or by its client going away.
+	Start, End time.Time
+	Answered   bool
 }
 
 // New starts a server with the default chat and embed models and registers its shutdown with
@@ -94,7 +104,7 @@ func StartAt(addr string) (*Server, error) {
 }
 
 func newServer() *Server {
-	s := &Server{models: map[string]Model{}, dim: 768}
+	s := &Server{models: map[string]Model{}, dim: 768, dead: make(chan struct{}), slots: slots{n: DefaultSlots}}
 	s.AddModel(Model{Name: ChatModel})
 	s.AddModel(Model{Name: EmbedModel, Embedding: true})
 	return s
@@ -122,8 +132,18 @@ func (s *Server) SetModels(models ...Model) {
 	}
 }
 
-// Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
+// Close stops the server; requests still waiting or in progress end without an answer.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.dead:
+	default:
+		close(s.dead)
+	}
+	srv := s.srv
+	s.mu.Unlock()
+	srv.Close()
+}
 
 // AddModel makes a model available.
 func (s *Server) AddModel(m Model) {
@@ -179,10 +199,12 @@ func (s *Server) Unmatched() []string {
 	return append([]string(nil), s.unmatched...)
 }
 
-func (s *Server) record(r Recorded) {
+// record keeps a request and returns its index in the records.
+func (s *Server) record(r Recorded) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, r)
+	return len(s.requests) - 1
 }
 
 func (s *Server) hasModel(name string) bool {
@@ -206,13 +228,19 @@ func sameModel(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
-// wait applies the configured latency, giving up when the client goes away.
-func (s *Server) wait(ctx context.Context) bool {
+// wait applies the configured latency, giving up when the client goes away or the server
+// is killed.
+func (s *Server) wait(ctx context.Context, dead <-chan struct{}) bool {
 	s.mu.Lock()
 	d := s.latency
 	s.mu.Unlock()
 	if d <= 0 {
-		return true
+		select {
+		case <-dead:
+			return false
+		default:
+			return true
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -220,6 +248,8 @@ func (s *Server) wait(ctx context.Context) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
+		return false
+	case <-dead:
 		return false
 	}
 }
@@ -303,8 +333,14 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusOK
-	s.record(rec)
-	if !s.wait(r.Context()) {
+	dead := s.deadChan()
+	slot, ok := s.holdSlot(r.Context(), dead, s.record(rec))
+	if !ok {
+		return
+	}
+	written := false
+	defer func() { slot.release(written) }()
+	if !s.wait(r.Context(), dead) {
 		return
 	}
 	s.mu.Lock()
@@ -315,5 +351,19 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		resp.Embeddings = append(resp.Embeddings, Embed(in, dim))
 		resp.PromptEvalCount += tokenCount(in)
 	}
-	writeJSON(w, http.StatusOK, resp)
+	data, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	slot.answering()
+	_, err := w.Write(append(data, '\n'))
+	written = err == nil && http.NewResponseController(w).Flush() == nil
+}
+
+// isClosed says whether the server was killed.
+func isClosed(dead <-chan struct{}) bool {
+	select {
+	case <-dead:
+		return true
+	default:
+		return false
+	}
 }

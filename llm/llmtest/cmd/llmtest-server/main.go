@@ -1,9 +1,10 @@
 // Command llmtest-server runs warren's scripted Ollama-compatible test server on its own, so
 // that the real binary can be driven from scripts without a model. It answers /api/tags,
 // /api/show, /api/version and /api/embed for the models it is given; chat requests answer
-// with a rule file's replies.
+// with a rule file's replies. --slots sets how many requests it answers at once (the rest
+// queue, each holding its slot for --latency), as OLLAMA_NUM_PARALLEL does for Ollama.
 //
-//	go run ./llm/llmtest/cmd/llmtest-server --addr 127.0.0.1:11999
+//	go run ./llm/llmtest/cmd/llmtest-server --addr 127.0.0.1:11999 --slots 1 --latency 200ms
 package main
 
 import (
@@ -34,7 +35,8 @@ func main() {
 	embed := flag.String("embed", llmtest.EmbedModel, "embedding models, comma-separated (empty: none)")
 	rules := flag.String("rules", "", "JSON file with a list of chat rules {name, contains, any_contains, schema_has, replies, times}")
 	meaningless := flag.Bool("meaningless", false, "answer requests no rule matches with schema-valid but meaningless content")
-	latency := flag.Duration("latency", 0, "delay before every answer")
+	latency := flag.Duration("latency", 0, "delay before every answer, during which the request holds a slot")
+	slots := flag.Int("slots", llmtest.DefaultSlots, "chat and embed requests answered at once; the rest queue in arrival order (0: no limit)")
 	flag.Parse()
 
 	srv, err := llmtest.StartAt(*addr)
@@ -59,12 +61,24 @@ func main() {
 	if *meaningless {
 		srv.SetFallback(llmtest.Meaningless)
 	}
+	if *slots < 0 {
+		fmt.Fprintln(os.Stderr, "llmtest-server: --slots must be 0 (no limit) or more")
+		os.Exit(2)
+	}
 	srv.SetLatency(*latency)
-	fmt.Printf("llmtest-server listening on %s\n", srv.URL)
+	srv.SetSlots(*slots)
+	fmt.Printf("llmtest-server listening on %s (%s)\n", srv.URL, slotText(*slots))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	<-sig
 	srv.Close()
+}
+
+func slotText(n int) string {
+	if n == 0 {
+		return "no slot limit"
+	}
+	return fmt.Sprintf("%d slot(s)", n)
 }
 
 func splitList(s string) []string {
