@@ -33,7 +33,7 @@ type Config struct {
 // Ollama is the connection to the model server shared by every role without a host of its own.
 type Ollama struct {
 	Host           string
-	MaxConcurrency int           // requests in flight per host
+	MaxConcurrency int           // requests in flight per host that does not set its own (Host.Slots)
 	Retries        int           // extra attempts after a transient failure
 	BackoffBase    time.Duration // first retry delay; doubles each attempt, with jitter
 	BackoffMax     time.Duration
@@ -50,11 +50,15 @@ type Serve struct {
 	MaxJobsPerAnalyst int           // long jobs one analyst may have running at once
 }
 
-// Role is one model role (chat, fast, embed): which model, on which host, with which options.
+// Role is one model role (chat, fast, embed): which model, on which hosts, with which options.
 // Zero option values mean "leave it to the model's defaults".
 type Role struct {
-	Model       string
-	Host        string
+	Model string
+	Host  string // one host (models.<role>.host); Resolved fills it with the first of Hosts
+	// Hosts are several hosts serving the role (models.<role>.hosts); each request goes to
+	// one of them. Setting host clears hosts and setting hosts clears host, so the later
+	// layer wins. Resolved always returns at least one.
+	Hosts       []Host
 	Temperature float64 // negative: not set
 	NumCtx      int
 	NumPredict  int
@@ -152,7 +156,8 @@ const (
 var Roles = []RoleName{RoleChat, RoleFast, RoleEmbed}
 
 // Resolved returns the role with its defaults filled in: the fast role falls back to the chat
-// model, and every role without a host uses the shared Ollama host.
+// model (and its hosts), and every role without a host uses the shared Ollama host. Hosts
+// holds every host of the role, at least one, and Host the first of them.
 func (c *Config) Resolved(name RoleName) Role {
 	var r Role
 	switch name {
@@ -162,15 +167,21 @@ func (c *Config) Resolved(name RoleName) Role {
 		r = c.Fast
 		if r.Model == "" {
 			r.Model = c.Chat.Model
-			if r.Host == "" {
-				r.Host = c.Chat.Host
+			if r.Host == "" && len(r.Hosts) == 0 {
+				r.Host, r.Hosts = c.Chat.Host, c.Chat.Hosts
 			}
 		}
 	case RoleEmbed:
 		r = c.Embed
 	}
-	if r.Host == "" {
-		r.Host = c.Ollama.Host
+	switch {
+	case len(r.Hosts) > 0:
+		r.Hosts = append([]Host(nil), r.Hosts...)
+	case r.Host != "":
+		r.Hosts = []Host{{URL: r.Host}}
+	default:
+		r.Hosts = []Host{{URL: c.Ollama.Host}}
 	}
+	r.Host = r.Hosts[0].URL
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func TestDefaultFileRoundTrips(t *testing.T) {
 	d := Default()
 	for _, e := range c.Entries() {
 		k, _ := lookupKey(e.Key)
-		if e.Value != k.get(d) {
+		if !reflect.DeepEqual(e.Value, k.get(d)) {
 			t.Errorf("%s: default file gives %v, default is %v", e.Key, e.Value, k.get(d))
 		}
 	}

@@ -17,6 +17,9 @@ type key struct {
 	help    string
 	set     func(c *Config, text string) error // returns errNotAllowed for a bad value
 	get     func(c *Config) any
+	// excludes names a key that one layer may not set together with this one (a role's
+	// host and hosts); setting this one also decides the other's value.
+	excludes string
 }
 
 // errNotAllowed marks a value outside what a key allows; the caller adds key and value.
@@ -28,7 +31,7 @@ func (errNotAllowed) Error() string { return "not allowed" }
 var keys = []key{
 	hostKey("ollama.host", "Ollama base URL shared by every role without its own host",
 		func(c *Config) *string { return &c.Ollama.Host }, false),
-	intKey("ollama.max_concurrency", "model requests in flight per host", 1, 64,
+	intKey("ollama.max_concurrency", "model requests in flight per host (a host in models.<role>.hosts may set its own with #N)", 1, maxSlots,
 		func(c *Config) *int { return &c.Ollama.MaxConcurrency }),
 	intKey("ollama.retries", "extra attempts after a transient failure", 0, 20,
 		func(c *Config) *int { return &c.Ollama.Retries }),
@@ -61,8 +64,8 @@ func init() {
 		}
 		keys = append(keys,
 			modelKey(prefix+"model", modelHelp, func(c *Config) *string { return &role(c).Model }, r.name != RoleFast),
-			hostKey(prefix+"host", "Ollama base URL for this role (empty: ollama.host)",
-				func(c *Config) *string { return &role(c).Host }, true),
+			roleHostKey(prefix+"host", role),
+			hostsKey(prefix+"hosts", role),
 			key{
 				name: prefix + "temperature", allowed: "a number from 0 to 2, or -1 for the model's default",
 				help: "sampling temperature",
@@ -276,6 +279,23 @@ func hostKey(name, help string, field func(c *Config) *string, optional bool) ke
 		},
 		get: func(c *Config) any { return *field(c) },
 	}
+}
+
+// roleHostKey is models.<role>.host: one host, which replaces a list set by an earlier layer.
+func roleHostKey(name string, role func(c *Config) *Role) key {
+	k := hostKey(name, "Ollama base URL for this role (empty: ollama.host)", func(c *Config) *string { return &role(c).Host }, true)
+	set := k.set
+	k.set = func(c *Config, s string) error {
+		if err := set(c, s); err != nil {
+			return err
+		}
+		if role(c).Host != "" {
+			role(c).Hosts = nil
+		}
+		return nil
+	}
+	k.excludes = name + "s"
+	return k
 }
 
 // NormalizeHost turns the forms Ollama users write ("localhost", "10.0.0.5:11434",

@@ -74,11 +74,30 @@ func (c *Config) Set(name, value, source string) error {
 	if !ok {
 		return &UnknownKeyError{Key: name, Source: source, Suggestion: closestKey(name)}
 	}
+	if other, ok := lookupKey(k.excludes); ok && strings.TrimSpace(value) != "" && c.Sources[other.name] == source &&
+		!isEmpty(other.get(c)) {
+		return &ValueError{Key: name, Value: value, Source: source,
+			Allowed: fmt.Sprintf("one of %s and %s in one place, not both", other.name, name)}
+	}
 	if err := k.set(c, value); err != nil {
 		return &ValueError{Key: name, Value: value, Source: source, Allowed: k.allowed}
 	}
 	c.Sources[name] = source
+	if k.excludes != "" && strings.TrimSpace(value) != "" {
+		c.Sources[k.excludes] = source // its value was decided here
+	}
 	return nil
+}
+
+// isEmpty says whether a key's value is unset: an empty string or list.
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return t == ""
+	case []string:
+		return len(t) == 0
+	}
+	return false
 }
 
 func (c *Config) applyFile(path string) error {
@@ -158,6 +177,13 @@ func valueText(v any) string {
 		return strconv.FormatBool(t)
 	case time.Duration:
 		return t.String()
+	case []any:
+		// A list (models.<role>.hosts) reaches the key table as the environment writes it.
+		parts := make([]string, len(t))
+		for i, x := range t {
+			parts[i] = valueText(x)
+		}
+		return strings.Join(parts, ",")
 	default:
 		return fmt.Sprint(t)
 	}
@@ -232,6 +258,12 @@ func tomlLiteral(v any) string {
 		return strconv.Quote(t)
 	case float64:
 		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []string:
+		quoted := make([]string, len(t))
+		for i, x := range t {
+			quoted[i] = strconv.Quote(x)
+		}
+		return "[" + strings.Join(quoted, ", ") + "]"
 	default:
 		return fmt.Sprint(t)
 	}
