@@ -1,6 +1,6 @@
 // Package doctor checks that a workspace and its model hosts are ready: the configuration is
-// valid, the stores open, every role's host answers and has its model. `warren doctor` prints
-// the report; the workbench header shows it.
+// valid, the stores open, every host of every role answers and has the role's model.
+// `warren doctor` prints the report; the workbench header shows it.
 package doctor
 
 import (
@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"warren/config"
 	"warren/internal/schema"
@@ -137,47 +139,67 @@ func (r *Report) checkStores(dir string) {
 	}
 }
 
-// checkModels checks each role's host and model, and returns the embed model's dimension (0
-// when it is not available).
+// checkModels checks every host of every role and that it has the role's model, and returns
+// the embed model's dimension (0 when it is not available). A role with several hosts gets a
+// line per host: one that lacks the model fails, though requests skip it and the others serve.
 func (r *Report) checkModels(ctx context.Context, cfg *config.Config, g *llm.Gateway) int {
-	reachable := map[string]bool{}
+	var hosts []string
 	for _, role := range config.Roles {
-		_, host := g.Model(role)
-		if _, seen := reachable[host]; seen {
-			continue
+		for _, h := range g.Hosts(role) {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
 		}
-		version, err := g.Version(ctx, role)
-		reachable[host] = err == nil
-		if err != nil {
+	}
+	versions, errs := make([]string, len(hosts)), make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Go(func() { versions[i], errs[i] = g.HostVersion(ctx, h) })
+	}
+	wg.Wait()
+	reachable := map[string]bool{}
+	for i, host := range hosts {
+		reachable[host] = errs[i] == nil
+		if errs[i] != nil {
 			r.add(Check{Name: "ollama " + host, Status: Fail,
-				Detail: fmt.Sprintf("Ollama is not reachable at %s (%v)", host, rootMessage(err)),
-				Fix:    "start it with `ollama serve`, or point warren at it with --ollama-host / OLLAMA_HOST"})
+				Detail: fmt.Sprintf("Ollama is not reachable at %s (%v)", host, rootMessage(errs[i])),
+				Fix:    "start it with `ollama serve`, or point warren at it with --ollama-host / OLLAMA_HOST or models.<role>.hosts"})
 			continue
 		}
-		r.add(Check{Name: "ollama " + host, Status: OK, Detail: "Ollama " + version})
+		r.add(Check{Name: "ollama " + host, Status: OK, Detail: "Ollama " + versions[i]})
 	}
 	embedOK := false
 	for _, role := range config.Roles {
-		model, host := g.Model(role)
-		name := string(role) + " model"
-		if !reachable[host] {
-			r.add(Check{Name: name, Status: Skip, Detail: model + ": host not reachable"})
-			continue
-		}
-		err := g.CheckModel(ctx, role)
-		var missing *llm.ModelMissingError
-		switch {
-		case err == nil:
-			detail := model
-			if role == config.RoleFast && cfg.Fast.Model == "" {
-				detail += " (the chat model)"
+		model, _ := g.Model(role)
+		roleHosts := g.Hosts(role)
+		for _, host := range roleHosts {
+			name := string(role) + " model"
+			if len(roleHosts) > 1 {
+				name += " on " + host
 			}
-			r.add(Check{Name: name, Status: OK, Detail: detail})
-			embedOK = embedOK || role == config.RoleEmbed
-		case errors.As(err, &missing):
-			r.add(Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s is not on %s", model, host), Fix: pullCommand(model, host)})
-		default:
-			r.add(Check{Name: name, Status: Fail, Detail: err.Error()})
+			if !reachable[host] {
+				r.add(Check{Name: name, Status: Skip, Detail: model + ": host not reachable"})
+				continue
+			}
+			err := g.CheckModelOn(ctx, role, host)
+			var missing *llm.ModelMissingError
+			switch {
+			case err == nil:
+				detail := model
+				if role == config.RoleFast && cfg.Fast.Model == "" {
+					detail += " (the chat model)"
+				}
+				r.add(Check{Name: name, Status: OK, Detail: detail})
+				embedOK = embedOK || role == config.RoleEmbed
+			case errors.As(err, &missing):
+				detail := fmt.Sprintf("%s is not on %s", model, host)
+				if len(roleHosts) > 1 {
+					detail += "; requests skip this host"
+				}
+				r.add(Check{Name: name, Status: Fail, Detail: detail, Fix: pullCommand(model, host)})
+			default:
+				r.add(Check{Name: name, Status: Fail, Detail: err.Error()})
+			}
 		}
 	}
 	if !embedOK {

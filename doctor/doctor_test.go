@@ -85,3 +85,34 @@ func TestNoWorkspaceAndInvalidConfig(t *testing.T) {
 		t.Errorf("model checks skip on an invalid config: %+v", c)
 	}
 }
+
+// Every host of every role is checked: a host that lacks the model fails with the pull
+// command for that host, while the role's other host passes.
+func TestEveryHostOfARoleIsChecked(t *testing.T) {
+	a, b := llmtest.New(t), llmtest.New(t)
+	b.RemoveModel(llmtest.ChatModel)
+	env := []string{"OLLAMA_HOST=" + a.URL, "WARREN_MODELS_CHAT_HOSTS=" + a.URL + "," + b.URL + "#3"}
+	r := Run(context.Background(), Input{Workspace: workspace(t), Sources: config.Sources{Env: env}})
+	if r.OK {
+		t.Fatalf("a host without the chat model must fail the report:\n%s", r.Text())
+	}
+	for _, host := range []string{a.URL, b.URL} {
+		if c := find(r, "ollama "+host); c.Status != OK {
+			t.Errorf("host %s: %+v", host, c)
+		}
+	}
+	if c := find(r, "chat model on "+a.URL); c.Status != OK {
+		t.Errorf("chat on A: %+v\n%s", c, r.Text())
+	}
+	c := find(r, "chat model on "+b.URL)
+	if c.Status != Fail || !strings.Contains(c.Detail, "requests skip this host") ||
+		c.Fix != "run `OLLAMA_HOST="+b.URL+" ollama pull qwen3:8b`" {
+		t.Errorf("chat on B: %+v\n%s", c, r.Text())
+	}
+	if c := find(r, "fast model on "+b.URL); c.Status != Fail {
+		t.Errorf("the fast role follows the chat hosts: %+v\n%s", c, r.Text())
+	}
+	if c := find(r, "embed model"); c.Status != OK {
+		t.Errorf("the embed role keeps its one host: %+v", c)
+	}
+}

@@ -128,10 +128,11 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 
 	start := time.Now()
 	attempts := 0
+	var used *host // the host that answered, or was asked last
 	// The ledger entry is written on every path, a panicking callback included, so the
 	// reservation is always given back.
 	defer func() {
-		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: hostURL(used, t),
 			Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
 			Duration: time.Since(start), Attempts: attempts, Key: key}
 		switch {
@@ -155,12 +156,12 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 		g.log.Debug("model exchange", "role", entry.Role, "model", entry.Model, "kind", entry.Kind,
 			"outcome", entry.Outcome, "attempts", attempts, "duration", entry.Duration)
 	}()
-	attempts, err = g.withRetry(ctx, t, func(ctx context.Context) error {
+	attempts, used, err = g.withRetry(ctx, t, func(ctx context.Context, h *host) error {
 		var content strings.Builder
 		filter := thinkFilter{}
 		done := false
 		a = answer{key: key, predict: a.predict}
-		err := t.host.streamChat(ctx, chatReq, func(r api.ChatResponse) {
+		err := h.streamChat(ctx, chatReq, func(r api.ChatResponse) {
 			content.WriteString(r.Message.Content)
 			if x.req.OnToken != nil {
 				if visible := filter.Push(r.Message.Content); visible != "" {

@@ -57,8 +57,9 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 	var resp *api.EmbedResponse
 	start := time.Now()
 	attempts := 0
+	var used *host
 	defer func() {
-		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: t.host.url,
+		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: hostURL(used, t),
 			Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok", Key: key}
 		if resp != nil {
 			entry.PromptTokens = resp.PromptEvalCount
@@ -72,9 +73,9 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 			run.settle(res, entry)
 		}
 	}()
-	attempts, err = g.withRetry(ctx, t, func(ctx context.Context) error {
+	attempts, used, err = g.withRetry(ctx, t, func(ctx context.Context, h *host) error {
 		var err error
-		resp, err = t.host.client.Embed(ctx, req)
+		resp, err = h.client.Embed(ctx, req)
 		return err
 	}, nil)
 	if err != nil {

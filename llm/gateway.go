@@ -1,18 +1,20 @@
 // Package llm is warren's model gateway: every call to a model passes through it. It maps the
-// roles of the configuration (chat, fast, embed) to a model on a host, asks for structured
-// output with a JSON schema and validates it (with a repair tier), streams text, batches
-// embeddings, retries transient failures, enforces a run's budget before each call, keeps a
-// ledger, and limits how many requests are in flight per host.
+// roles of the configuration (chat, fast, embed) to a model on one or more hosts, asks for
+// structured output with a JSON schema and validates it (with a repair tier), streams text,
+// batches embeddings, retries transient failures (on another host when the role has one),
+// enforces a run's budget before each call, keeps a ledger, and limits how many requests are
+// in flight per host.
 package llm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -25,6 +27,7 @@ type Gateway struct {
 	settings config.Ollama
 	roles    map[config.RoleName]target
 	hosts    map[string]*host
+	pool     *pool
 	log      *slog.Logger
 }
 
@@ -32,18 +35,10 @@ type Gateway struct {
 type target struct {
 	role    config.RoleName
 	model   string
-	host    *host
+	hosts   []*host // in configured order; at least one
 	options map[string]any
 	keep    *api.Duration
 	predict int
-}
-
-// host is one Ollama server with its own in-flight limit.
-type host struct {
-	url    string
-	client *api.Client  // non-streaming endpoints: version, tags, embed
-	http   *http.Client // streamed chat, see streamChat
-	slots  chan struct{}
 }
 
 // Option adjusts a gateway.
@@ -70,13 +65,18 @@ func New(cfg *config.Config, opts ...Option) (*Gateway, error) {
 		o.httpClient = newHTTPClient()
 	}
 	g := &Gateway{settings: cfg.Ollama, roles: map[config.RoleName]target{}, hosts: map[string]*host{}, log: o.logger}
+	g.pool = &pool{g: g}
+	explicit := map[string]bool{} // hosts whose slots a #N set
 	for _, name := range config.Roles {
 		r := cfg.Resolved(name)
-		h, err := g.hostFor(r.Host, o.httpClient)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't set up role %s: %w", name, err)
+		t := target{role: name, model: r.Model, options: map[string]any{}, predict: r.NumPredict}
+		for _, hc := range r.Hosts {
+			h, err := g.hostFor(hc, explicit, o.httpClient)
+			if err != nil {
+				return nil, fmt.Errorf("couldn't set up role %s: %w", name, err)
+			}
+			t.hosts = append(t.hosts, h)
 		}
-		t := target{role: name, model: r.Model, host: h, options: map[string]any{}, predict: r.NumPredict}
 		if r.Temperature >= 0 {
 			t.options["temperature"] = r.Temperature
 		}
@@ -103,40 +103,67 @@ func newHTTPClient() *http.Client {
 	}}
 }
 
-func (g *Gateway) hostFor(raw string, hc *http.Client) (*host, error) {
-	if h, ok := g.hosts[raw]; ok {
+// hostFor returns the one host object of an address, so that roles sharing a host share its
+// slots. A host's #N holds wherever the host is listed without one; two different #N are an
+// error.
+func (g *Gateway) hostFor(hc config.Host, explicit map[string]bool, client *http.Client) (*host, error) {
+	if h, ok := g.hosts[hc.URL]; ok {
+		switch {
+		case hc.Slots == 0 || hc.Slots == h.slots && explicit[hc.URL]:
+		case explicit[hc.URL]:
+			return nil, fmt.Errorf("host %s is given #%d and #%d: give it one number of requests at once", hc.URL, h.slots, hc.Slots)
+		default:
+			h.slots, explicit[hc.URL] = hc.Slots, true
+		}
 		return h, nil
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("invalid Ollama host %q", raw)
+	h, err := newHost(hc, g.settings.MaxConcurrency, client)
+	if err != nil {
+		return nil, err
 	}
-	n := max(g.settings.MaxConcurrency, 1)
-	h := &host{url: raw, client: api.NewClient(u, hc), http: hc, slots: make(chan struct{}, n)}
-	g.hosts[raw] = h
+	g.hosts[hc.URL], explicit[hc.URL] = h, hc.Slots > 0
 	return h, nil
 }
 
-// Model returns the model and host a role uses; empty strings for an unknown role.
+// Model returns the model a role uses and its first host; empty strings for an unknown role.
 func (g *Gateway) Model(role config.RoleName) (model, host string) {
 	t, ok := g.roles[role]
 	if !ok {
 		return "", ""
 	}
-	return t.model, t.host.url
+	return t.model, t.hosts[0].url
 }
 
-// acquire waits for a free request slot on the host.
-func (h *host) acquire(ctx context.Context) error {
-	select {
-	case h.slots <- struct{}{}:
+// Hosts lists the addresses of a role's hosts in configured order (nil for an unknown role).
+func (g *Gateway) Hosts(role config.RoleName) []string {
+	t, ok := g.roles[role]
+	if !ok {
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	out := make([]string, len(t.hosts))
+	for i, h := range t.hosts {
+		out[i] = h.url
+	}
+	return out
 }
 
-func (h *host) release() { <-h.slots }
+// Capacity is how many requests of a role can be answered at once: the sum of the slots
+// (ollama.max_concurrency, or a host's #N) of its hosts that are up and have its model. It is
+// at least 1, so a caller can size a pool of workers with it; more workers than that only
+// queue in the gateway. It changes as hosts fail and come back, so read it when a batch of
+// work starts rather than once. Roles that share a host share its slots: the capacities of
+// two such roles do not add up.
+func (g *Gateway) Capacity(role config.RoleName) int {
+	t, err := g.target(role)
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, h := range g.pool.usable(t.hosts, t.model) {
+		n += h.slots
+	}
+	return max(n, 1)
+}
 
 // backoff is the delay before retry number attempt (1-based): exponential with full jitter,
 // so parallel nodes that failed together do not retry together.
@@ -159,47 +186,78 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// withRetry runs one exchange's request, retrying transient failures with backoff. try gets a
-// context bounded by the per-request timeout; onRetry runs before each new attempt.
-func (g *Gateway) withRetry(ctx context.Context, t target, try func(ctx context.Context) error, onRetry func()) (attempts int, err error) {
+// withRetry runs one exchange's request, retrying transient failures: at once on another host
+// of the role when one is healthy, else after a back-off. try gets a context bounded by the
+// per-request timeout and the host to ask; onRetry runs before each new attempt. It returns
+// the host of the last attempt (nil when none was made). However many attempts and hosts it
+// takes, it is one exchange: the caller meters it once.
+func (g *Gateway) withRetry(ctx context.Context, t target, try func(ctx context.Context, h *host) error, onRetry func()) (attempts int, used *host, err error) {
 	for attempt := 1; ; attempt++ {
-		err, timedOut := g.attempt(ctx, t, try)
+		h, err := g.pool.acquire(ctx, t.hosts, t.model)
+		if errors.Is(err, errAllMissing) {
+			return attempt - 1, used, &ModelMissingError{Model: t.model, Host: hostList(t.hosts)}
+		}
+		if err != nil {
+			return attempt - 1, used, err
+		}
+		used = h
+		err, timedOut := g.attempt(ctx, h, try)
 		if err == nil {
-			return attempt, nil
+			g.pool.succeeded(h)
+			return attempt, h, nil
 		}
 		if ctx.Err() != nil {
-			return attempt, ctx.Err()
+			return attempt, h, ctx.Err()
 		}
 		if timedOut {
-			return attempt, &TimeoutError{Model: t.model, Host: t.host.url, Timeout: g.settings.Timeout}
+			return attempt, h, &TimeoutError{Model: t.model, Host: h.url, Timeout: g.settings.Timeout}
 		}
 		kind := classify(err)
-		if kind == failModelMissing {
-			return attempt, &ModelMissingError{Model: t.model, Host: t.host.url}
+		switch kind {
+		case failModelMissing:
+			g.pool.lacking(h, t.model)
+			g.log.Warn("model host lacks the model, skipping it", "role", t.role, "model", t.model, "host", h.url)
+			if onRetry != nil {
+				onRetry()
+			}
+			continue // the next acquire picks a host that has it, or finds that none has
+		case failPermanent:
+			return attempt, h, finalError(t.model, h.url, kind, err, attempt)
 		}
-		if kind == failPermanent || attempt > g.settings.Retries {
-			return attempt, finalError(t, kind, err, attempt)
+		g.pool.failed(h, err)
+		if attempt > g.settings.Retries {
+			return attempt, h, finalError(t.model, h.url, kind, err, attempt)
 		}
-		delay := g.backoff(attempt)
-		g.log.Warn("model request failed, retrying", "role", t.role, "model", t.model, "host", t.host.url,
-			"attempt", attempt, "delay", delay, "error", err)
+		elsewhere := g.pool.healthyBesides(t.hosts, t.model, h)
+		var delay time.Duration
+		if !elsewhere {
+			delay = g.backoff(attempt)
+		}
+		g.log.Warn("model request failed, retrying", "role", t.role, "model", t.model, "host", h.url,
+			"attempt", attempt, "delay", delay, "other_host", elsewhere, "error", err)
 		if onRetry != nil {
 			onRetry()
 		}
 		if err := sleepCtx(ctx, delay); err != nil {
-			return attempt, err
+			return attempt, h, err
 		}
 	}
 }
 
-// attempt runs try once in a host slot, releasing the slot even if try panics.
-func (g *Gateway) attempt(ctx context.Context, t target, try func(ctx context.Context) error) (err error, timedOut bool) {
-	if err := t.host.acquire(ctx); err != nil {
-		return err, false
-	}
-	defer t.host.release()
+// attempt runs try once in a slot of h, releasing the slot even if try panics.
+func (g *Gateway) attempt(ctx context.Context, h *host, try func(ctx context.Context, h *host) error) (err error, timedOut bool) {
+	defer g.pool.release(h)
 	attemptCtx, cancel := context.WithTimeout(ctx, g.settings.Timeout)
 	defer cancel()
-	err = try(attemptCtx)
+	err = try(attemptCtx, h)
 	return err, err != nil && attemptCtx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+}
+
+// hostList names a role's hosts for an error message.
+func hostList(hosts []*host) string {
+	names := make([]string, len(hosts))
+	for i, h := range hosts {
+		names[i] = h.url
+	}
+	return strings.Join(names, ", ")
 }

@@ -500,7 +500,7 @@ func TestProbes(t *testing.T) {
 	srv := llmtest.New(t)
 	g := newGateway(t, srv.URL)
 	ctx := context.Background()
-	if v, err := g.Version(ctx, config.RoleChat); err != nil || v == "" {
+	if v, err := g.HostVersion(ctx, srv.URL); err != nil || v == "" {
 		t.Fatalf("version: %q %v", v, err)
 	}
 	for _, role := range config.Roles {
@@ -516,7 +516,7 @@ func TestProbes(t *testing.T) {
 		t.Errorf("fast falls back to the chat model, which is gone: %v", err)
 	}
 	dead := newGateway(t, "http://"+deadAddress(t))
-	if _, err := dead.Version(ctx, config.RoleChat); !errors.Is(err, llm.ErrUnreachable) {
+	if _, err := dead.HostVersion(ctx, dead.Hosts(config.RoleChat)[0]); !errors.Is(err, llm.ErrUnreachable) {
 		t.Errorf("want ErrUnreachable, got %v", err)
 	}
 }

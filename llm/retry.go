@@ -70,15 +70,25 @@ func classify(err error) failure {
 	return failStatus
 }
 
-// finalError is the typed error for an exchange that ran out of attempts or cannot be retried.
-func finalError(t target, kind failure, err error, attempts int) error {
+// finalError is the typed error for an exchange that ran out of attempts or cannot be retried;
+// host is the one asked last.
+func finalError(model, host string, kind failure, err error, attempts int) error {
 	var status api.StatusError
 	switch {
 	case kind == failConnection:
-		return &UnreachableError{Host: t.host.url, Attempts: attempts, Err: err}
+		return &UnreachableError{Host: host, Attempts: attempts, Err: err}
 	case errors.As(err, &status):
-		return &ServerError{Host: t.host.url, Status: status.StatusCode, Message: status.ErrorMessage, Attempts: attempts}
+		return &ServerError{Host: host, Status: status.StatusCode, Message: status.ErrorMessage, Attempts: attempts}
 	default:
-		return fmt.Errorf("couldn't get an answer from %s at %s after %d attempt(s): %w", t.model, t.host.url, attempts, err)
+		return fmt.Errorf("couldn't get an answer from %s at %s after %d attempt(s): %w", model, host, attempts, err)
 	}
+}
+
+// hostURL names the host of a ledger entry: the one that answered, or was asked last; the
+// role's first host when the exchange never reached one.
+func hostURL(used *host, t target) string {
+	if used != nil {
+		return used.url
+	}
+	return t.hosts[0].url
 }
