@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -51,7 +52,15 @@ type Run struct {
 	mu             sync.Mutex
 	used           Usage
 	reservedTokens int // upper bounds of the exchanges in flight
+
+	recordSend func() error // see OnSend
 }
+
+// OnSend makes the run call record once for every exchange it has counted against the budget
+// and is about to send; an error refuses the exchange. A run kept in a store records the
+// call there, so that a process killed with calls in flight, whose answers never reach the
+// ledger, still has them counted when the run resumes (Restore). Set it before the first call.
+func (r *Run) OnSend(record func() error) { r.recordSend = record }
 
 // Restore sets what a resumed run had already spent, from its ledger.
 func (r *Run) Restore(u Usage) {
@@ -93,6 +102,22 @@ type reservation struct {
 // sent. wantPredict is the role's num_predict (0: none); completion false means the exchange
 // produces no completion tokens (embeddings).
 func (r *Run) reserve(promptEstimate, wantPredict int, completion bool) (reservation, error) {
+	res, err := r.claim(promptEstimate, wantPredict, completion)
+	if err != nil || r.recordSend == nil {
+		return res, err
+	}
+	if err := r.recordSend(); err != nil {
+		r.mu.Lock()
+		r.used.Calls--
+		r.reservedTokens -= res.tokens
+		r.mu.Unlock()
+		return reservation{}, fmt.Errorf("couldn't record the call before sending it: %w", err)
+	}
+	return res, nil
+}
+
+// claim is reserve's bookkeeping, under the lock.
+func (r *Run) claim(promptEstimate, wantPredict int, completion bool) (reservation, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.budget.Calls > 0 && r.used.Calls >= r.budget.Calls {

@@ -154,7 +154,7 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 		return nil, nil, err
 	}
 	meter := llm.NewRun(run, svc.runBudget(ctx, run), func(e llm.LedgerEntry) {
-		if err := svc.Store.RecordLedger(context.WithoutCancel(ctx), e); err != nil && svc.Sink != nil {
+		if err := svc.Store.SettleLedger(context.WithoutCancel(ctx), e); err != nil && svc.Sink != nil {
 			svc.Sink(agent.Event{Time: time.Now(), Run: run, Kind: agent.EventError, Summary: err.Error()})
 		}
 		if svc.Sink != nil {
@@ -162,6 +162,9 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 		}
 	})
 	meter.Restore(used)
+	// A call is in the ledger before it is sent, so that calls in flight when the process dies
+	// count against the budget when the run resumes.
+	meter.OnSend(func() error { return svc.Store.RecordSend(ctx, run) })
 	if svc.Deps.Progress == nil && svc.Sink != nil {
 		// Steps inside a node reach the event stream, with the state when it changed, so the
 		// reference tree grows while execute works.
