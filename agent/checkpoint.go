@@ -36,8 +36,8 @@ CREATE TABLE checkpoints (
 `}
 
 // Migrations are the graph runtime's schema steps in warren.db (versions 10 to 19): runs and
-// checkpoints, the call ledger and journal.
-var Migrations = []kb.Migration{checkpointsMigration, ledgerMigration}
+// checkpoints, the call ledger and journal, and the host of each call.
+var Migrations = []kb.Migration{checkpointsMigration, ledgerMigration, ledgerHostMigration}
 
 // Run statuses.
 const (

@@ -38,11 +38,16 @@ CREATE TABLE call_journal (
 );
 `}
 
+// ledgerHostMigration records which host answered each call, since a role may have several.
+var ledgerHostMigration = kb.Migration{Version: 12, Name: "ledger names the host", SQL: `
+ALTER TABLE ledger ADD COLUMN host TEXT NOT NULL DEFAULT '';
+`}
+
 // RecordLedger stores a ledger entry.
 func (s *Store) RecordLedger(ctx context.Context, e llm.LedgerEntry) error {
-	_, err := s.DB.ExecContext(ctx, `INSERT INTO ledger (run, time, node, role, model, kind, prompt_tokens, completion_tokens,
-duration_ms, attempts, outcome, error, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.Run, e.Time.UTC().Format(time.RFC3339Nano), e.Node, e.Role, e.Model, e.Kind, e.PromptTokens, e.CompletionTokens,
+	_, err := s.DB.ExecContext(ctx, `INSERT INTO ledger (run, time, node, role, model, host, kind, prompt_tokens, completion_tokens,
+duration_ms, attempts, outcome, error, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.Run, e.Time.UTC().Format(time.RFC3339Nano), e.Node, e.Role, e.Model, e.Host, e.Kind, e.PromptTokens, e.CompletionTokens,
 		e.Duration.Milliseconds(), e.Attempts, e.Outcome, e.Error, e.Key)
 	if err != nil {
 		return fmt.Errorf("couldn't record a ledger entry: %w", err)
@@ -52,7 +57,7 @@ duration_ms, attempts, outcome, error, key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 
 // Ledger returns a run's ledger in order.
 func (s *Store) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, error) {
-	rows, err := s.DB.QueryContext(ctx, `SELECT time, node, role, model, kind, prompt_tokens, completion_tokens, duration_ms,
+	rows, err := s.DB.QueryContext(ctx, `SELECT time, node, role, model, host, kind, prompt_tokens, completion_tokens, duration_ms,
 attempts, outcome, error, key FROM ledger WHERE run = ? ORDER BY id`, run)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the ledger of %s: %w", run, err)
@@ -63,7 +68,7 @@ attempts, outcome, error, key FROM ledger WHERE run = ? ORDER BY id`, run)
 		e := llm.LedgerEntry{Run: run}
 		var t string
 		var ms int64
-		if err := rows.Scan(&t, &e.Node, &e.Role, &e.Model, &e.Kind, &e.PromptTokens, &e.CompletionTokens, &ms,
+		if err := rows.Scan(&t, &e.Node, &e.Role, &e.Model, &e.Host, &e.Kind, &e.PromptTokens, &e.CompletionTokens, &ms,
 			&e.Attempts, &e.Outcome, &e.Error, &e.Key); err != nil {
 			return nil, err
 		}

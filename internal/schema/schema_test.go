@@ -18,6 +18,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 3, Name: "lexical statistics"},
 		{Version: 10, Name: "runs and checkpoints"},
 		{Version: 11, Name: "ledger and call journal"},
+		{Version: 12, Name: "ledger names the host"},
 		{Version: 20, Name: "gas tables"},
 		{Version: 21, Name: "gas decisions"},
 		{Version: 22, Name: "gas fill runs"},
