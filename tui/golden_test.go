@@ -224,7 +224,7 @@ func TestGoldenPanels(t *testing.T) {
 			m.log.addEvents([]agent.Event{{Time: at, Kind: agent.EventNodeStarted, Node: "init"},
 				{Time: at, Kind: agent.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "2 search queries written"},
 				{Time: at, Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
-					PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
+					Host: "http://gpu1:11434", PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
 		},
 		"help": func(m *Model) { m.showHelp = true },
 		"research-editor-idle": func(m *Model) {

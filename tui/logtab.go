@@ -43,6 +43,9 @@ func (l *logTab) addEvents(events []agent.Event) {
 			l.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
 			line = fmt.Sprintf("%s ledger  %-14s %-6s %-12s %4d+%-4d tok %5dms  %s", ts, e.Ledger.Node, e.Ledger.Role,
 				e.Ledger.Kind, e.Ledger.PromptTokens, e.Ledger.CompletionTokens, e.Ledger.Duration.Milliseconds(), e.Ledger.Outcome)
+			if _, host, ok := strings.Cut(e.Ledger.Host, "://"); ok { // which of a role's hosts answered
+				line += "  " + host
+			}
 		case agent.EventNodeFinished:
 			line = fmt.Sprintf("%s node    %-14s done in %s: %s", ts, e.Node, e.Duration.Round(1e6), e.Summary)
 		case agent.EventNodeStarted:
