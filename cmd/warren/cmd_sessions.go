@@ -9,6 +9,7 @@ import (
 
 	"warren/agent"
 	"warren/internal/cli"
+	"warren/llm"
 )
 
 // runAllowed is what a RUN argument may be.
@@ -63,6 +64,9 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n",
 				cli.ReferenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
+			if hosts := callsByHost(s.Ledger); hosts != "" {
+				fmt.Fprintf(a.stdout, "Calls by host: %s\n", hosts)
+			}
 			return a.table("STEP\tNODE\tSTATUS", len(s.Steps), func(i int) string {
 				return fmt.Sprintf("%d\t%s\t%s", s.Steps[i].Step, s.Steps[i].Node, s.Steps[i].Status)
 			})
@@ -88,4 +92,25 @@ func (a *app) sessionsCommand() *cobra.Command {
 	}))
 	cmd.AddCommand(list, show, rm)
 	return cmd
+}
+
+// callsByHost counts a run's calls by the host that answered them, hosts in the order they
+// first answered ("" when the ledger names none).
+func callsByHost(ledger []llm.LedgerEntry) string {
+	var order []string
+	counts := map[string]int{}
+	for _, e := range ledger {
+		if e.Host == "" {
+			continue
+		}
+		if counts[e.Host] == 0 {
+			order = append(order, e.Host)
+		}
+		counts[e.Host]++
+	}
+	parts := make([]string, len(order))
+	for i, h := range order {
+		parts[i] = fmt.Sprintf("%s %d", h, counts[h])
+	}
+	return strings.Join(parts, ", ")
 }
