@@ -39,8 +39,9 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 	}
 	schema := QuerySchema(t)
 	res := GasQueryResult{Expression: expression, Total: len(t.Rows)}
+	rows := QueryRows(t, schema)
 	if expression == "" {
-		ans, err := tablequery.Ask(ctx, s.Gateway, schema, question)
+		ans, err := tablequery.AskOver(ctx, s.Gateway, schema, rows, question)
 		if ans != nil {
 			res.LedgerRun = QueryLedgerRun()
 			s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)
@@ -54,7 +55,7 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 	if err != nil {
 		return res, err
 	}
-	hits, err := tablequery.Run(program, QueryRows(t, schema))
+	hits, err := tablequery.Run(program, rows)
 	if err != nil {
 		return res, err
 	}

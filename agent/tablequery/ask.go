@@ -76,6 +76,14 @@ type proposal struct {
 // what remains of the calls and tokens of a run already in ctx; that run is not charged (see
 // Answer.Ledger). A journal in ctx still replays and records answers.
 func Ask(ctx context.Context, g *llm.Gateway, schema Schema, question string) (*Answer, error) {
+	return AskOver(ctx, g, schema, nil, question)
+}
+
+// AskOver is [Ask] for a question about the given rows: a model expression that compiles is
+// also run over them, and one that fails on every row (an [Other] error of [Run], such as
+// int() of a name) is an error the tiers recover from like a compile error, within the same
+// [MaxCalls]. Without rows it is Ask.
+func AskOver(ctx context.Context, g *llm.Gateway, schema Schema, rows []map[string]any, question string) (*Answer, error) {
 	if err := schema.Validate(); err != nil {
 		return nil, fmt.Errorf("couldn't ask about the table: %w", err)
 	}
@@ -101,7 +109,7 @@ func Ask(ctx context.Context, g *llm.Gateway, schema Schema, question string) (*
 	} else if question == "" {
 		ans.Note = "the question is empty"
 	} else {
-		done, err := runTiers(ctx, g, schema, question, ans)
+		done, err := runTiers(ctx, g, schema, rows, question, ans)
 		if err != nil {
 			return finish(), err // with the calls spent so far, for the caller's ledger
 		}
@@ -160,7 +168,7 @@ func budgetFor(parent *llm.Run) (llm.Budget, error) {
 
 // runTiers runs tiers 0 to 2. It reports whether an expression compiled (then ans holds it); an
 // error only when ctx ended. A model failure that ends the tiers is left in ans.ModelError.
-func runTiers(ctx context.Context, g *llm.Gateway, schema Schema, question string, ans *Answer) (bool, error) {
+func runTiers(ctx context.Context, g *llm.Gateway, schema Schema, rows []map[string]any, question string, ans *Answer) (bool, error) {
 	// propose makes one model call and compiles its answer. It returns false with a nil error
 	// when the tiers must stop (ans.ModelError says why).
 	propose := func(tier int, req llm.Request) (p proposal, compiled, goOn bool, err error) {
@@ -180,12 +188,17 @@ func runTiers(ctx context.Context, g *llm.Gateway, schema Schema, question strin
 		}
 		p.Expression = Clean(p.Expression)
 		a := Attempt{Tier: tier, Expression: p.Expression}
-		if _, err := Compile(schema, p.Expression); err != nil {
+		program, err := Compile(schema, p.Expression)
+		if err != nil {
 			var qe *QueryError
 			if !errors.As(err, &qe) {
 				qe = &QueryError{Kind: Other, Message: err.Error()}
 			}
 			a.Error = qe
+		} else if rows != nil {
+			if _, err := Run(program, rows); err != nil {
+				a.Error = &QueryError{Kind: Runtime, Message: err.Error()}
+			}
 		}
 		ans.Attempts = append(ans.Attempts, a)
 		if a.Error == nil {

@@ -1,7 +1,7 @@
 // Package tablequery turns an analyst's plain-language question about a table (the HMIS gas
 // table and others with a typed schema) into a filter expression, checks the expression
 // against the schema before it runs, runs it, and recovers in tiers when the model writes
-// something that does not compile.
+// something that does not compile or, asked about rows ([AskOver]), fails on every row.
 //
 // # Expressions
 //
@@ -42,7 +42,8 @@
 //
 //   - tier 0: the model writes an expression from the schema and a syntax sheet;
 //   - tier 1: a targeted fix: the model sees its expression, the error, its kind and the
-//     did-you-mean names (at most 2 rounds, in the same conversation);
+//     did-you-mean names (at most 2 rounds, in the same conversation); a [Runtime] error,
+//     an expression that compiled and failed on every row, is fixed the same way;
 //   - tier 2: a fresh start with a different prompt that lists the rejected attempts as what
 //     not to do (at most 2 rounds);
 //   - tier 3: a fallback built without the model, labelled [Answer.Fallback]: a word match

@@ -18,10 +18,11 @@ const (
 	TypeMismatch ErrorKind = "type mismatch" // e.g. a number compared with text, a non-boolean result
 	Syntax       ErrorKind = "syntax"        // the expression does not parse
 	SQL          ErrorKind = "sql"           // SQL instead of an expr expression
+	Runtime      ErrorKind = "runtime"       // it compiled, and failed on every row while it ran
 	Other        ErrorKind = "other"
 )
 
-// QueryError is an expression rejected before it ran.
+// QueryError is an expression rejected before it ran, or (Kind Runtime) while it ran.
 type QueryError struct {
 	Kind        ErrorKind
 	Message     string

@@ -11,9 +11,10 @@ const maxExamples = 3
 
 // Phrases that start each tier's prompt; tests match on them.
 const (
-	questionLabel = "Question: "
-	fixOpening    = "Your expression was rejected before it ran."
-	freshOpening  = "Start from scratch."
+	questionLabel  = "Question: "
+	fixOpening     = "Your expression was rejected before it ran."
+	runtimeOpening = "Your expression compiled, but failed on every row of the table while it ran."
+	freshOpening   = "Start from scratch."
 )
 
 const systemWrite = `You translate an analyst's question about a table into one filter expression in the expr language (not SQL). ` +
@@ -99,7 +100,11 @@ func writePrompt(schema Schema, question string) string {
 // fixPrompt asks for a targeted correction of the last attempt (tier 1).
 func fixPrompt(schema Schema, question string, a Attempt) string {
 	var b strings.Builder
-	b.WriteString(fixOpening)
+	if a.Error.Kind == Runtime {
+		b.WriteString(runtimeOpening)
+	} else {
+		b.WriteString(fixOpening)
+	}
 	b.WriteString("\nExpression: ")
 	b.WriteString(a.Expression)
 	fmt.Fprintf(&b, "\nError (%s): %s\n", a.Error.Kind, a.Error.Message)
@@ -131,6 +136,8 @@ func kindHint(k ErrorKind) string {
 		return "Write an expr expression, not SQL: only the condition, == for equality, lower-case and/or/not, empty(x) for blanks."
 	case Syntax:
 		return "Check the parentheses, the quotes (text in double quotes) and the operators (==, !=, and, or, not)."
+	case Runtime:
+		return "Convert no field to a type its values do not have (int() of a name), index nothing that may be shorter, and compare each field with a value of its own type."
 	}
 	return "Keep to the syntax rules given before."
 }
