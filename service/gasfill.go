@@ -192,6 +192,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 			StepLimit: math.MaxInt32} // one step per row: the run ends when the rows do
 		jctx = llm.WithJournal(jctx, store.Journal(run))
 		outcome, callErr = call(jctx, r)
+		steps.Stop() // rows worked ahead of a run that stopped early
 		if callErr != nil {
 			return "", callErr
 		}

@@ -3,83 +3,97 @@ package gasfill
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"warren/agent"
 	"warren/kb/hmis"
 )
 
-// BenchmarkFillRowsPerMinute fills the sample table with the scripted reader answering after
-// 200 ms, one row at a time versus four, and reports rows per minute and model calls per row.
-// Each finished row is saved through the gas store in its own transaction, as `warren gas
-// fill` does, and that save is timed; putting the unfilled table back between iterations is
-// not. The benchmark fails unless every row was saved and the store holds the cells written.
+// BenchmarkFillRowsPerMinute fills the sample table the way `warren gas fill` does (the fill
+// run: rows worked up to the gateway's capacity at once, each taken, saved through the gas
+// store in its own transaction and checkpointed in order) against scripted servers that answer
+// after 200 ms and one request per slot at a time, as a real Ollama does. It runs three
+// setups: one host of one slot, two hosts of one slot each, and one host of two slots; and
+// reports each one's rows per minute and its speedup over the first. Putting the unfilled
+// table back between fills is not timed. The benchmark fails unless every row was saved, the
+// store holds the cells written, and every host answered.
 func BenchmarkFillRowsPerMinute(b *testing.B) {
-	for _, concurrency := range []int{1, 4} {
-		b.Run(fmt.Sprintf("concurrency=%d", concurrency), func(b *testing.B) {
-			ctx := context.Background()
+	setups := []struct {
+		name  string
+		slots []int
+	}{{"1x1", []int{1}}, {"2x1", []int{1, 1}}, {"1x2", []int{2}}}
+	spent := map[string]time.Duration{}
+	rows, calls, cells := 0, 0, 0
+	for b.Loop() {
+		for _, setup := range setups {
+			b.StopTimer()
 			h := newHarness(b)
-			scriptReader(b, h.srv, loadAnswerKey(b), new(atomic.Bool))
-			h.srv.SetLatency(200 * time.Millisecond)
-			h.filler.Options.Concurrency = concurrency
-			rows, calls := 0, 0
-			var saved, written atomic.Int64 // rows save from several goroutines at once
-			var spent time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				if err := h.tables.SaveTable(ctx, h.table); err != nil { // the unfilled table again
-					b.Fatal(err)
-				}
-				if err := h.tables.ClearHistory(ctx, h.table.Name); err != nil {
-					b.Fatal(err)
-				}
-				before := fillCells(b, h.tables, h.table.Name)
-				writtenBefore := written.Load()
-				b.StartTimer()
+			servers := h.useHosts(b, 200*time.Millisecond, setup.slots...)
+			for _, srv := range servers {
+				scriptReader(b, srv, loadAnswerKey(b), new(atomic.Bool))
+			}
+			var ids []int
+			for _, r := range h.table.Rows {
+				ids = append(ids, r.ID)
+			}
+			run := "bench-" + setup.name
+			r := h.runner(b, nil)
+			state := h.startState(b, ids)
+			before := fillCells(b, h.tables, h.table.Name)
+			b.StartTimer()
 
-				start := time.Now()
-				table, err := h.tables.LoadTable(ctx, h.table.Name)
-				if err != nil {
-					b.Fatal(err)
-				}
-				results, err := h.filler.Fill(ctx, table, nil, func(r *RowResult) error {
-					changes := make([]hmis.FillChange, len(r.Changes))
-					for i, c := range r.Changes {
-						changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
-					}
-					w, err := h.tables.SaveFillRow(ctx, 0, table.Name, r.Row, changes)
-					saved.Add(1)
-					written.Add(int64(len(w)))
-					return err
-				})
-				spent += time.Since(start)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, r := range results {
+			start := time.Now()
+			out, err := r.Start(journaled(h, run), run, "bench fill", state)
+			spent[setup.name] += time.Since(start)
+
+			b.StopTimer()
+			if err != nil || out.Status != agent.StatusDone {
+				b.Fatalf("%s: %+v %v", setup.name, out, err)
+			}
+			if len(state.Done) != len(ids) {
+				b.Fatalf("%s: %d of %d rows done", setup.name, len(state.Done), len(ids))
+			}
+			written := 0
+			for _, res := range state.Results {
+				written += res.Filled
+				if setup.name == "1x1" {
 					rows++
-					calls += r.Calls
+					calls += res.Calls
 				}
-
-				b.StopTimer()
-				if got, want := fillCells(b, h.tables, h.table.Name)-before, written.Load()-writtenBefore; want == 0 || int64(got) != want {
-					b.Fatalf("the fill wrote %d cells, the store holds %d filled cells more than before", want, got)
+			}
+			if got := fillCells(b, h.tables, h.table.Name) - before; written == 0 || got != written {
+				b.Fatalf("%s: the fill wrote %d cells, the store holds %d filled cells more than before", setup.name, written, got)
+			}
+			if setup.name == "1x1" {
+				cells += written
+			}
+			var answered []string
+			for i, srv := range servers {
+				n := srv.Count("/api/chat")
+				if n == 0 {
+					b.Fatalf("%s: host %d answered no request", setup.name, i+1)
 				}
-				b.StartTimer()
+				answered = append(answered, fmt.Sprint(n))
 			}
-			if saved.Load() != int64(rows) {
-				b.Fatalf("%d rows worked, %d saved: every row must be saved through the store", rows, saved.Load())
-			}
-			b.ReportMetric(float64(rows)/spent.Minutes(), "rows/min")
-			b.ReportMetric(float64(calls)/float64(rows), "calls/row")
-			b.ReportMetric(float64(written.Load())/float64(b.N), "cells-saved/fill")
-		})
+			b.Logf("%s: %d rows in %.1f s, chat requests per host %s", setup.name, len(ids), spent[setup.name].Seconds(), strings.Join(answered, " + "))
+			b.StartTimer()
+		}
 	}
+	perMinute := func(name string) float64 { return float64(rows) / spent[name].Minutes() }
+	for _, setup := range setups {
+		b.ReportMetric(perMinute(setup.name), "rows/min-"+setup.name)
+	}
+	b.ReportMetric(perMinute("2x1")/perMinute("1x1"), "speedup-2x1")
+	b.ReportMetric(perMinute("1x2")/perMinute("1x1"), "speedup-1x2")
+	b.ReportMetric(float64(calls)/float64(rows), "calls/row")
+	b.ReportMetric(float64(cells)/float64(b.N), "cells-saved/fill")
 }
 
 // fillCells counts the stored cells a fill set (filled or to review).
-func fillCells(b *testing.B, tables *hmis.Store, name string) int {
+func fillCells(b testing.TB, tables *hmis.Store, name string) int {
 	b.Helper()
 	t, err := tables.LoadTable(context.Background(), name)
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 // Options tune a fill.
 type Options struct {
 	Tiers           []string // collections, searched in order
-	Concurrency     int      // rows worked at once
+	Concurrency     int      // rows worked at once at most; 0: the chat role's capacity (see workers)
 	MinConfidence   float64  // a value fills an empty cell at this confidence
 	OverwriteMargin float64  // and replaces a filled one only this much more confident
 	GeneralPasses   int      // extra passes over every collection, values marked for review
@@ -42,7 +42,7 @@ var DefaultTiers = []string{"suppliers", "standards", "regulatory", "general"}
 // DefaultOptions are the rules of the issue: fill at 0.3, overwrite at +0.2, three general
 // passes.
 func DefaultOptions() Options {
-	return Options{Tiers: DefaultTiers, Concurrency: 4, MinConfidence: 0.3, OverwriteMargin: 0.2,
+	return Options{Tiers: DefaultTiers, MinConfidence: 0.3, OverwriteMargin: 0.2,
 		GeneralPasses: 3, ReviewBar: 0.15, ChunksPerQuery: 6, NarrowAbove: 6000}
 }
 
@@ -121,7 +121,7 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 	results := make([]RowResult, len(work))
 	// The first error that stops the fill cancels the rows in flight; Wait returns it.
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(f.Options.Concurrency, 1))
+	g.SetLimit(f.workers())
 	for i, row := range work {
 		if gctx.Err() != nil {
 			break

@@ -56,25 +56,40 @@ func (s *State) Failed() []int {
 }
 
 // Steps is what a fill run needs besides the filler: the table's rows as stored now, and a
-// place to store a finished row.
+// place to store a finished row. A run works up to the chat role's capacity of rows at once
+// (see Filler.workers), ahead of the step that takes them: each step still takes one row, in
+// the run's order, saves it and is checkpointed. Call Stop when the run returns.
 type Steps struct {
 	Filler *Filler
 	// Row loads one row of the table as it is stored now, so a cell the analyst decided while
-	// the fill ran is seen as decided.
+	// the fill ran is seen as decided. It may be called from several rows at once.
 	Row func(ctx context.Context, table string, id int) (*hmis.Row, error)
 	// Save stores a worked row's changes, marking it done in the fill record unless it failed;
 	// it may drop changes the analyst overtook, and must survive the caller's cancellation.
+	// Rows are saved one at a time, in the run's order.
 	Save func(ctx context.Context, s *State, r *RowResult) error
-	// Working, when set, is told which row the run is about to work (done rows so far, all
-	// rows, the row's name), for progress.
+	// Working, when set, is told when the run starts working a row (rows done so far, all
+	// rows, the row's name), for progress; it may be called from several rows at once.
 	Working func(done, total int, name string)
+
+	ahead *ahead // the rows in work, while the run works
+}
+
+// Stop cancels the rows still in work ahead of the run and waits for them; a run that
+// returned early (an error, a step limit) leaves them running until Stop. It is safe to call
+// more than once.
+func (st *Steps) Stop() {
+	if st.ahead != nil {
+		st.ahead.stop()
+		st.ahead = nil
+	}
 }
 
 // Graph is the fill as a checkpointed run: one step per row, looping until no row is
 // pending. A row that fails for itself is recorded and the run goes on; an error no row can
 // get past (model host down, model missing, collection embedded otherwise), a failed save or
 // a cancellation stops the run before the row, which a resume works again (the call journal
-// replays the model calls the row had finished).
+// replays the model calls the row, and the rows worked ahead of it, had finished).
 func Graph(st *Steps) *agent.Graph[State] {
 	return agent.NewGraph[State](GraphName).
 		Node(NodeRow, st.fillNext).
@@ -88,36 +103,51 @@ func Graph(st *Steps) *agent.Graph[State] {
 
 func (st *Steps) fillNext(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	if s.Next >= len(s.Rows) {
+		st.Stop()
 		return nil, nil
 	}
 	if err := ctx.Err(); err != nil {
+		st.Stop()
 		return nil, err
 	}
-	id := s.Rows[s.Next]
-	row, err := st.Row(ctx, s.Table, id)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't load row %d of gas table %q: %w", id, s.Table, err)
+	if st.ahead != nil && !st.ahead.fits(s) {
+		st.Stop() // another run, or this one going again from an earlier row
 	}
-	if st.Working != nil {
-		st.Working(s.Next, len(s.Rows), row.Name())
+	if st.ahead == nil {
+		st.ahead = st.startAhead(ctx, s)
 	}
-	res := st.Filler.FillRow(ctx, row)
+	job := st.ahead.wait(ctx, s.Next)
 	switch {
 	case ctx.Err() != nil:
+		st.Stop()
 		return nil, ctx.Err()
-	case res.err != nil && stopsTheFill(res.err):
+	case job == nil:
+		st.Stop()
+		return nil, fmt.Errorf("row %d of gas table %q was not worked", s.Rows[s.Next], s.Table)
+	case job.err != nil:
+		st.Stop()
+		return nil, job.err
+	}
+	res := job.res
+	if res.err != nil && stopsTheFill(res.err) {
+		st.Stop()
 		return nil, fmt.Errorf("row %d (%s): %w", res.Row, res.Name, res.err)
 	}
 	if err := st.Save(context.WithoutCancel(ctx), s, &res); err != nil {
+		st.Stop()
 		return nil, fmt.Errorf("couldn't save row %d (%s): %w", res.Row, res.Name, err)
 	}
+	st.ahead.take(s.Next)
 	if res.Err == "" {
 		s.Done = append(s.Done, res.Row)
 	}
 	s.Results = append(s.Results, res)
 	s.Next++
-	if st.Working != nil && s.Next == len(s.Rows) {
-		st.Working(s.Next, len(s.Rows), "")
+	if s.Next == len(s.Rows) {
+		st.Stop()
+		if st.Working != nil {
+			st.Working(s.Next, len(s.Rows), "")
+		}
 	}
 	return nil, nil
 }
