@@ -16,7 +16,7 @@ const (
 	MethodSection      = "section"       // exact lookup of the section in the named or current document
 	MethodDocument     = "document"      // a document mention without context: its opening chunks
 	MethodScopedSearch = "scoped_search" // a document mention: the passage best matching its context
-	MethodBibliography = "bibliography"  // a numbered citation's entry, followed to the document it names
+	MethodBibliography = "bibliography"  // a citation's reference-list entry, followed to the document it names
 )
 
 // Resolution is where a reference leads in the knowledge base.
@@ -50,6 +50,9 @@ type Resolver struct {
 	Searcher *Searcher
 	// MaxChunks bounds the chunks a resolution lists (a long section has many).
 	MaxChunks int
+	// TitleThreshold is the least similarity of a cited title and a document's title for a
+	// document found by its title to count as the cited work; 0 means DefaultTitleThreshold.
+	TitleThreshold float64
 }
 
 // NewResolver builds a resolver over a store and registry. fuzzy is the least Jaro-Winkler
@@ -60,12 +63,15 @@ func NewResolver(store *kb.Store, reg *registry.Registry, searcher *Searcher, fu
 	if fuzzy > 0 && fuzzy <= 1 {
 		names.Threshold = fuzzy
 	}
-	return &Resolver{Store: store, Names: names, Searcher: searcher, MaxChunks: 8}
+	return &Resolver{Store: store, Names: names, Searcher: searcher, MaxChunks: 8, TitleThreshold: DefaultTitleThreshold}
 }
 
 // Resolve follows one reference. It never guesses across documents: a named document that is
 // not in the knowledge base, an external reference, or a citation it cannot trace ends
-// unresolved with the reason.
+// unresolved with the reason. Citations ("[12]", "(Müller et al., 2019)") go through the
+// citing document's reference list to the work's title, and from there to the registry, a
+// document's title metadata, then a search in the citing collection and in the whole
+// knowledge base, each held to the work's title and first author (see resolveWork).
 func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin) Resolved {
 	out := Resolved{Reference: ref}
 	fail := func(format string, args ...any) Resolved {
@@ -76,7 +82,7 @@ func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin)
 	case refs.TypeExternal:
 		return fail("external reference: warren never fetches anything outside the knowledge base")
 	case refs.TypeAcademicShortform:
-		return fail("author–year citation: no document in the knowledge base is registered under it")
+		return r.resolveAuthorYear(ctx, out, from)
 	case refs.TypeAcademicNumbered:
 		return r.resolveCitation(ctx, out, from)
 	case refs.TypeDocumentMention:
@@ -228,6 +234,13 @@ func (r *Resolver) resolveCitation(ctx context.Context, out Resolved, from Origi
 				out.Resolved = res
 				return out
 			}
+		}
+	}
+	if e, ok := refs.ParseEntry(entry); ok && !urlLike.MatchString(entry) {
+		// An academic entry: the work by its title, as for an author–year citation.
+		if res := r.resolveWork(ctx, e, from); res != nil {
+			out.Resolved = res
+			return out
 		}
 	}
 	if urlLike.MatchString(entry) {
