@@ -2,8 +2,12 @@ package llm_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
+	"warren/config"
 	"warren/llm"
 	"warren/llm/llmtest"
 )
@@ -58,5 +62,51 @@ func BenchmarkEmbed(b *testing.B) {
 		if _, err := g.Embed(context.Background(), texts, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGatewayThroughput is the gateway's throughput against servers that answer as a
+// real Ollama does: each takes a fixed number of requests at once (llmtest slots), each
+// request holding its slot for 200 ms, the rest queueing. Eight callers keep every slot busy.
+// It compares one host of one slot, two hosts of one slot each, and one host of two slots;
+// calls/s is the figure (the ideal is 5 per slot).
+func BenchmarkGatewayThroughput(b *testing.B) {
+	const latency, callers, perCaller = 200 * time.Millisecond, 8, 2
+	for _, bc := range []struct {
+		name         string
+		hosts, slots int
+	}{
+		{"1 host x 1 slot", 1, 1},
+		{"2 hosts x 1 slot", 2, 1},
+		{"1 host x 2 slots", 1, 2},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var hosts []config.Host
+			for range bc.hosts {
+				srv := llmtest.New(b)
+				srv.Handle(&llmtest.Rule{Replies: []string{"ok"}})
+				srv.SetSlots(bc.slots)
+				srv.SetLatency(latency)
+				hosts = append(hosts, config.Host{URL: srv.URL, Slots: bc.slots})
+			}
+			g := newGateway(b, hosts[0].URL, func(c *config.Config) { c.Chat.Hosts = hosts })
+			calls := 0
+			start := time.Now()
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for w := range callers {
+					wg.Go(func() {
+						for i := range perCaller {
+							if _, err := g.Text(context.Background(), llm.Request{Prompt: fmt.Sprint(w, i)}); err != nil {
+								b.Error(err)
+							}
+						}
+					})
+				}
+				wg.Wait()
+				calls += callers * perCaller
+			}
+			b.ReportMetric(float64(calls)/time.Since(start).Seconds(), "calls/s")
+		})
 	}
 }
