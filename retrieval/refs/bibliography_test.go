@@ -85,3 +85,26 @@ func TestBibliographyEntries(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// FuzzBibliography: entries and citations of any text parse without panicking, and what
+// parses has a four-digit year and a first author.
+func FuzzBibliography(f *testing.F) {
+	for _, s := range []string{"Müller, A., Schmidt, B. and Weber, C. (2019). Ignition. J.", "SMITH, J. 2020a. Alarm. H.", "[2] Okonkwo, T. (2021). Field.", "(2019). x", "Smith et al. 2020", "van der Berg 2018"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, raw := range BibliographyEntries(text) {
+			if e, ok := ParseEntry(raw); ok && (len(e.Year) < 4 || len(e.Authors) == 0 || e.Title == "") {
+				t.Errorf("%q parsed to %+v", raw, e)
+			}
+		}
+		if c, ok := ParseCitation(text); ok {
+			if len(c.Year) < 4 || len(c.Authors) == 0 {
+				t.Errorf("%q parsed to %+v", text, c)
+			}
+			e, _ := ParseEntry(text)
+			c.Matches(e)
+		}
+		FoldName(text)
+	})
+}
