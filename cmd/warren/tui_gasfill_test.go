@@ -37,13 +37,16 @@ func TestWorkbenchGasFill(t *testing.T) {
 	if err := st.SaveTable(ctx, table); err != nil {
 		t.Fatal(err)
 	}
-	a := &app{env: []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}, logger: slog.New(slog.DiscardHandler)}
+	// One request at a time, so one row at a time: the screen shows each row done, and the
+	// cancel lands mid-fill.
+	a := &app{env: []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL, "WARREN_OLLAMA_MAX_CONCURRENCY=1"}, logger: slog.New(slog.DiscardHandler)}
 	e, err := a.open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	m := tui.New(e)
+	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	m.OpenGas("fab")
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}
 	t.Cleanup(func() { tm.Quit() })

@@ -34,6 +34,7 @@ func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *env) {
 	t.Cleanup(e.Close)
 	be := e
 	m := tui.New(be)
+	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
 	t.Cleanup(func() { tm.Quit() })
 	return &screenModel{TestModel: tm, m: m}, be
@@ -319,6 +320,7 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 	}
 	t.Cleanup(e.Close)
 	m := tui.New(e)
+	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}
 	t.Cleanup(func() { tm.Quit() })
 	waitFor(t, tm, "Research question")
