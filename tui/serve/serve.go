@@ -335,8 +335,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Unlock()
 	s.log.Info("stopping", "connections", len(conns))
 	for _, c := range conns {
-		if c.program != nil {
-			c.program.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
+		s.mu.Lock()
+		p := c.program
+		s.mu.Unlock()
+		if p != nil {
+			p.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
 		}
 	}
 	s.svc.Jobs.Shutdown()
