@@ -23,7 +23,7 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 	cfg := s.WS.Config
 	searcher := s.Searcher()
 	deps := &research.Deps{Gateway: s.Gateway, Searcher: searcher, Resolver: retrieval.NewResolver(s.Store, reg, searcher, cfg.Thresholds.FuzzyMatch),
-		Store: s.Store, Concurrency: cfg.Ollama.MaxConcurrency, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
+		Store: s.Store, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
 	return &research.Service{Deps: deps, Store: s.RunStore(), Sink: sink,
 		Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}, CallsOverride: budgetCalls,
 		RunTime: cfg.Budgets.RunTime, Analyst: s.Owner}, nil

@@ -3,47 +3,123 @@ package research
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"warren/config"
+	"warren/llm/llmtest"
 )
 
-// BenchmarkScenario runs the scripted scenario against llmtest with 200 ms per answer, once with
-// one model call in flight and once with four, and reports the model calls, the tokens and
-// both wall times with their ratio. Building the workspaces is not timed. Run it with
-// -benchtime 1x.
+// benchSetup is a set of scripted hosts: one entry per host, the requests it answers at once.
+type benchSetup struct {
+	name  string
+	slots []int
+}
+
+var benchSetups = []benchSetup{{"1x1", []int{1}}, {"2x1", []int{1, 1}}, {"1x2", []int{2}}}
+
+// hostsHarness is a harness whose chat and fast roles use one scripted server per entry of
+// slots, each answering that many requests at once after latency; the gateway sends each as
+// many at once. It returns the servers, the harness's own first. Every server gets the rules
+// of first, then the others get the scenario's rules (runScenario gives them to the first).
+func hostsHarness(b testing.TB, latency time.Duration, slots []int, first ...func(*llmtest.Server)) (*harness, []*llmtest.Server) {
+	b.Helper()
+	var extra []*llmtest.Server
+	h := newHarness(b, func(c *config.Config) {
+		c.Ollama.MaxConcurrency = 0 // the harness's Deps.Concurrency: no bound but the hosts'
+		c.Chat.Hosts = []config.Host{{URL: c.Ollama.Host, Slots: slots[0]}}
+		for _, n := range slots[1:] {
+			srv := llmtest.New(b)
+			srv.SetSlots(n)
+			srv.SetLatency(latency)
+			extra = append(extra, srv)
+			c.Chat.Hosts = append(c.Chat.Hosts, config.Host{URL: srv.URL, Slots: n})
+		}
+	})
+	h.srv.SetSlots(slots[0])
+	h.srv.SetLatency(latency)
+	for _, srv := range append([]*llmtest.Server{h.srv}, extra...) {
+		for _, f := range first {
+			f(srv)
+		}
+	}
+	for _, srv := range extra {
+		scriptRefinement(srv, 0.4, []string{"Erzeugnisse", "Tätigkeiten", "Fristen"})
+		scriptWork(srv)
+		scriptReport(srv)
+	}
+	return h, append([]*llmtest.Server{h.srv}, extra...)
+}
+
+// BenchmarkScenario runs the scripted scenario against scripted servers that answer after
+// 200 ms and one request per slot at a time, as a real Ollama does, in three setups: one host
+// of one slot, two hosts of one slot each, and one host of two slots. For each it times one
+// run alone, and two runs at once through one gateway (two analysts of one warren serve), and
+// reports the model calls and tokens of a run, the wall times and their speedups over the
+// first setup. One run alone is bounded by its serial steps (refinement, then the report and
+// its check, one call after another); two runs fill each other's gaps. Building the
+// workspaces and servers is not timed. The benchmark fails unless every host answered. Run it
+// with -benchtime 1x.
 func BenchmarkScenario(b *testing.B) {
 	const latency = 200 * time.Millisecond
-	walls := map[int]time.Duration{}
-	concurrencies := []int{1, 4}
+	walls := map[string]time.Duration{}
 	for b.Loop() {
-		// The workspaces and servers are built outside the timed part.
-		b.StopTimer()
-		harnesses := map[int]*harness{}
-		for _, conc := range concurrencies {
-			harnesses[conc] = newHarness(b, func(c *config.Config) { c.Ollama.MaxConcurrency = conc })
-			harnesses[conc].srv.SetLatency(latency)
-		}
-		b.StartTimer()
-		for _, conc := range concurrencies {
-			h := harnesses[conc]
-			run := fmt.Sprintf("bench-%d", conc)
-			start := time.Now()
-			runScenario(b, h, run)
-			walls[conc] = time.Since(start)
-			usage, err := h.store.Usage(context.Background(), run)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if conc == 1 {
-				b.ReportMetric(float64(usage.Calls), "calls")
-				b.ReportMetric(float64(usage.PromptTokens), "prompt-tokens")
-				b.ReportMetric(float64(usage.CompletionTokens), "completion-tokens")
+		for _, setup := range benchSetups {
+			for _, runs := range []int{1, 2} {
+				b.StopTimer()
+				h, servers := hostsHarness(b, latency, setup.slots)
+				harnesses := []*harness{h}
+				if runs == 2 {
+					// A second service over the same gateway, store and servers, as the
+					// service layer makes one per run.
+					d := *h.svc.Deps
+					svc := *h.svc
+					svc.Deps = &d
+					harnesses = append(harnesses, &harness{srv: h.srv, store: h.store, svc: &svc})
+				}
+				key := fmt.Sprintf("%s-%d", setup.name, runs)
+				b.StartTimer()
+
+				start := time.Now()
+				var wg sync.WaitGroup
+				for i, hh := range harnesses {
+					wg.Go(func() { runScenario(b, hh, fmt.Sprintf("bench-%s-%d", key, i)) })
+				}
+				wg.Wait()
+				walls[key] += time.Since(start)
+
+				b.StopTimer()
+				usage, err := h.store.Usage(context.Background(), fmt.Sprintf("bench-%s-0", key))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var answered []string
+				for i, srv := range servers {
+					n := srv.Count("/api/chat")
+					if n == 0 {
+						b.Fatalf("%s: host %d answered no request", key, i+1)
+					}
+					answered = append(answered, fmt.Sprint(n))
+				}
+				b.Logf("%s (%d run(s) at once): %.1f s, %d calls in the first run, chat requests per host %s",
+					setup.name, runs, walls[key].Seconds(), usage.Calls, strings.Join(answered, " + "))
+				if key == "1x1-1" {
+					b.ReportMetric(float64(usage.Calls), "calls")
+					b.ReportMetric(float64(usage.PromptTokens), "prompt-tokens")
+					b.ReportMetric(float64(usage.CompletionTokens), "completion-tokens")
+				}
+				b.StartTimer()
 			}
 		}
 	}
-	b.ReportMetric(walls[1].Seconds(), "wall-s-c1")
-	b.ReportMetric(walls[4].Seconds(), "wall-s-c4")
-	b.ReportMetric(walls[1].Seconds()/walls[4].Seconds(), "speedup")
+	for _, setup := range benchSetups {
+		b.ReportMetric(walls[setup.name+"-1"].Seconds()/float64(b.N), "wall-s-"+setup.name)
+		b.ReportMetric(walls[setup.name+"-2"].Seconds()/float64(b.N), "wall-s-2runs-"+setup.name)
+	}
+	for _, name := range []string{"2x1", "1x2"} {
+		b.ReportMetric(walls["1x1-1"].Seconds()/walls[name+"-1"].Seconds(), "speedup-"+name)
+		b.ReportMetric(walls["1x1-2"].Seconds()/walls[name+"-2"].Seconds(), "speedup-2runs-"+name)
+	}
 }

@@ -22,7 +22,10 @@ type Deps struct {
 	Resolver *retrieval.Resolver
 	Store    *kb.Store
 
-	Concurrency int // independent model calls in flight (per-chunk extraction, gates, scoring)
+	// Concurrency bounds the tasks and the independent model calls (per-chunk extraction,
+	// gates, scoring) worked at once; 0: as many as the fast role's healthy hosts answer at
+	// once (llm.Gateway.Capacity), read at each wave of tasks.
+	Concurrency int
 	Thresholds  config.Thresholds
 	Budgets     config.Budgets
 
@@ -50,8 +53,14 @@ func (d *Deps) progress(text string, s *State) {
 	}
 }
 
-// structured makes a structured call in the report's language.
+// structured makes a structured call in the report's language, holding one of the wave's
+// call slots while it runs (see holdCallSlot).
 func (d *Deps) structured(ctx context.Context, s *State, role config.RoleName, system, prompt string, out any) error {
+	ctx, release, err := holdCallSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return d.Gateway.Structured(ctx, llm.Request{Role: role, System: system + languageRule(s), Prompt: prompt}, out)
 }
 
@@ -62,10 +71,11 @@ func languageRule(s *State) string {
 	return "\nWrite every text field in English, keeping the documents' terminology."
 }
 
-// parallel runs fn for indexes 0..n-1 with at most limit at once. Results go into slots the
-// caller owns by index, so the merge order is deterministic whatever the timing. The first
-// error stops the others and is returned; a budget error wins over the rest, since it
-// changes what the run does next, and any other error over a cancellation.
+// parallel runs fn for indexes 0..n-1 with at most limit at once, each holding one of the
+// wave's call slots when ctx has them (see holdCallSlot). Results go into slots the caller
+// owns by index, so the merge order is deterministic whatever the timing. The first error
+// stops the others and is returned; a budget error wins over the rest, since it changes what
+// the run does next, and any other error over a cancellation.
 func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(limit, 1))
@@ -79,7 +89,11 @@ func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 			if gctx.Err() != nil {
 				return nil // stopped while this item waited for its turn
 			}
-			err := fn(gctx, i)
+			ctx, release, err := holdCallSlot(gctx)
+			if err == nil {
+				err = fn(ctx, i)
+				release()
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			switch {

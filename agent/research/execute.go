@@ -53,19 +53,10 @@ type frontierChunk struct {
 	depth int
 }
 
-// execute works the next pending task: a search, then the references of what it finds,
-// round by round down to the reference depth, then the re-evaluation.
-func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) {
-	idx := -1
-	for i := range s.Plan {
-		if s.Plan[i].Status != "done" {
-			idx = i
-			break
-		}
-	}
-	if idx < 0 {
-		return nil, nil
-	}
+// workTask works one pass of the task at s.Plan[idx]: a search, then the references of what
+// it finds, round by round down to the reference depth, then the re-evaluation. execute (see
+// schedule.go) runs it for the pending tasks, each on its own copy of the state.
+func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrupt, error) {
 	task := s.Plan[idx]
 	query := task.Query
 	if task.NextQuery != "" {
