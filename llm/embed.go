@@ -3,36 +3,62 @@ package llm
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"golang.org/x/sync/errgroup"
 
 	"warren/config"
 )
 
 // Embed returns one vector per text from the embed role, sending the texts in batches of
-// ollama.embed_batch_size through /api/embed. Each batch is one metered exchange. onBatch,
-// when given, is told how many texts are done after each batch (for progress bars).
+// ollama.embed_batch_size through /api/embed, as many batches at once as the role's healthy
+// hosts answer at once (Capacity). Each batch is one metered exchange; the vectors come back
+// in the texts' order whatever order the batches end in. onBatch, when given, is told how
+// many texts are done after each batch (for progress bars), one batch at a time.
 func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
 	t, err := g.target(config.RoleEmbed)
 	if err != nil {
 		return nil, err
 	}
 	size := max(g.settings.EmbedBatchSize, 1)
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += size {
-		batch := texts[start:min(start+size, len(texts))]
-		vecs, err := g.embedBatch(ctx, t, batch)
-		if err != nil {
-			return nil, err
+	batches := make([][][]float32, (len(texts)+size-1)/size)
+	eg, ectx := errgroup.WithContext(ctx)
+	eg.SetLimit(g.Capacity(config.RoleEmbed))
+	var mu sync.Mutex
+	done := 0
+	for b := range batches {
+		if ectx.Err() != nil {
+			break
 		}
+		eg.Go(func() error {
+			vecs, err := g.embedBatch(ectx, t, texts[b*size:min((b+1)*size, len(texts))])
+			if err != nil {
+				return err
+			}
+			batches[b] = vecs
+			if onBatch != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				done += len(vecs)
+				onBatch(done)
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, 0, len(texts))
+	for _, vecs := range batches {
 		if len(out) > 0 && len(vecs) > 0 && len(vecs[0]) != len(out[0]) {
 			return nil, fmt.Errorf("model %s changed its embedding dimension from %d to %d mid-way", t.model, len(out[0]), len(vecs[0]))
 		}
 		out = append(out, vecs...)
-		if onBatch != nil {
-			onBatch(len(out))
-		}
 	}
 	return out, nil
 }

@@ -447,7 +447,7 @@ func TestPerHostConcurrencyLimit(t *testing.T) {
 
 func TestEmbedBatches(t *testing.T) {
 	srv := llmtest.New(t)
-	g := newGateway(t, srv.URL, func(c *config.Config) { c.Ollama.EmbedBatchSize = 4 })
+	g := newGateway(t, srv.URL, func(c *config.Config) { c.Ollama.EmbedBatchSize, c.Ollama.MaxConcurrency = 4, 1 }) // one batch at a time
 	m := newMeter(llm.Budget{})
 	texts := make([]string, 10)
 	for i := range texts {
