@@ -63,7 +63,10 @@ func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
 	j := msg.job
 	switch j.State {
 	case jobs.JobRunning:
-		return tea.Batch(r.watch(j.ID, j.Owner), setStatus(fmt.Sprintf("welcome back: your run “%s” went on while you were away", j.Title), false))
+		// The run may reach its questions a moment later, which changes the screen and would
+		// drop a message tied to it: this welcome belongs to the whole workbench.
+		welcome := statusMsg{text: fmt.Sprintf("welcome back: your run “%s” went on while you were away", j.Title), tab: anyTab}
+		return tea.Batch(r.watch(j.ID, j.Owner), func() tea.Msg { return welcome })
 	case jobs.JobWaiting:
 		r.welcome = fmt.Sprintf("welcome back: your run “%s” waits for you", j.Title)
 		return r.watch(j.ID, j.Owner)

@@ -286,6 +286,29 @@ func waitForJob(t *testing.T, tm *team, owner, state string) jobs.Job {
 	return jobs.Job{}
 }
 
+// The welcome of a run still working when its analyst comes back stays when the run reaches its
+// questions a moment later (it once went with the screen it was shown on).
+func TestTheWelcomeOutlivesTheScreenItWasShownOn(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
+	tm.llm.SetLatency(400 * time.Millisecond)
+	alice := tm.connect(t, "alice", 110, 32)
+	alice.waitFor("Research question")
+	alice.send("Which purge sequence applies to silane?\r")
+	alice.waitFor("run:")
+	waitForJob(t, tm, "alice", jobs.JobRunning)
+	alice.hangUp()
+
+	back := tm.connect(t, "alice", 110, 32)
+	back.waitFor("went on while you were away")
+	if j := waitForJob(t, tm, "alice", jobs.JobWaiting); j.ID == "" {
+		t.Fatal("the run never reached its questions")
+	}
+	back.waitFor("Refinement, round 1")
+	if !strings.Contains(back.text(), "welcome back") {
+		t.Fatalf("the welcome went when the run reached its questions:\n%s", back.text())
+	}
+}
+
 func TestAReconnectLandsInTheRunThatWentOn(t *testing.T) {
 	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
 	tm.llm.SetLatency(150 * time.Millisecond) // the refinement takes several calls: seconds
