@@ -70,6 +70,9 @@ func exact(data, q []float32, dim, k int, skip func(uint32) bool) []uint32 {
 	return out
 }
 
+// storeEf is the search width kb's vector store uses (kb.indexEf): recall is asserted at it.
+const storeEf = 160
+
 func recall(t *testing.T, g *Graph, data []float32, dim int, r *rand.Rand, skip func(uint32) bool) float64 {
 	t.Helper()
 	queries := clustered(r, 50, dim)
@@ -77,7 +80,7 @@ func recall(t *testing.T, g *Graph, data []float32, dim int, r *rand.Rand, skip 
 	for i := range 50 {
 		q := queries[i*dim : (i+1)*dim]
 		want := exact(data, q, dim, 10, skip)
-		got := g.Search(data, q, 10, 64, skip)
+		got := g.Search(data, q, 10, storeEf, skip)
 		for _, h := range got {
 			if skip != nil && skip(h.ID) {
 				t.Fatalf("search returned skipped node %d", h.ID)
