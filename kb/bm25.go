@@ -63,13 +63,18 @@ func (s *Store) weighTerms(ctx context.Context, q lexicalQuery, totals lexicalTo
 	if err != nil {
 		return err
 	}
+	q.weigh(df, totals)
+	return nil
+}
+
+// weigh sets each term's document frequency from df and its idf.
+func (q lexicalQuery) weigh(df map[string]int64, totals lexicalTotals) {
 	n := float64(totals.Chunks)
 	for i := range q {
 		q[i].df = df[q[i].term]
 		d := float64(q[i].df)
 		q[i].idf = math.Log(1 + (n-d+0.5)/(d+0.5))
 	}
-	return nil
 }
 
 // found keeps the terms that some chunk holds.
@@ -173,12 +178,22 @@ func (r ranker) score(docs []lexicalDoc, q lexicalQuery) {
 // with half of the weight. The expanded query has the original's total weight, so scores keep
 // their scale.
 func (s *Store) feedbackQuery(ctx context.Context, docs []lexicalDoc, q lexicalQuery, totals lexicalTotals) (lexicalQuery, error) {
-	best := topDocs(slices.Clone(docs), s.FeedbackDocs)
+	out, fresh := expandQuery(docs, q, s.FeedbackDocs, s.FeedbackTerms)
+	if err := s.weighTerms(ctx, fresh, totals); err != nil {
+		return nil, err
+	}
+	return append(out, fresh...), nil
+}
+
+// expandQuery is feedbackQuery's expansion: the query's terms with their new weights, and the
+// terms it gains, whose document frequencies the caller looks up.
+func expandQuery(docs []lexicalDoc, q lexicalQuery, feedbackDocs, feedbackTerms int) (out, fresh lexicalQuery) {
+	best := topDocs(slices.Clone(docs), feedbackDocs)
 	var sum float64
 	for _, d := range best {
 		sum += d.score
 	}
-	if sum <= 0 || s.FeedbackTerms <= 0 {
+	if sum <= 0 || feedbackTerms <= 0 {
 		return q, nil
 	}
 	rel := map[string]float64{}
@@ -202,7 +217,7 @@ func (s *Store) feedbackQuery(ctx context.Context, docs []lexicalDoc, q lexicalQ
 	slices.SortFunc(expansion, func(a, b weighted) int {
 		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
 	})
-	expansion = expansion[:min(len(expansion), s.FeedbackTerms)]
+	expansion = expansion[:min(len(expansion), feedbackTerms)]
 	var relSum, qSum float64
 	for _, e := range expansion {
 		relSum += e.weight
@@ -210,14 +225,13 @@ func (s *Store) feedbackQuery(ctx context.Context, docs []lexicalDoc, q lexicalQ
 	for _, t := range q {
 		qSum += t.weight
 	}
-	out := make(lexicalQuery, 0, len(q)+len(expansion))
+	out = make(lexicalQuery, 0, len(q)+len(expansion))
 	at := map[string]int{}
 	for _, t := range q {
 		t.weight = (1 - feedbackShare) * t.weight
 		at[t.term] = len(out)
 		out = append(out, t)
 	}
-	var fresh lexicalQuery
 	for _, e := range expansion {
 		w := feedbackShare * qSum * e.weight / relSum
 		if i, ok := at[e.term]; ok {
@@ -226,10 +240,7 @@ func (s *Store) feedbackQuery(ctx context.Context, docs []lexicalDoc, q lexicalQ
 		}
 		fresh = append(fresh, queryTerm{term: e.term, weight: w})
 	}
-	if err := s.weighTerms(ctx, fresh, totals); err != nil {
-		return nil, err
-	}
-	return append(out, fresh...), nil
+	return out, fresh
 }
 
 // topDocs sorts the candidates best first (ties by index order) and keeps the best k.

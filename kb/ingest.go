@@ -73,11 +73,17 @@ type IngestReport struct {
 // Partial reports whether some item was skipped or failed.
 func (r *IngestReport) Partial() bool { return r.Skipped+r.Failed > 0 }
 
-// Ingest loads, chunks, embeds and stores every item. Each document is stored in one
-// transaction; an unchanged document (same content hash, same embedder) costs no embedding
-// call. Cancelling the context stops after the document in hand is either stored or dropped
-// whole, and the vector snapshots are written for what was stored.
+// Ingest loads, chunks, embeds and stores every item in the embedded knowledge base (see
+// Ingest).
 func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*IngestReport, error) {
+	return Ingest(ctx, s, items, opts)
+}
+
+// Ingest loads, chunks, embeds and stores every item in a backend. Each document is stored
+// whole (ReplaceDocument); an unchanged document (same content hash, same embedder) costs no
+// embedding call. Cancelling the context stops after the document in hand is either stored or
+// dropped whole, and the backend is flushed for what was stored.
+func Ingest(ctx context.Context, s Backend, items []Item, opts IngestOptions) (*IngestReport, error) {
 	if opts.Embedder == nil {
 		return nil, errors.New("couldn't ingest: no embedder")
 	}
@@ -93,7 +99,7 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 			opts.Progress(prog)
 		}
 	}
-	if _, err := s.vectorStore(ctx); err != nil {
+	if err := s.Prepare(ctx); err != nil {
 		return nil, err
 	}
 	for _, it := range items {
@@ -103,7 +109,7 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 		}
 		prog.Current = it.Path
 		report()
-		res := s.ingestOne(ctx, it, opts, func(embedded int) {
+		res := ingestOne(ctx, s, it, opts, func(embedded int) {
 			prog.Embedded = rep.Embedded + embedded
 			report()
 		})
@@ -138,9 +144,9 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 			break
 		}
 	}
-	// Snapshots are written even after a cancel, with a fresh context: what was stored stays
+	// The backend is flushed even after a cancel, with a fresh context: what was stored stays
 	// consistent with its vectors.
-	if err := s.SaveVectors(context.WithoutCancel(ctx)); err != nil {
+	if err := s.Flush(context.WithoutCancel(ctx)); err != nil {
 		return rep, err
 	}
 	rep.Duration = time.Since(start)
@@ -150,11 +156,11 @@ func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*
 	return rep, nil
 }
 
-func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome) {
+func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome) {
 	// A file already in the knowledge base keeps its ID however its path is given now
 	// (through its folder or on its own, relative or absolute).
 	if abs, err := filepath.Abs(it.Path); err == nil {
-		if id, ok, err := s.documentBySource(ctx, abs); err == nil && ok {
+		if id, ok, err := s.DocumentBySource(ctx, abs); err == nil && ok {
 			it.ID = id
 		}
 	}
@@ -198,7 +204,7 @@ func (s *Store) ingestOne(ctx context.Context, it Item, opts IngestOptions, embe
 			return res
 		}
 	}
-	n, err := s.addDocument(ctx, doc, opts.Embedder, opts.Chunk, embedded, opts.Force)
+	n, err := addDocument(ctx, s, doc, opts.Embedder, opts.Chunk, embedded, opts.Force)
 	switch {
 	case errors.Is(err, errNoText):
 		res.Status, res.Reason = StatusSkipped, "no text to index"
@@ -215,13 +221,13 @@ var errNoText = errors.New("no text to index")
 // AddDocument chunks, embeds and stores a loaded document (replacing an earlier version) and
 // returns its number of chunks. embedded, when given, reports embedding progress.
 func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
-	return s.addDocument(ctx, doc, emb, opts, embedded, false)
+	return addDocument(ctx, s, doc, emb, opts, embedded, false)
 }
 
 // addDocument is AddDocument; in a rebuild, a collection whose model now gives vectors of
 // another length is emptied first, as a rebuild with another model empties it (ResetCollection):
 // the old vectors cannot be searched with the new ones.
-func (s *Store) addDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int), rebuild bool) (int, error) {
+func addDocument(ctx context.Context, s Backend, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int), rebuild bool) (int, error) {
 	if opts.Size == 0 {
 		opts = DefaultChunkOptions
 	}
@@ -247,7 +253,7 @@ func (s *Store) addDocument(ctx context.Context, doc *Document, emb Embedder, op
 	err = s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID())
 	var mismatch *EmbedderMismatchError
 	if rebuild && errors.As(err, &mismatch) && SameEmbedder(mismatch.Built, mismatch.Asked) {
-		if err = s.resetCollection(ctx, doc.Collection, emb.ID()); err == nil {
+		if err = s.EmptyCollection(ctx, doc.Collection, emb.ID()); err == nil {
 			err = s.ReplaceDocument(ctx, doc, chunks, vectors, emb.ID())
 		}
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"warren/kb/analysis"
 )
 
 // The store keeps the knowledge base in warren.db, which is the source of truth: documents,
@@ -274,8 +272,7 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
 		}
 		rowid, _ := res.LastInsertId()
-		heading := strings.Join(analysis.Terms(c.Section+" "+c.Heading, doc.Language), " ")
-		body := strings.Join(analysis.Terms(c.Text, doc.Language), " ")
+		heading, body := IndexedTerms(c, doc.Language)
 		if _, err := insTerms.ExecContext(ctx, rowid, heading, body, strings.Join(scopeTokens(c), " ")); err != nil {
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}

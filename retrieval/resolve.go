@@ -45,7 +45,7 @@ type Origin struct {
 
 // Resolver resolves references against the knowledge base and the document registry.
 type Resolver struct {
-	Store    *kb.Store
+	Store    kb.Backend
 	Names    *registry.Resolver
 	Searcher *Searcher
 	// MaxChunks bounds the chunks a resolution lists (a long section has many).
@@ -58,7 +58,7 @@ type Resolver struct {
 // NewResolver builds a resolver over a store and registry. fuzzy is the least Jaro-Winkler
 // similarity a misspelt document name needs to resolve (thresholds.fuzzy_match); values
 // outside (0, 1] mean registry.DefaultFuzzyThreshold.
-func NewResolver(store *kb.Store, reg *registry.Registry, searcher *Searcher, fuzzy float64) *Resolver {
+func NewResolver(store kb.Backend, reg *registry.Registry, searcher *Searcher, fuzzy float64) *Resolver {
 	names := registry.NewResolver(reg)
 	if fuzzy > 0 && fuzzy <= 1 {
 		names.Threshold = fuzzy

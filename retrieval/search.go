@@ -39,7 +39,7 @@ func ParseMode(s string) (Mode, error) {
 
 // Searcher runs searches over a store.
 type Searcher struct {
-	Store   *kb.Store
+	Store   kb.Backend
 	Gateway *llm.Gateway // for collections embedded by Ollama; may be nil
 
 	// Embedder returns the embedder recorded for a collection; nil means kb.EmbedderFor with

@@ -101,7 +101,7 @@ func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string
 		}
 		removed = append(removed, id)
 	}
-	if serr := s.Store.SaveVectors(ctx); err == nil {
+	if serr := s.Store.Flush(ctx); err == nil {
 		err = serr
 	}
 	return removed, err

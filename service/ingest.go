@@ -105,7 +105,7 @@ func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOption
 			}
 		}
 		offset, before := done, total.Chunks
-		rep, err := s.Store.Ingest(ctx, byCollection[name], kb.IngestOptions{
+		rep, err := kb.Ingest(ctx, s.Store, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: opts.Force,
 			Chunk: kb.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
 			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20},

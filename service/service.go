@@ -29,7 +29,7 @@ type Options struct {
 // Service is an open workspace with everything its use cases need.
 type Service struct {
 	WS      *kb.Workspace
-	Store   *kb.Store
+	Store   kb.Backend
 	Gateway *llm.Gateway
 	Jobs    *jobs.Manager
 	Log     *slog.Logger

@@ -70,6 +70,7 @@ type Model struct {
 	statusID      int
 	doctor        *doctor.Report
 	changes       *changeQueue // other analysts' changes (see watchChanges)
+	stopChanges   context.CancelFunc
 
 	checks sync.WaitGroup         // doctor checks in flight
 	typed  atomic.Pointer[Drafts] // the drafts as of the last key, for PublishedDrafts
@@ -198,7 +199,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case eventsMsg:
-		m.log.addEvents(msg.events)
+		m.log.addEvents(msg.items)
 		if m.gas.owns(msg.queue) {
 			return m.toPanel(gasTabIndex, msg) // a gas fill's events
 		}

@@ -150,7 +150,7 @@ func BenchmarkEventAbsorption(b *testing.B) {
 	for b.Loop() {
 		for range 200 {
 			start := time.Now()
-			m.Update(eventsMsg{events: batch})
+			m.Update(eventsMsg{items: batch})
 			spent += time.Since(start)
 			events += len(batch)
 			k := time.Now()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -13,25 +12,8 @@ import (
 )
 
 // Other analysts' decisions reach the workbench live: the backend's change feed is drained
-// into the program like a job's events (see eventQueue), and the Gas and Toxicology tabs
+// into the program through a queue like a job's events, and the Gas and Toxicology tabs
 // reload what a change names and say who changed it.
-
-// changeQueue carries the change feed into the program. The goroutine that reads the feed
-// never waits for the program; the program takes whatever has arrived in one message.
-type changeQueue struct {
-	mu     sync.Mutex
-	items  []service.Change
-	notify chan struct{}
-	closed bool
-	cancel context.CancelFunc
-}
-
-// changesMsg is a batch of other analysts' changes; more reports whether the feed is open.
-type changesMsg struct {
-	queue   *changeQueue
-	changes []service.Change
-	more    bool
-}
 
 // watchChanges subscribes to the backend's change feed until Close.
 func (m *Model) watchChanges() tea.Cmd {
@@ -39,20 +21,14 @@ func (m *Model) watchChanges() tea.Cmd {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	q := &changeQueue{notify: make(chan struct{}, 1), cancel: cancel}
-	m.changes = q
+	q := newQueue[service.Change]()
+	m.changes, m.stopChanges = q, cancel
 	feed := m.be.Changes(ctx)
 	go func() {
 		for c := range feed {
-			q.mu.Lock()
-			q.items = append(q.items, c)
-			q.mu.Unlock()
-			q.poke()
+			q.Push(c)
 		}
-		q.mu.Lock()
-		q.closed = true
-		q.mu.Unlock()
-		q.poke()
+		q.Close()
 	}()
 	return q.wait()
 }
@@ -60,40 +36,17 @@ func (m *Model) watchChanges() tea.Cmd {
 // Close ends the workbench's subscription to other analysts' changes; call it when the program
 // has ended (warren serve: when the connection closes).
 func (m *Model) Close() {
-	if m.changes != nil {
-		m.changes.cancel()
+	if m.stopChanges != nil {
+		m.stopChanges()
 	}
 	m.checks.Wait()
-}
-
-func (q *changeQueue) poke() {
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
-}
-
-// wait is the command re-issued after each batch.
-func (q *changeQueue) wait() tea.Cmd {
-	return func() tea.Msg {
-		for {
-			q.mu.Lock()
-			items, closed := q.items, q.closed
-			q.items = nil
-			q.mu.Unlock()
-			if len(items) > 0 || closed {
-				return changesMsg{queue: q, changes: items, more: !closed}
-			}
-			<-q.notify
-		}
-	}
 }
 
 // changed hands a batch to the tabs that show what it names, and waits for the next.
 func (m *Model) changed(msg changesMsg) tea.Cmd {
 	cmds := []tea.Cmd{
-		tagStatus(m.gas.changed(msg.changes), gasTabIndex),
-		tagStatus(m.tox.changed(msg.changes), toxTabIndex),
+		tagStatus(m.gas.changed(msg.items), gasTabIndex),
+		tagStatus(m.tox.changed(msg.items), toxTabIndex),
 	}
 	if msg.more {
 		cmds = append(cmds, msg.queue.wait())

@@ -6,50 +6,53 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent"
+	"warren/service"
 )
 
-// eventQueue carries agent events into the program. Push never blocks the agent; the program
-// drains whatever has arrived in one message, so a burst of events costs one update.
-type eventQueue struct {
+// queue carries items from another goroutine into the program: a job's events, or other
+// analysts' changes. Push never blocks the producer; the program drains whatever has arrived in
+// one message, so a burst costs one update.
+type queue[T any] struct {
 	mu     sync.Mutex
-	items  []agent.Event
+	items  []T
 	notify chan struct{}
 	closed bool
 }
 
-func newEventQueue() *eventQueue { return &eventQueue{notify: make(chan struct{}, 1)} }
+func newQueue[T any]() *queue[T] { return &queue[T]{notify: make(chan struct{}, 1)} }
 
-// Push adds an event; safe from any goroutine.
-func (q *eventQueue) Push(e agent.Event) {
+// Push adds an item; safe from any goroutine.
+func (q *queue[T]) Push(item T) {
 	q.mu.Lock()
-	q.items = append(q.items, e)
+	q.items = append(q.items, item)
 	q.mu.Unlock()
-	select {
-	case q.notify <- struct{}{}:
-	default:
-	}
+	q.poke()
 }
 
-// Close ends the queue after the events already pushed.
-func (q *eventQueue) Close() {
+// Close ends the queue after the items already pushed.
+func (q *queue[T]) Close() {
 	q.mu.Lock()
 	q.closed = true
 	q.mu.Unlock()
+	q.poke()
+}
+
+func (q *queue[T]) poke() {
 	select {
 	case q.notify <- struct{}{}:
 	default:
 	}
 }
 
-// eventsMsg is a batch of events; more reports whether the queue is still open.
-type eventsMsg struct {
-	queue  *eventQueue
-	events []agent.Event
-	more   bool
+// drained is one batch taken from a queue; more reports whether the queue is still open.
+type drained[T any] struct {
+	queue *queue[T]
+	items []T
+	more  bool
 }
 
 // wait is the command re-issued after each batch.
-func (q *eventQueue) wait() tea.Cmd {
+func (q *queue[T]) wait() tea.Cmd {
 	return func() tea.Msg {
 		for {
 			q.mu.Lock()
@@ -57,9 +60,18 @@ func (q *eventQueue) wait() tea.Cmd {
 			q.items = nil
 			q.mu.Unlock()
 			if len(items) > 0 || closed {
-				return eventsMsg{queue: q, events: items, more: !closed}
+				return drained[T]{queue: q, items: items, more: !closed}
 			}
 			<-q.notify
 		}
 	}
 }
+
+type (
+	eventQueue  = queue[agent.Event]
+	eventsMsg   = drained[agent.Event]
+	changeQueue = queue[service.Change]
+	changesMsg  = drained[service.Change]
+)
+
+func newEventQueue() *eventQueue { return newQueue[agent.Event]() }

@@ -177,7 +177,7 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	reload := false
-	for _, e := range msg.events {
+	for _, e := range msg.items {
 		if e.Run != "" {
 			f.run = e.Run
 		}

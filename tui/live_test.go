@@ -144,7 +144,7 @@ func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
 	}
 	v := saveAs(2)
 	news := service.Change{Kind: service.ChangeToxVersion, INCI: "EUGENOL", Version: v, By: "bob", Action: "saved"}
-	if status := settle(t, m, changesMsg{changes: []service.Change{news}}); !hasStatus(status, "bob saved EUGENOL: version 3") {
+	if status := settle(t, m, changesMsg{items: []service.Change{news}}); !hasStatus(status, "bob saved EUGENOL: version 3") {
 		t.Errorf("the news: %q", status)
 	}
 	if len(m.tox.history) != 3 || m.tox.history[0].By != "bob" || !strings.Contains(frame(m), "bob") {

@@ -321,7 +321,7 @@ func elapsedTick() tea.Cmd {
 func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case eventsMsg:
-		r.absorb(msg.events)
+		r.absorb(msg.items)
 		if msg.more {
 			return msg.queue.wait() // the queue always closes, so this ends
 		}

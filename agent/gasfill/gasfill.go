@@ -50,7 +50,7 @@ func DefaultOptions() Options {
 type Filler struct {
 	Gateway  *llm.Gateway
 	Searcher *retrieval.Searcher
-	Store    *kb.Store
+	Store    kb.Backend
 	Options  Options
 	// Rejected holds the values the analyst rejected per cell (see RejectedValues); a fill
 	// never proposes them again.

@@ -20,7 +20,7 @@ type Deps struct {
 	Gateway  *llm.Gateway
 	Searcher *retrieval.Searcher
 	Resolver *retrieval.Resolver
-	Store    *kb.Store
+	Store    kb.Backend
 
 	// Concurrency bounds the tasks and the independent model calls (per-chunk extraction,
 	// gates, scoring) worked at once; 0: as many as the fast role's healthy hosts answer at

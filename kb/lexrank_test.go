@@ -1,0 +1,96 @@
+package kb
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// embeddedSource serves the embedded store's own index to RankLexical.
+type embeddedSource struct{ s *Store }
+
+func (e embeddedSource) LexicalTotals(ctx context.Context) (LexicalTotals, error) {
+	t, err := e.s.lexicalTotalsNow(ctx)
+	return LexicalTotals(t), err
+}
+
+func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
+	return e.s.documentFrequencies(ctx, terms)
+}
+
+func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]LexicalCandidate, error) {
+	var q lexicalQuery
+	df, err := e.s.documentFrequencies(ctx, append(slices.Clone(rare), common...))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range append(slices.Clone(rare), common...) {
+		q = append(q, queryTerm{term: t, weight: 1, df: df[t]})
+	}
+	rowids, err := e.s.lexicalCandidates(ctx, q, scope, m, want)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := e.s.indexedTerms(ctx, rowids)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := e.s.chunkIDs(ctx, rowidsOf(docs))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LexicalCandidate, len(docs))
+	for i, d := range docs {
+		out[i] = LexicalCandidate{ID: ids[d.rowid], Order: d.rowid, Heading: d.heading, Body: d.body}
+	}
+	return out, nil
+}
+
+// RankLexical over the embedded store's index ranks exactly as the store's own Lexical: it is
+// the same ranking, feedback and tie-break, whoever proposes the candidates.
+func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
+	_, store := openTestStore(t)
+	ctx := context.Background()
+	words := []string{"silane", "pressure", "cylinder", "purge", "valve", "toxic", "flow", "leak", "nitrogen", "cabinet"}
+	for i := range 40 {
+		text := ""
+		for j := range 12 {
+			text += words[(i*7+j*j+i/3)%len(words)] + " "
+		}
+		coll := "a"
+		if i%4 == 0 {
+			coll = "b"
+		}
+		addTestDoc(t, store, fmt.Sprintf("d%02d", i), coll,
+			Section{Number: fmt.Sprint(1 + i%3), Heading: words[i%len(words)], Text: text},
+			Section{Number: fmt.Sprintf("%d.1", 1+i%3), Heading: "Notes", Text: "Leak test of the purge panel. " + text})
+	}
+	p := LexicalParams{K1: store.K1, B: store.B, HeadingWeight: store.HeadingWeight,
+		FeedbackDocs: store.FeedbackDocs, FeedbackTerms: store.FeedbackTerms, PostingsBudget: store.PostingsBudget}
+	for _, budget := range []int{DefaultPostingsBudget, 30} {
+		store.PostingsBudget, p.PostingsBudget = budget, budget
+		for _, tc := range []struct {
+			query string
+			scope Scope
+		}{
+			{"silane cylinder purge", Scope{}},
+			{"leak nitrogen", Scope{Collections: []string{"b"}}},
+			{"toxic flow valve", Scope{Doc: "d05"}},
+			{"cabinet leak", Scope{Doc: "d06", Section: "1"}},
+			{"pressure", Scope{}},
+		} {
+			want, err := store.Lexical(ctx, tc.query, "en", tc.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := RankLexical(ctx, embeddedSource{store}, p, tc.query, "en", tc.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("budget %d, %q %+v:\n got %v\nwant %v", budget, tc.query, tc.scope, got, want)
+			}
+		}
+	}
+}
