@@ -13,13 +13,14 @@ import (
 	"warren/agent"
 	"warren/kb"
 	"warren/kb/hmis"
+	"warren/kb/kbcopy"
 	"warren/kb/toxdb"
 	"warren/service/jobs"
 )
 
 // All returns every schema step of warren.db, in ascending version order: the knowledge base
 // (1–9), runs, checkpoints and the call ledger (10–19), gas tables (20–29), toxicology
-// versions (30–39) and jobs (40–49). The slice is the caller's own.
+// versions (30–39), jobs (40–49) and knowledge base copies (50–59). The slice is the caller's own.
 func All() []kb.Migration {
-	return slices.Concat(kb.Migrations, agent.Migrations, hmis.Migrations, toxdb.Migrations, jobs.Migrations)
+	return slices.Concat(kb.Migrations, agent.Migrations, hmis.Migrations, toxdb.Migrations, jobs.Migrations, kbcopy.Migrations)
 }

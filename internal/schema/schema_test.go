@@ -27,6 +27,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 31, Name: "toxicology versions are append-only"},
 		{Version: 32, Name: "toxicology versions name the analyst"},
 		{Version: 40, Name: "jobs"},
+		{Version: 50, Name: "knowledge base copy checkpoints"},
 	}
 	all := All()
 	for i, m := range all {
@@ -85,14 +86,14 @@ func TestOpeningAnOldDatabaseAppliesOnlyTheMissingSteps(t *testing.T) {
 		}
 	}
 	slices.Sort(added)
-	if !slices.Equal(added, []int{30, 31, 32, 40}) {
-		t.Errorf("steps applied on reopening: %v, want [30 31 32 40]", added)
+	if !slices.Equal(added, []int{30, 31, 32, 40, 50}) {
+		t.Errorf("steps applied on reopening: %v, want [30 31 32 40 50]", added)
 	}
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM gas_tables`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("the old gas table: %d rows, %v", n, err)
 	}
-	for _, table := range []string{"tox_versions", "jobs"} {
+	for _, table := range []string{"tox_versions", "jobs", "kb_copies"} {
 		if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 			t.Errorf("%s after reopening: %v", table, err)
 		}
