@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -111,18 +110,6 @@ func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 		return err
 	}
 	return ctx.Err() // cancelled by the caller: the results may be incomplete
-}
-
-func excerpt(text string, n int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) <= n {
-		return text
-	}
-	cut := strings.LastIndexByte(text[:n], ' ')
-	if cut < n/2 {
-		cut = n
-	}
-	return text[:cut] + " …"
 }
 
 // approxTokens estimates the tokens of a text for the reference budget.

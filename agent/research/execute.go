@@ -8,6 +8,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/snippet"
 	"warren/kb"
 	"warren/retrieval"
 	"warren/retrieval/refs"
@@ -189,7 +190,7 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 		if extracted[i].Relevant && strings.TrimSpace(extracted[i].Information) != "" {
 			c := f.chunk
 			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
-				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: excerpt(c.Text, 400)})
+				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
 		}
 	}
 	if n := len(w.s.Findings) - before; n > 0 {
@@ -343,7 +344,7 @@ func (w *taskWork) filter(ctx context.Context, nested []frontierChunk) ([]fronti
 	scores := make([]relevanceOut, len(nested))
 	err := parallel(ctx, len(nested), w.d.Concurrency, func(ctx context.Context, i int) error {
 		c := nested[i].chunk
-		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nScore how much this passage helps the task.", w.task.Query, c.Doc, c.Section, excerpt(c.Text, 1500))
+		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nScore how much this passage helps the task.", w.task.Query, c.Doc, c.Section, snippet.Cut(c.Text, 1500))
 		return w.d.structured(ctx, w.s, config.RoleFast, "You score passages for relevance.", prompt, &scores[i])
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/snippet"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/llm/llmtest"
@@ -79,7 +80,7 @@ func proceduresKB(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
 func scriptFollowAll(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "plan", SchemaHas: "tasks", Replies: []string{`{"tasks":[{"query":"work","rationale":"r","done_when":"d"}]}`}})
 	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "information", Reply: func(c llmtest.Call) string {
-		return reply(map[string]any{"relevant": true, "information": "Auszug: " + excerpt(c.LastUser(), 60)})
+		return reply(map[string]any{"relevant": true, "information": "Auszug: " + snippet.Cut(c.LastUser(), 60)})
 	}})
 	srv.Handle(&llmtest.Rule{Name: "model references", SchemaHas: "references", Replies: []string{`{"references":[]}`}})
 	srv.Handle(&llmtest.Rule{Name: "gate", SchemaHas: "follow", Replies: []string{`{"follow":true,"reason":"the task needs it"}`}})

@@ -7,6 +7,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/snippet"
 	"warren/kb/analysis"
 	"warren/retrieval"
 )
@@ -90,7 +91,7 @@ func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error)
 				continue
 			}
 			s.Seen = append(s.Seen, r.ID)
-			s.Evidence = append(s.Evidence, Evidence{ChunkID: r.ID, Doc: r.Doc, Section: r.Section, Text: excerpt(r.Text, 600)})
+			s.Evidence = append(s.Evidence, Evidence{ChunkID: r.ID, Doc: r.Doc, Section: r.Section, Text: snippet.Cut(r.Text, 600)})
 		}
 	}
 	s.DedupRatio = 0

@@ -10,6 +10,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/snippet"
 	"warren/llm"
 )
 
@@ -124,7 +125,7 @@ func CheckCitations(report string, sources int) []string {
 			continue // headings, quotes, tables and short lines are not claims
 		}
 		if !citation.MatchString(p) {
-			problems = append(problems, fmt.Sprintf("paragraph %d has no citation: %q", i+1, excerpt(p, 80)))
+			problems = append(problems, fmt.Sprintf("paragraph %d has no citation: %q", i+1, snippet.Cut(p, 80)))
 		}
 	}
 	return problems

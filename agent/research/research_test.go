@@ -9,6 +9,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/snippet"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/llm"
@@ -98,7 +99,7 @@ func scriptWork(srv *llmtest.Server) {
 		{"query": "Gefährdungsbeurteilung", "rationale": "Kontext", "done_when": "Ablauf bekannt"},
 		{"query": "Schutzmaßnahmen Substitution", "rationale": "Folgen", "done_when": "Maßnahmen bekannt"}}})}})
 	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "information", Reply: func(c llmtest.Call) string {
-		return reply(map[string]any{"relevant": true, "information": "Auszug: " + excerpt(c.LastUser(), 60)})
+		return reply(map[string]any{"relevant": true, "information": "Auszug: " + snippet.Cut(c.LastUser(), 60)})
 	}})
 	srv.Handle(&llmtest.Rule{Name: "model references", SchemaHas: "references", Replies: []string{`{"references":[]}`}})
 	srv.Handle(&llmtest.Rule{Name: "gate", SchemaHas: "follow", Reply: func(c llmtest.Call) string {

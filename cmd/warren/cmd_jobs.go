@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"warren/internal/snippet"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +27,7 @@ func (a *app) jobsCommand() *cobra.Command {
 						progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
 					}
 					return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, j.State, progress,
-						j.Updated.Local().Format("2006-01-02 15:04"), cli.Snippet(j.Title, 50))
+						j.Updated.Local().Format("2006-01-02 15:04"), snippet.Cut(j.Title, 50))
 				})
 		}),
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"warren/internal/snippet"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +32,7 @@ func (a *app) searchCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "No matching passages.")
 			}
 			for i, r := range results {
-				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.DocSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, cli.Snippet(r.Text, 220))
+				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.DocSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, snippet.Cut(r.Text, 220))
 			}
 			return nil
 		}),

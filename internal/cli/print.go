@@ -102,19 +102,6 @@ func NonEmpty(ss ...string) []string {
 	return out
 }
 
-// Snippet is text on one line, cut at a word to about n bytes.
-func Snippet(text string, n int) string {
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) <= n {
-		return text
-	}
-	cut := strings.LastIndexByte(text[:n], ' ')
-	if cut < n/2 {
-		cut = n
-	}
-	return text[:cut] + " …"
-}
-
 // DocSection names a place: the document, and the section in it when there is one.
 func DocSection(doc, section string) string {
 	if section != "" {
