@@ -79,6 +79,17 @@ type KB struct {
 	FeedbackDocs  int     // best chunks whose terms expand a query; 0: no feedback
 	FeedbackTerms int     // terms they lend
 	DenseWeight   float64 // the dense ranking's share in hybrid search over a model's vectors
+
+	Backend  string // where the knowledge base lives: embedded (warren.db) or weaviate
+	Weaviate Weaviate
+}
+
+// Weaviate is the server of the knowledge base when KB.Backend is "weaviate". Its API key
+// comes from the environment only (WARREN_WEAVIATE_API_KEY), never from a file.
+type Weaviate struct {
+	URL      string // REST address, e.g. http://127.0.0.1:8080
+	GRPC     string // gRPC host:port for batch writes; empty: REST only
+	Replicas int    // replication factor of the classes warren creates; 0: the server's default
 }
 
 // Budgets bound one run. Zero means unlimited for calls and tokens.
@@ -117,7 +128,8 @@ func Default() *Config {
 		Fast:  Role{Temperature: -1},
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
-			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1},
+			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1,
+			Backend: "embedded"},
 		Budgets: Budgets{
 			ModelCalls:      300,
 			Tokens:          1_000_000,

@@ -119,6 +119,53 @@ func init() {
 			func(c *Config) *int { return &c.KB.FeedbackTerms }),
 		floatKey("kb.dense_weight", "share of the dense ranking in hybrid search over an embedding model's vectors (the built-in embedder's only follow the lexical ranking)", 0.01, 1,
 			func(c *Config) *float64 { return &c.KB.DenseWeight }),
+		key{
+			name: "kb.backend", allowed: "embedded or weaviate",
+			help: "where the knowledge base lives: embedded (warren.db and the workspace's vector files) or weaviate (the server at kb.weaviate.url)",
+			set: func(c *Config, s string) error {
+				switch s = strings.ToLower(strings.TrimSpace(s)); s {
+				case "embedded", "weaviate":
+					c.KB.Backend = s
+					return nil
+				}
+				return errNotAllowed{}
+			},
+			get: func(c *Config) any { return c.KB.Backend },
+		},
+		key{
+			name: "kb.weaviate.url", allowed: "an http(s) address such as http://127.0.0.1:8080, or empty",
+			help: "Weaviate's REST address when kb.backend is weaviate (the API key comes from WARREN_WEAVIATE_API_KEY only)",
+			set: func(c *Config, s string) error {
+				s = strings.TrimSpace(s)
+				if s != "" && !strings.Contains(s, "://") {
+					s = "http://" + s
+				}
+				if u, err := url.Parse(s); s != "" && (err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https")) {
+					return errNotAllowed{}
+				}
+				c.KB.Weaviate.URL = strings.TrimRight(s, "/")
+				return nil
+			},
+			get: func(c *Config) any { return c.KB.Weaviate.URL },
+		},
+		key{
+			name: "kb.weaviate.grpc", allowed: "host:port, or empty for REST only",
+			help: "Weaviate's gRPC address, used for batch writes (empty: REST only)",
+			set: func(c *Config, s string) error {
+				s = strings.TrimSpace(s)
+				if s != "" {
+					host, port, err := net.SplitHostPort(s)
+					if n, perr := strconv.Atoi(port); err != nil || perr != nil || n <= 0 || n > 65535 || host == "" || strings.ContainsAny(host, " /") {
+						return errNotAllowed{}
+					}
+				}
+				c.KB.Weaviate.GRPC = s
+				return nil
+			},
+			get: func(c *Config) any { return c.KB.Weaviate.GRPC },
+		},
+		intKey("kb.weaviate.replicas", "replication factor of the classes warren creates in Weaviate (0: the server's default)", 0, 64,
+			func(c *Config) *int { return &c.KB.Weaviate.Replicas }),
 		intKey("budgets.model_calls", "model calls one run may make, each counted before it is sent, so calls in flight when a process dies count on resume (0: unlimited)", 0, 1_000_000,
 			func(c *Config) *int { return &c.Budgets.ModelCalls }),
 		intKey("budgets.tokens", "prompt + completion tokens one run may use (0: unlimited)", 0, 1_000_000_000,

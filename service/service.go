@@ -73,11 +73,15 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	store, err := OpenBackend(context.Background(), ws)
+	if err != nil {
+		return nil, err
+	}
 	j, err := jobs.New(context.Background(), ws.DB)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{WS: ws, Store: kb.NewStore(ws), Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
+	return &Service{WS: ws, Store: store, Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
 }
 
 // As is a view of the same open workspace that acts for another analyst: it shares the

@@ -1,0 +1,402 @@
+package weaviatekb
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"warren/kb"
+)
+
+// pageSize is how many objects one read asks for; Weaviate answers at most 10,000 per query
+// (QUERY_MAXIMUM_RESULTS), and lists longer than that are read page by page with a cursor.
+const pageSize = 1000
+
+// maxResults is Weaviate's default QUERY_MAXIMUM_RESULTS: offset + limit of one filtered read.
+const maxResults = 10_000
+
+type collectionObject struct {
+	Name       string `json:"name"`
+	Embedder   string `json:"embedder"`
+	Dim        int    `json:"dim"`
+	Generation int    `json:"generation"`
+}
+
+type documentObject struct {
+	DocID      string `json:"doc_id"`
+	Collection string `json:"collection"`
+	Source     string `json:"source"`
+	Title      string `json:"title"`
+	Format     string `json:"format"`
+	Language   string `json:"language"`
+	Hash       string `json:"hash"`
+	Meta       string `json:"meta"`
+	Chunks     int    `json:"chunks"`
+	IngestedAt string `json:"ingested_at"`
+	Additional struct {
+		ID string `json:"id"`
+	} `json:"_additional"`
+}
+
+func (d documentObject) info() kb.DocInfo {
+	info := kb.DocInfo{ID: d.DocID, Collection: d.Collection, Title: d.Title, Source: d.Source, Format: d.Format,
+		Language: d.Language, Hash: d.Hash, Chunks: d.Chunks, IngestedAt: d.IngestedAt}
+	json.Unmarshal([]byte(d.Meta), &info.Meta)
+	return info
+}
+
+type chunkObject struct {
+	ChunkID     string `json:"chunk_id"`
+	Doc         string `json:"doc"`
+	Collection  string `json:"collection"`
+	Section     string `json:"section"`
+	SectionPath string `json:"section_path"`
+	Heading     string `json:"heading"`
+	Text        string `json:"text"`
+	File        string `json:"file"`
+	StartByte   int    `json:"start_byte"`
+	EndByte     int    `json:"end_byte"`
+	Hash        string `json:"hash"`
+	Seq         int    `json:"seq"`
+	Additional  struct {
+		Vector   []float32 `json:"vector"`
+		Distance float64   `json:"distance"`
+		Score    string    `json:"score"`
+	} `json:"_additional"`
+}
+
+func (c chunkObject) chunk() kb.Chunk {
+	return kb.Chunk{ID: c.ChunkID, Doc: c.Doc, Collection: c.Collection, Section: c.Section, SectionPath: c.SectionPath,
+		Heading: c.Heading, Text: c.Text, File: c.File, Start: c.StartByte, End: c.EndByte, Hash: c.Hash, Seq: c.Seq}
+}
+
+// getAll reads every object of a class, page by page with Weaviate's cursor.
+func getAll[T any](ctx context.Context, b *Backend, class, props string, keep func(T) bool) ([]T, error) {
+	var out []T
+	after := ""
+	for {
+		args := fmt.Sprintf("limit: %d", pageSize)
+		if after != "" {
+			args += ", after: " + quote(after)
+		}
+		var data struct {
+			Get map[string][]json.RawMessage
+		}
+		if err := b.graphQL(ctx, fmt.Sprintf(`{ Get { %s(%s) { %s _additional { id } } } }`, class, args, props), &data); err != nil {
+			return nil, err
+		}
+		page := data.Get[class]
+		for _, raw := range page {
+			var v T
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return nil, err
+			}
+			if keep == nil || keep(v) {
+				out = append(out, v)
+			}
+		}
+		if len(page) < pageSize {
+			return out, nil
+		}
+		var last struct {
+			Additional struct {
+				ID string `json:"id"`
+			} `json:"_additional"`
+		}
+		json.Unmarshal(page[len(page)-1], &last)
+		after = last.Additional.ID
+	}
+}
+
+// collections reads the collection objects, sorted by name.
+func (b *Backend) collections(ctx context.Context) ([]collectionObject, error) {
+	cols, err := getAll[collectionObject](ctx, b, b.collectionClass(), "name embedder dim generation", nil)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list collections: %w", err)
+	}
+	slices.SortFunc(cols, func(a, c collectionObject) int { return cmp.Compare(a.Name, c.Name) })
+	return cols, nil
+}
+
+// Collections lists the stored collections with their numbers of documents and chunks.
+func (b *Backend) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
+	cols, err := b.collections(ctx)
+	if err != nil || len(cols) == 0 {
+		return nil, err
+	}
+	var data struct {
+		Aggregate map[string][]struct {
+			GroupedBy struct {
+				Value string `json:"value"`
+			} `json:"groupedBy"`
+			Meta struct {
+				Count int `json:"count"`
+			} `json:"meta"`
+			Chunks struct {
+				Sum float64 `json:"sum"`
+			} `json:"chunks"`
+		}
+	}
+	q := fmt.Sprintf(`{ Aggregate { %s(groupBy: ["collection"]) { groupedBy { value } meta { count } chunks { sum } } } }`, b.documentClass())
+	if err := b.graphQL(ctx, q, &data); err != nil {
+		return nil, fmt.Errorf("couldn't count documents: %w", err)
+	}
+	type counts struct{ docs, chunks int }
+	by := map[string]counts{}
+	for _, g := range data.Aggregate[b.documentClass()] {
+		by[g.GroupedBy.Value] = counts{g.Meta.Count, int(g.Chunks.Sum)}
+	}
+	out := make([]kb.CollectionInfo, len(cols))
+	for i, c := range cols {
+		n := by[c.Name]
+		out[i] = kb.CollectionInfo{Name: c.Name, Embedder: c.Embedder, Dim: c.Dim, Generation: c.Generation, Documents: n.docs, Chunks: n.chunks}
+	}
+	return out, nil
+}
+
+// Collection returns one collection, or false when it does not exist.
+func (b *Backend) Collection(ctx context.Context, name string) (kb.CollectionInfo, bool, error) {
+	all, err := b.Collections(ctx)
+	if err != nil {
+		return kb.CollectionInfo{}, false, err
+	}
+	for _, c := range all {
+		if c.Name == name {
+			return c, true, nil
+		}
+	}
+	return kb.CollectionInfo{}, false, nil
+}
+
+// collection reads one collection object.
+func (b *Backend) collection(ctx context.Context, name string) (collectionObject, bool, error) {
+	var data struct {
+		Get map[string][]collectionObject
+	}
+	q := fmt.Sprintf(`{ Get { %s(where: %s, limit: 1) { name embedder dim generation } } }`,
+		b.collectionClass(), equal("name", name))
+	if err := b.graphQL(ctx, q, &data); err != nil {
+		return collectionObject{}, false, fmt.Errorf("couldn't read collection %s: %w", name, err)
+	}
+	if got := data.Get[b.collectionClass()]; len(got) > 0 {
+		return got[0], true, nil
+	}
+	return collectionObject{}, false, nil
+}
+
+const documentProperties = `doc_id collection source title format language hash meta chunks ingested_at`
+
+// Documents lists the stored documents, optionally of one collection.
+func (b *Backend) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
+	docs, err := getAll(ctx, b, b.documentClass(), documentProperties, func(d documentObject) bool {
+		return collection == "" || d.Collection == collection
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list documents: %w", err)
+	}
+	out := make([]kb.DocInfo, len(docs))
+	for i, d := range docs {
+		out[i] = d.info()
+	}
+	slices.SortFunc(out, func(a, c kb.DocInfo) int {
+		return cmp.Or(cmp.Compare(a.Collection, c.Collection), cmp.Compare(a.ID, c.ID))
+	})
+	return out, nil
+}
+
+// documentsWhere reads the documents a filter selects.
+func (b *Backend) documentsWhere(ctx context.Context, where string, limit int) ([]kb.DocInfo, error) {
+	var data struct {
+		Get map[string][]documentObject
+	}
+	q := fmt.Sprintf(`{ Get { %s(where: %s, limit: %d) { %s } } }`, b.documentClass(), where, limit, documentProperties)
+	if err := b.graphQL(ctx, q, &data); err != nil {
+		return nil, fmt.Errorf("couldn't read documents: %w", err)
+	}
+	var out []kb.DocInfo
+	for _, d := range data.Get[b.documentClass()] {
+		out = append(out, d.info())
+	}
+	slices.SortFunc(out, func(a, c kb.DocInfo) int { return cmp.Compare(a.ID, c.ID) })
+	return out, nil
+}
+
+// Document returns one stored document.
+func (b *Backend) Document(ctx context.Context, id string) (kb.DocInfo, bool, error) {
+	docs, err := b.documentsWhere(ctx, equal("doc_id", id), 1)
+	if err != nil || len(docs) == 0 {
+		return kb.DocInfo{}, false, err
+	}
+	return docs[0], true, nil
+}
+
+// DocumentBySource finds the document loaded from a file or folder (the first by ID).
+func (b *Backend) DocumentBySource(ctx context.Context, source string) (string, bool, error) {
+	docs, err := b.documentsWhere(ctx, equal("source", source), 100)
+	if err != nil || len(docs) == 0 {
+		return "", false, err
+	}
+	return docs[0].ID, true, nil
+}
+
+// chunkClassesOf returns the chunk classes that may hold a document's chunks: its
+// collection's, or every collection's when the document is not recorded (a write that
+// died before its record).
+func (b *Backend) chunkClassesOf(ctx context.Context, doc string) ([]string, error) {
+	if d, ok, err := b.Document(ctx, doc); err != nil {
+		return nil, err
+	} else if ok {
+		return []string{b.chunkClass(d.Collection)}, nil
+	}
+	cols, err := b.collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = b.chunkClass(c.Name)
+	}
+	return out, nil
+}
+
+// chunksWhere reads the chunks a filter selects from the given classes, in document order.
+func (b *Backend) chunksWhere(ctx context.Context, classes []string, where string, vectors bool) ([]chunkObject, error) {
+	if len(classes) == 0 {
+		return nil, nil
+	}
+	extra := ""
+	if vectors {
+		extra = "_additional { vector }"
+	}
+	var out []chunkObject
+	for offset := 0; ; offset += pageSize {
+		var q strings.Builder
+		q.WriteString("{ Get {")
+		for _, c := range classes {
+			fmt.Fprintf(&q, " %s(where: %s, limit: %d, offset: %d) { %s %s }", c, where, pageSize, offset, chunkProperties, extra)
+		}
+		q.WriteString(" } }")
+		var data struct {
+			Get map[string][]chunkObject
+		}
+		if err := b.graphQL(ctx, q.String(), &data); err != nil {
+			return nil, fmt.Errorf("couldn't read chunks: %w", err)
+		}
+		full := false
+		for _, c := range classes {
+			out = append(out, data.Get[c]...)
+			full = full || len(data.Get[c]) == pageSize
+		}
+		if !full {
+			break
+		}
+		if offset+2*pageSize > maxResults {
+			return nil, fmt.Errorf("couldn't read chunks: more than %d match (Weaviate's QUERY_MAXIMUM_RESULTS)", maxResults)
+		}
+	}
+	slices.SortStableFunc(out, func(a, c chunkObject) int { return cmp.Or(cmp.Compare(a.Doc, c.Doc), cmp.Compare(a.Seq, c.Seq)) })
+	return out, nil
+}
+
+// Chunks returns the chunks with the given IDs, in that order; unknown IDs are left out.
+func (b *Backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	cols, err := b.collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	classes := make([]string, len(cols))
+	for i, c := range cols {
+		classes[i] = b.chunkClass(c.Name)
+	}
+	got, err := b.chunksWhere(ctx, classes, containsAny("chunk_id", ids), false)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]kb.Chunk, len(got))
+	for _, c := range got {
+		byID[c.ChunkID] = c.chunk()
+	}
+	out := make([]kb.Chunk, 0, len(ids))
+	for _, id := range ids {
+		if c, ok := byID[id]; ok {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// DocumentChunks returns all chunks of a document in order.
+func (b *Backend) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error) {
+	classes, err := b.chunkClassesOf(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	got, err := b.chunksWhere(ctx, classes, equal("doc", doc), false)
+	return chunksOf(got), err
+}
+
+// SectionChunks returns the chunks of one section of a document (with its subsections) in
+// order.
+func (b *Backend) SectionChunks(ctx context.Context, doc, section string) ([]kb.Chunk, error) {
+	classes, err := b.chunkClassesOf(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	got, err := b.chunksWhere(ctx, classes, and(equal("doc", doc), equal("sections", section)), false)
+	return chunksOf(got), err
+}
+
+// DocumentVectors returns the vectors of a document's chunks in chunk order.
+func (b *Backend) DocumentVectors(ctx context.Context, doc string) ([][]float32, error) {
+	classes, err := b.chunkClassesOf(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
+	got, err := b.chunksWhere(ctx, classes, equal("doc", doc), true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(got))
+	for i, c := range got {
+		out[i] = c.Additional.Vector
+	}
+	return out, nil
+}
+
+func chunksOf(objs []chunkObject) []kb.Chunk {
+	out := make([]kb.Chunk, len(objs))
+	for i, o := range objs {
+		out[i] = o.chunk()
+	}
+	return out
+}
+
+// Filters, written as GraphQL where arguments.
+
+func equal(path, value string) string {
+	return fmt.Sprintf(`{path: [%s], operator: Equal, valueText: %s}`, quote(path), quote(value))
+}
+
+func containsAny(path string, values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = quote(v)
+	}
+	return fmt.Sprintf(`{path: [%s], operator: ContainsAny, valueText: [%s]}`, quote(path), strings.Join(quoted, ", "))
+}
+
+func and(operands ...string) string { return combine("And", operands) }
+func or(operands ...string) string  { return combine("Or", operands) }
+
+func combine(op string, operands []string) string {
+	if len(operands) == 1 {
+		return operands[0]
+	}
+	return fmt.Sprintf(`{operator: %s, operands: [%s]}`, op, strings.Join(operands, ", "))
+}

@@ -1,0 +1,287 @@
+// Package weaviatekb keeps warren's knowledge base in a Weaviate server (kb.backend =
+// "weaviate"): documents and collections as objects, each collection's chunks in a class of
+// their own with the vectors warren computed (Weaviate embeds nothing: no module is used).
+//
+// Lexical search is warren's: Weaviate's BM25 (k1 and b as configured, no stop words, over the
+// terms warren's analyser wrote) only proposes candidates and counts terms, and warren ranks
+// them (kb.RankLexical) from statistics over the whole knowledge base, as the embedded store
+// does with FTS5. Dense search is Weaviate's HNSW with cosine distance; a search within one
+// document is filtered so tightly that Weaviate scans it exactly.
+//
+// warren starts no server: it connects to the configured one, which should bind loopback (or
+// a private network), run with telemetry off and with no modules (README, Weaviate backend).
+package weaviatekb
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/auth"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/grpc"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"warren/config"
+	"warren/kb"
+)
+
+// APIKeyEnv is the environment variable that holds the server's API key. The key is never
+// read from warren.toml, so it is not written into a workspace that others may read.
+const APIKeyEnv = "WARREN_WEAVIATE_API_KEY"
+
+// DefaultClassPrefix begins the name of every class warren creates.
+const DefaultClassPrefix = "Warren"
+
+// Options say which server to use and how.
+type Options struct {
+	URL    string // http(s)://host:port of the REST API
+	GRPC   string // host:port of the gRPC API, used for batch writes; "" writes over REST
+	APIKey string // "" for a server with anonymous access
+
+	// ClassPrefix begins every class name (default DefaultClassPrefix); tests and `warren
+	// eval` use their own so they never touch a knowledge base on the same server.
+	ClassPrefix string
+	// Replicas is the replication factor of the classes warren creates (0: the server's
+	// default). With more than one, writes wait for a quorum of replicas and reads take
+	// the first answer, so a search still answers while a node is down.
+	Replicas int
+	// Lexical holds the lexical ranking's settings (kb.DefaultLexicalParams when zero).
+	Lexical kb.LexicalParams
+	// Timeout bounds one request (default 60 s).
+	Timeout time.Duration
+}
+
+// OptionsFrom reads the backend's settings from a workspace configuration and the API key
+// from the environment.
+func OptionsFrom(c *config.Config, getenv func(string) string) Options {
+	p := kb.DefaultLexicalParams()
+	p.K1, p.B, p.HeadingWeight = c.KB.BM25K1, c.KB.BM25B, c.KB.HeadingWeight
+	p.FeedbackDocs, p.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
+	return Options{URL: c.KB.Weaviate.URL, GRPC: c.KB.Weaviate.GRPC, APIKey: getenv(APIKeyEnv),
+		Replicas: c.KB.Weaviate.Replicas, Lexical: p}
+}
+
+// Backend is a knowledge base in a Weaviate server. It implements kb.Backend and
+// kb.LexicalSource.
+type Backend struct {
+	client *weaviate.Client
+	opts   Options
+
+	mu        sync.Mutex
+	lastOrder int64           // the last chunk order handed out (see nextOrder)
+	classes   map[string]bool // chunk classes known to exist
+}
+
+var (
+	_ kb.Backend       = (*Backend)(nil)
+	_ kb.LexicalSource = (*Backend)(nil)
+)
+
+// Open connects to the server, checks that it answers, and creates the classes of
+// collections and documents when they are missing.
+func Open(ctx context.Context, opts Options) (*Backend, error) {
+	if opts.ClassPrefix == "" {
+		opts.ClassPrefix = DefaultClassPrefix
+	}
+	if opts.Lexical == (kb.LexicalParams{}) {
+		opts.Lexical = kb.DefaultLexicalParams()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 60 * time.Second
+	}
+	client, err := newClient(opts)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{client: client, opts: opts, classes: map[string]bool{}}
+	if _, err := b.Version(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.ensureBaseClasses(ctx); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func newClient(opts Options) (*weaviate.Client, error) {
+	if opts.URL == "" {
+		return nil, errors.New("kb.backend is weaviate but kb.weaviate.url is not set")
+	}
+	u, err := url.Parse(opts.URL)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("kb.weaviate.url %q: not an http(s) address", opts.URL)
+	}
+	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: opts.Timeout}
+	if opts.GRPC != "" {
+		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPC, Secured: u.Scheme == "https"}
+	}
+	if opts.APIKey != "" {
+		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
+	}
+	client, err := weaviate.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't reach Weaviate at %s: %w", opts.URL, err)
+	}
+	return client, nil
+}
+
+// Kind is "weaviate".
+func (b *Backend) Kind() string { return kb.BackendWeaviate }
+
+// Version returns the server's version; an error means it cannot be reached.
+func (b *Backend) Version(ctx context.Context) (string, error) {
+	meta, err := b.client.Misc().MetaGetter().Do(ctx)
+	if err != nil {
+		return "", fmt.Errorf("couldn't reach Weaviate at %s: %w", b.opts.URL, err)
+	}
+	return meta.Version, nil
+}
+
+// Prepare does nothing: the server is ready for writes as it is.
+func (b *Backend) Prepare(context.Context) error { return nil }
+
+// Flush does nothing: every write is durable on the server when it returns.
+func (b *Backend) Flush(context.Context) error { return nil }
+
+// Class names. A collection's name ([a-z0-9][a-z0-9_-]*) becomes part of a class name, which
+// allows only letters, digits and '_': '_' is written "_0" and '-' "_1", so no two
+// collections share a class.
+func (b *Backend) collectionClass() string { return b.opts.ClassPrefix + "Collection" }
+func (b *Backend) documentClass() string   { return b.opts.ClassPrefix + "Document" }
+func (b *Backend) chunkClass(collection string) string {
+	return b.opts.ClassPrefix + "Chunks_" + strings.NewReplacer("_", "_0", "-", "_1").Replace(collection)
+}
+
+// objectID is the UUID of an object: derived from its kind and key (RFC 4122 version 5
+// layout over SHA-1), so writing an object again replaces it, and a resumed write never
+// duplicates one.
+func objectID(kind, key string) string {
+	h := sha1.Sum([]byte("warren\x00" + kind + "\x00" + key))
+	h[6] = h[6]&0x0f | 0x50
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// orderStep leaves room for a document's chunks between two orders handed out.
+const orderStep = 10_000
+
+// orderEpoch keeps orders (milliseconds since 2024 × orderStep) below 2^53, so they survive
+// GraphQL's JSON numbers exactly for centuries.
+var orderEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// nextOrder returns the order of a document's first chunk: rising with the time of the
+// write, and within one process strictly rising, so equal scores rank older chunks first
+// as in the embedded store.
+func (b *Backend) nextOrder() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	o := time.Since(orderEpoch).Milliseconds() * orderStep
+	if o <= b.lastOrder {
+		o = b.lastOrder + orderStep
+	}
+	b.lastOrder = o
+	return o
+}
+
+// graphQL runs a query and decodes its data into out.
+func (b *Backend) graphQL(ctx context.Context, query string, out any) error {
+	resp, err := b.client.GraphQL().Raw().WithQuery(query).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("couldn't query Weaviate: %w", err)
+	}
+	if len(resp.Errors) > 0 {
+		msgs := make([]string, len(resp.Errors))
+		for i, e := range resp.Errors {
+			msgs[i] = e.Message
+		}
+		return fmt.Errorf("couldn't query Weaviate: %s", strings.Join(msgs, "; "))
+	}
+	raw, err := json.Marshal(resp.Data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
+
+// quote writes a GraphQL string literal (GraphQL strings escape as JSON's do).
+func quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// isAlreadyExists reports a create that lost a race with another writer.
+func isAlreadyExists(err error) bool {
+	return err != nil && strings.Contains(strings.ToLower(err.Error()), "already exists")
+}
+
+// ensureBaseClasses creates the classes of collections and documents when missing.
+func (b *Backend) ensureBaseClasses(ctx context.Context) error {
+	for _, c := range []*models.Class{b.collectionSchema(), b.documentSchema()} {
+		exists, err := b.client.Schema().ClassExistenceChecker().WithClassName(c.Class).Do(ctx)
+		if err != nil {
+			return fmt.Errorf("couldn't read Weaviate's schema: %w", err)
+		}
+		if exists {
+			continue
+		}
+		if err := b.client.Schema().ClassCreator().WithClass(c).Do(ctx); err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("couldn't create class %s: %w", c.Class, err)
+		}
+	}
+	return nil
+}
+
+// ensureChunkClass creates a collection's chunk class when missing.
+func (b *Backend) ensureChunkClass(ctx context.Context, collection string) error {
+	name := b.chunkClass(collection)
+	b.mu.Lock()
+	known := b.classes[name]
+	b.mu.Unlock()
+	if known {
+		return nil
+	}
+	exists, err := b.client.Schema().ClassExistenceChecker().WithClassName(name).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("couldn't read Weaviate's schema: %w", err)
+	}
+	if !exists {
+		if err := b.client.Schema().ClassCreator().WithClass(b.chunkSchema(collection)).Do(ctx); err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("couldn't create the class of collection %s: %w", collection, err)
+		}
+	}
+	b.mu.Lock()
+	b.classes[name] = true
+	b.mu.Unlock()
+	return nil
+}
+
+// DropAll deletes every class under the backend's prefix: the whole knowledge base.
+func (b *Backend) DropAll(ctx context.Context) error {
+	s, err := b.client.Schema().Getter().Do(ctx)
+	if err != nil {
+		return fmt.Errorf("couldn't read Weaviate's schema: %w", err)
+	}
+	for _, c := range s.Classes {
+		if !b.ownsClass(c.Class) {
+			continue
+		}
+		if err := b.client.Schema().ClassDeleter().WithClassName(c.Class).Do(ctx); err != nil {
+			return fmt.Errorf("couldn't delete class %s: %w", c.Class, err)
+		}
+	}
+	b.mu.Lock()
+	clear(b.classes)
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *Backend) ownsClass(name string) bool {
+	return name == b.collectionClass() || name == b.documentClass() || strings.HasPrefix(name, b.opts.ClassPrefix+"Chunks_")
+}

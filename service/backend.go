@@ -1,0 +1,22 @@
+package service
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"warren/kb"
+	"warren/kb/weaviatekb"
+)
+
+// OpenBackend returns the workspace's knowledge base as kb.backend says: the embedded store
+// (warren.db and the workspace's vector files), or the Weaviate server at kb.weaviate.url,
+// with its API key from WARREN_WEAVIATE_API_KEY. warren starts no server itself.
+func OpenBackend(ctx context.Context, ws *kb.Workspace) (kb.Backend, error) {
+	if ws.Config.KB.Backend != kb.BackendWeaviate {
+		return kb.NewStore(ws), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return weaviatekb.Open(ctx, weaviatekb.OptionsFrom(ws.Config, os.Getenv))
+}
