@@ -90,6 +90,8 @@ type Weaviate struct {
 	URL      string // REST address, e.g. http://127.0.0.1:8080
 	GRPC     string // gRPC host:port for batch writes; empty: REST only
 	Replicas int    // replication factor of the classes warren creates; 0: the server's default
+	// ClassPrefix begins the names of warren's classes, so knowledge bases can share a server.
+	ClassPrefix string
 }
 
 // Budgets bound one run. Zero means unlimited for calls and tokens.
@@ -129,7 +131,7 @@ func Default() *Config {
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
 			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1,
-			Backend: "embedded"},
+			Backend: "embedded", Weaviate: Weaviate{ClassPrefix: "Warren"}},
 		Budgets: Budgets{
 			ModelCalls:      300,
 			Tokens:          1_000_000,

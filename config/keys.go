@@ -164,6 +164,21 @@ func init() {
 			},
 			get: func(c *Config) any { return c.KB.Weaviate.GRPC },
 		},
+		key{
+			name: "kb.weaviate.class_prefix", allowed: "a capital letter, then up to 31 letters and digits",
+			help: "how the names of warren's classes in Weaviate begin, so several knowledge bases can share one server",
+			set: func(c *Config, s string) error {
+				s = strings.TrimSpace(s)
+				if len(s) == 0 || len(s) > 32 || s[0] < 'A' || s[0] > 'Z' || strings.IndexFunc(s, func(r rune) bool {
+					return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+				}) >= 0 {
+					return errNotAllowed{}
+				}
+				c.KB.Weaviate.ClassPrefix = s
+				return nil
+			},
+			get: func(c *Config) any { return c.KB.Weaviate.ClassPrefix },
+		},
 		intKey("kb.weaviate.replicas", "replication factor of the classes warren creates in Weaviate (0: the server's default)", 0, 64,
 			func(c *Config) *int { return &c.KB.Weaviate.Replicas }),
 		intKey("budgets.model_calls", "model calls one run may make, each counted before it is sent, so calls in flight when a process dies count on resume (0: unlimited)", 0, 1_000_000,

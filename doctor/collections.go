@@ -24,7 +24,12 @@ func (r *Report) checkCollections(ctx context.Context, dir string, g *llm.Gatewa
 		return
 	}
 	defer db.Close()
-	cols, err := kb.NewStore(&kb.Workspace{Dir: dir, DB: db}).Collections(ctx)
+	r.checkCollectionsOf(ctx, kb.NewStore(&kb.Workspace{Dir: dir, DB: db}), g, dim)
+}
+
+// checkCollectionsOf is checkCollections over a backend's collections.
+func (r *Report) checkCollectionsOf(ctx context.Context, b kb.Backend, g *llm.Gateway, dim int) {
+	cols, err := b.Collections(ctx)
 	if err != nil {
 		r.add(Check{Name: "collections", Status: Fail, Detail: err.Error()})
 		return

@@ -94,7 +94,12 @@ func Run(ctx context.Context, in Input) Report {
 		return r.finish()
 	}
 	dim := r.checkModels(ctx, cfg, g)
-	if isWS {
+	switch {
+	case isWS && cfg.KB.Backend == kb.BackendWeaviate:
+		if wv := r.checkWeaviate(ctx, cfg); wv != nil {
+			r.checkCollectionsOf(ctx, wv, g, dim)
+		}
+	case isWS:
 		r.checkCollections(ctx, abs, g, dim)
 	}
 	return r.finish()

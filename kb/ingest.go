@@ -224,6 +224,12 @@ func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, op
 	return addDocument(ctx, s, doc, emb, opts, embedded, false)
 }
 
+// AddDocument chunks, embeds and stores a loaded document in a backend, as Store.AddDocument
+// does in the embedded one.
+func AddDocument(ctx context.Context, b Backend, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
+	return addDocument(ctx, b, doc, emb, opts, embedded, false)
+}
+
 // addDocument is AddDocument; in a rebuild, a collection whose model now gives vectors of
 // another length is emptied first, as a rebuild with another model empties it (ResetCollection):
 // the old vectors cannot be searched with the new ones.

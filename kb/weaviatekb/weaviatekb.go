@@ -45,8 +45,9 @@ type Options struct {
 	GRPC   string // host:port of the gRPC API, used for batch writes; "" writes over REST
 	APIKey string // "" for a server with anonymous access
 
-	// ClassPrefix begins every class name (default DefaultClassPrefix); tests and `warren
-	// eval` use their own so they never touch a knowledge base on the same server.
+	// ClassPrefix begins every class name (kb.weaviate.class_prefix, default
+	// DefaultClassPrefix); tests and `warren eval` use their own so they never touch a
+	// knowledge base on the same server.
 	ClassPrefix string
 	// Replicas is the replication factor of the classes warren creates (0: the server's
 	// default). With more than one, writes wait for a quorum of replicas and reads take
@@ -65,7 +66,7 @@ func OptionsFrom(c *config.Config, getenv func(string) string) Options {
 	p.K1, p.B, p.HeadingWeight = c.KB.BM25K1, c.KB.BM25B, c.KB.HeadingWeight
 	p.FeedbackDocs, p.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
 	return Options{URL: c.KB.Weaviate.URL, GRPC: c.KB.Weaviate.GRPC, APIKey: getenv(APIKeyEnv),
-		Replicas: c.KB.Weaviate.Replicas, Lexical: p}
+		Replicas: c.KB.Weaviate.Replicas, ClassPrefix: c.KB.Weaviate.ClassPrefix, Lexical: p}
 }
 
 // Backend is a knowledge base in a Weaviate server. It implements kb.Backend and
