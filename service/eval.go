@@ -34,6 +34,7 @@ type IREvalOptions struct {
 type IREvalResult struct {
 	ireval.Metrics
 	Format      string  `json:"format"`
+	Backend     string  `json:"backend"`
 	Mode        string  `json:"mode"`
 	Embedder    string  `json:"embedder"`
 	Documents   int     `json:"documents"`
@@ -63,10 +64,11 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 		return nil, err
 	}
 	defer ws.Close()
-	store := kb.NewStore(ws)
-	if opts.HeadingWeight > 0 {
-		store.HeadingWeight = opts.HeadingWeight
+	store, drop, err := evalBackend(ctx, ws, opts.HeadingWeight)
+	if err != nil {
+		return nil, err
 	}
+	defer drop()
 	searcher := &retrieval.Searcher{Store: store, DenseWeight: ws.Config.KB.DenseWeight}
 	var emb kb.Embedder = kb.Builtin{}
 	switch opts.Embedder {
@@ -96,7 +98,7 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 		// The title is the document's heading, as a section heading is a chunk's.
 		doc := &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
 			Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}}
-		if _, err := store.AddDocument(ctx, doc, emb, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
+		if _, err := kb.AddDocument(ctx, store, doc, emb, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
 			return nil, fmt.Errorf("couldn't index document %s: %w", d.ID, err)
 		}
 		if opts.Progress != nil {
@@ -119,7 +121,7 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &IREvalResult{Metrics: ireval.Evaluate(coll, run), Format: opts.Format, Mode: string(opts.Mode), Embedder: emb.ID(),
+	return &IREvalResult{Metrics: ireval.Evaluate(coll, run), Format: opts.Format, Backend: store.Kind(), Mode: string(opts.Mode), Embedder: emb.ID(),
 		Documents: len(coll.Docs), IndexSecs: indexed.Seconds(), QuerySecs: time.Since(start).Seconds(),
 		SourcePaper: opts.KeepSourcePapers}, nil
 }
