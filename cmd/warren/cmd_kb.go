@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"warren/config"
 	"warren/internal/cli"
+	"warren/kb"
+	"warren/kb/kbcopy"
 	"warren/service"
 )
 
@@ -56,8 +60,68 @@ func (a *app) kbCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.AddCommand(list, rm)
+	cmd.AddCommand(list, rm, a.kbMigrateCommand())
 	return cmd
+}
+
+func (a *app) kbMigrateCommand() *cobra.Command {
+	var to string
+	var prune bool
+	cmd := cli.Checked(&cobra.Command{
+		Use:  "migrate --to weaviate|embedded",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error { return a.migrate(ctx, cmd, e, to, prune) })
+		},
+	}, cli.OneOf("to", &to, kb.BackendWeaviate, kb.BackendEmbedded),
+		cli.When("to", func(cmd *cobra.Command, args []string) error {
+			if !cli.Given(cmd, "to") {
+				return fmt.Errorf("--to is missing: allowed is %s or %s", kb.BackendWeaviate, kb.BackendEmbedded)
+			}
+			return nil
+		}))
+	cmd.Flags().StringVar(&to, "to", "", "the backend to copy the knowledge base to: weaviate or embedded")
+	cmd.Flags().BoolVar(&prune, "prune", false, "remove documents from the destination that the source does not hold")
+	return cmd
+}
+
+// migrate runs `warren kb migrate` and prints its report.
+func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string, prune bool) error {
+	bar := cli.NewProgressLine(a.stderr)
+	rep, err := e.MigrateKB(ctx, service.MigrateOptions{To: to, Prune: prune, Progress: func(p kbcopy.Progress) {
+		bar.Draw(fmt.Sprintf("%d/%d documents · %d chunks copied · %s", p.Done, p.Total, p.Chunks, p.Doc))
+	}})
+	bar.Done()
+	var extra *kbcopy.ExtraDocumentsError
+	if errors.As(err, &extra) {
+		err = cli.WithHint(err, "give --prune to remove them from the destination, or remove them there first")
+	} else if err != nil && ctx.Err() == nil {
+		err = cli.WithHint(err, "run the same command again: it goes on where it stopped (after a mismatch, it copies everything anew)")
+	}
+	if err != nil {
+		return a.fail(cmd, rep, err)
+	}
+	return a.output(rep, func(w io.Writer) error {
+		where := rep.To
+		if rep.To == kb.BackendWeaviate {
+			where += " at " + rep.URL
+		}
+		fmt.Fprintf(w, "Copied %s (%s) from %s to %s", cli.Plural(rep.Copied, "document", "documents"),
+			cli.Plural(rep.Chunks, "chunk", "chunks"), rep.From, where)
+		if rep.Resumed > 0 {
+			fmt.Fprintf(w, "; %d were copied by an earlier run", rep.Resumed)
+		}
+		fmt.Fprintln(w, ".")
+		for _, id := range rep.Pruned {
+			fmt.Fprintf(w, "Removed %s from %s (not in the source).\n", id, rep.To)
+		}
+		fmt.Fprintf(w, "Verified: %d documents, %d chunks and checksum %s on both sides.\n",
+			rep.Destination.Documents, rep.Destination.Chunks, rep.Destination.Sum)
+		if e.WS.Config.KB.Backend != rep.To {
+			fmt.Fprintf(w, "To search it, set kb.backend = %q in warren.toml (or %s=%s).\n", rep.To, config.EnvName("kb.backend"), rep.To)
+		}
+		return nil
+	})
 }
 
 // checkCollections refuses collection names the knowledge base does not have: the value of

@@ -56,6 +56,8 @@ var badLines = []struct {
 }{
 	{[]string{"--log-level", "loud", "version"}, []string{"--log-level", `"loud"`, "debug, info, warn or error"}},
 	{[]string{"ingest", "x.md", "--embedder", "magic"}, []string{"--embedder", `"magic"`, "auto, builtin or ollama"}},
+	{[]string{"kb", "migrate", "--to", "qdrant"}, []string{"--to", `"qdrant"`, "weaviate or embedded"}},
+	{[]string{"kb", "migrate"}, []string{"--to", "missing", "weaviate or embedded"}},
 	{[]string{"ingest", "x.md", "--collection", "Big Name"}, []string{"--collection", `"Big Name"`}},
 	{[]string{"ingest"}, []string{"PATH", "--registry"}},
 	{[]string{"ingest", "x.md", "--registry", "r.json"}, []string{"--registry", `"r.json"`, "not both"}},

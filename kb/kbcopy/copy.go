@@ -188,6 +188,11 @@ ON CONFLICT (target, doc) DO UPDATE SET hash = excluded.hash, chunks = excluded.
 		return rep, fmt.Errorf("couldn't checksum the destination: %w", err)
 	}
 	if rep.Source != rep.Destination {
+		// The checkpoint cannot be trusted for this target any more: the next run copies
+		// every document anew.
+		if _, err := db.ExecContext(ctx, `DELETE FROM kb_copies WHERE target = ?`, opts.Target); err != nil {
+			return rep, fmt.Errorf("couldn't reset the copy checkpoint: %w", err)
+		}
 		return rep, &MismatchError{Source: rep.Source, Destination: rep.Destination}
 	}
 	rep.Verified = true

@@ -1,0 +1,82 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"warren/kb"
+	"warren/kb/kbcopy"
+	"warren/kb/weaviatekb"
+)
+
+// MigrateOptions steer MigrateKB.
+type MigrateOptions struct {
+	// To is the backend that receives the knowledge base: kb.BackendWeaviate (the server of
+	// kb.weaviate.url) or kb.BackendEmbedded (this workspace's warren.db and vector files);
+	// the other one is the source.
+	To string
+	// Prune removes documents from the destination that the source does not hold.
+	Prune bool
+	// Progress is told after each document (may be nil).
+	Progress func(kbcopy.Progress)
+}
+
+// MigrateReport is the outcome of MigrateKB.
+type MigrateReport struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	URL  string `json:"url"` // the Weaviate server on either side
+	*kbcopy.Report
+}
+
+// MigrateKB copies the knowledge base between the embedded backend and the Weaviate server
+// of the configuration, with the vectors as stored (nothing is embedded again). A run that
+// was killed or cancelled goes on where it stopped (see kbcopy.Copy); the copy is verified
+// by counts and checksum. kb.backend is left as it is: the analyst switches when the copy is
+// verified.
+func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateReport, error) {
+	url := s.WS.Config.KB.Weaviate.URL
+	rep := &MigrateReport{To: opts.To, URL: url}
+	if url == "" {
+		return rep, errors.New("couldn't migrate the knowledge base: kb.weaviate.url is not set (the Weaviate server to copy to or from)")
+	}
+	embedded, err := s.backendOf(ctx, kb.BackendEmbedded)
+	if err != nil {
+		return rep, err
+	}
+	server, err := s.backendOf(ctx, kb.BackendWeaviate)
+	if err != nil {
+		return rep, err
+	}
+	var src, dst kb.Backend
+	var target string
+	switch opts.To {
+	case kb.BackendWeaviate:
+		src, dst, target = embedded, server, "weaviate "+url
+		rep.From = kb.BackendEmbedded
+	case kb.BackendEmbedded:
+		src, dst, target = server, embedded, "embedded from weaviate "+url
+		rep.From = kb.BackendWeaviate
+	default:
+		return rep, fmt.Errorf("couldn't migrate the knowledge base to %q: allowed is %s or %s", opts.To, kb.BackendWeaviate, kb.BackendEmbedded)
+	}
+	rep.Report, err = kbcopy.Copy(ctx, s.WS.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
+	return rep, err
+}
+
+// backendOf is the open backend of that kind: the service's own when it is that kind, else
+// a new one over the same workspace and configuration.
+func (s *Service) backendOf(ctx context.Context, kind string) (kb.Backend, error) {
+	if s.Store != nil && s.Store.Kind() == kind {
+		return s.Store, nil
+	}
+	if kind == kb.BackendEmbedded {
+		return kb.NewStore(s.WS), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return weaviatekb.Open(ctx, weaviatekb.OptionsFrom(s.WS.Config, os.Getenv))
+}
