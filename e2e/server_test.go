@@ -114,11 +114,13 @@ func (s *ollamaServer) kill() {
 	s.cmd = nil
 }
 
-// createModel registers a GGUF file under name with `ollama create`.
-func (s *ollamaServer) createModel(t *testing.T, name, gguf string) {
+// createModel registers a GGUF file under name with `ollama create`, with more Modelfile lines
+// (PARAMETER …) if given.
+func (s *ollamaServer) createModel(t *testing.T, name, gguf string, lines ...string) {
 	t.Helper()
 	modelfile := filepath.Join(t.TempDir(), "Modelfile")
-	if err := os.WriteFile(modelfile, []byte("FROM "+gguf+"\n"), 0o644); err != nil {
+	text := strings.Join(append([]string{"FROM " + gguf}, lines...), "\n") + "\n"
+	if err := os.WriteFile(modelfile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

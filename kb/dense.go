@@ -96,3 +96,36 @@ func (s *Store) denseInDocument(ctx context.Context, vector []float32, scope Sco
 	}
 	return hits, rows.Err()
 }
+
+// Similarities gives the cosine similarity of a query vector to each of the chunks ids that a
+// collection in scope holds (all collections when scope names none), as Dense scores them,
+// without ranking the collections: hybrid search scores every lexical candidate on the dense
+// side too, not only those among the dense ranking's best. Chunks not found, and collections
+// whose vectors have another length than the query's, are left out.
+func (s *Store) Similarities(ctx context.Context, vector []float32, scope Scope, ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	vs, err := s.vectorStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := vs.fresh(ctx, s, scope.Collections)
+	if err != nil {
+		return nil, err
+	}
+	names := scope.Collections
+	if len(names) == 0 {
+		for _, c := range cols {
+			names = append(names, c.Name)
+		}
+	}
+	q := appendNormalised(make([]float32, 0, len(vector)), vector)
+	for _, name := range names {
+		if c := vs.get(name); c != nil {
+			c.similarities(q, ids, out)
+		}
+	}
+	return out, nil
+}

@@ -155,3 +155,34 @@ func (t *topK) sorted() []scored {
 	}
 	return out
 }
+
+// similarities records in out the similarity of q (normalised) to each of the chunks ids that
+// the collection holds live, unless q has another length than its vectors.
+func (c *vectorCollection) similarities(q []float32, ids []string, out map[string]float64) {
+	c.mu.RLock()
+	if c.rowOf == nil { // the row index is built under the write lock, once
+		c.mu.RUnlock()
+		c.mu.Lock()
+		c.rowIndex()
+		c.mu.Unlock()
+		c.mu.RLock()
+	}
+	defer c.mu.RUnlock()
+	if len(q) != c.dim {
+		return
+	}
+	rowOf := c.rowOf
+	if rowOf == nil { // compacted in between: find the rows without keeping an index
+		rowOf = make(map[string]uint32, c.live)
+		for r, id := range c.ids {
+			if !c.dead[r] {
+				rowOf[id] = uint32(r)
+			}
+		}
+	}
+	for _, id := range ids {
+		if r, ok := rowOf[id]; ok {
+			out[id] = float64(vek32.Dot(q, c.data[int(r)*c.dim:(int(r)+1)*c.dim]))
+		}
+	}
+}

@@ -53,10 +53,11 @@ type Searcher struct {
 }
 
 // DefaultDenseWeight is the dense ranking's share in hybrid fusion (kb.dense_weight). It is
-// small because a weak model must not pull a good lexical ranking down: with GloVe word
-// vectors (dense MAP 0.19 on Cranfield, 0.08 on CISI) a share of 0.1 leaves Cranfield within
-// 0.005 of lexical search and adds 0.005 on CISI, while an even share loses 0.09 on
-// Cranfield (docs/retrieval.md). A stronger model earns more through kb.dense_weight.
+// small because a weak model must not pull a good lexical ranking down: with the GloVe word
+// vectors of make e2e (dense MAP 0.23 on Cranfield, 0.09 on CISI, lexical 0.47 and 0.21) a
+// share of 0.1 was the best of 0.05–0.3 on Cranfield (0.4707 against lexical 0.4696), and
+// 0.3 already falls below lexical search (0.4653; docs/retrieval.md). A stronger model earns
+// more through kb.dense_weight.
 const DefaultDenseWeight = 0.1
 
 // Request is one search.
@@ -85,9 +86,11 @@ type Result struct {
 // them lowered MAP on Cranfield and CISI at every weight tried (docs/retrieval.md). Adding
 // after the lexical ranking can never make it worse, and the n-grams still find a chunk for
 // a query whose words the index lacks (an inflection the stemmer misses, a typing slip).
-// Over collections that a model embedded, the two rankings are fused: each one's scores are
-// scaled to 0…1 over its own results (min-max), and a chunk scores (1−w)·lexical + w·dense,
-// with w the DenseWeight and 0 for a ranking that missed the chunk.
+// Over collections that a model embedded, the two rankings are fused: each lexical candidate
+// that the dense ranking did not reach is given its own similarity to the query (when the
+// backend can score given chunks), each side's scores are scaled to 0…1 (min-max), and a
+// chunk scores (1−w)·lexical + w·dense, with w the DenseWeight and 0 for a lexical score
+// the chunk lacks.
 func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	if req.K <= 0 {
 		req.K = 10
@@ -153,18 +156,76 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 			lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
 		}()
 	}
+	var queries []groupQuery
 	if mode != Lexical {
-		dense, denseErr = s.dense(ctx, req.Query, req.Scope, plan, depth)
+		dense, queries, denseErr = s.dense(ctx, req.Query, req.Scope, plan, depth)
 	}
 	wg.Wait()
 	if err := errors.Join(lexErr, denseErr); err != nil {
 		return nil, err
 	}
+	ranked := len(dense)
+	if mode == Hybrid {
+		extra, err := s.candidateSimilarities(ctx, lexical, dense, queries)
+		if err != nil {
+			return nil, err
+		}
+		dense = append(dense, extra...)
+	}
 	w := s.DenseWeight
 	if w <= 0 || w > 1 {
 		w = DefaultDenseWeight
 	}
-	return fuse(mode, lexical, dense, w), nil
+	return fuse(mode, lexical, dense, ranked, w), nil
+}
+
+// similarityScorer is a backend that can score given chunks against a query vector without
+// ranking a collection (kb.Store.Similarities).
+type similarityScorer interface {
+	Similarities(ctx context.Context, vector []float32, scope kb.Scope, ids []string) (map[string]float64, error)
+}
+
+// candidateSimilarities scores the lexical hits that the dense ranking did not reach with
+// their own similarity to the query, so that fusion weighs every lexical candidate on both
+// sides: missing from the dense ranking's best only means less similar than its last hit,
+// not unrelated. It returns them as hits, most similar first, to append after the ranking;
+// none when the backend cannot score given chunks.
+func (s *Searcher) candidateSimilarities(ctx context.Context, lexical, dense []kb.Hit, queries []groupQuery) ([]kb.Hit, error) {
+	scorer, ok := s.Store.(similarityScorer)
+	if !ok {
+		return nil, nil
+	}
+	inDense := make(map[string]bool, len(dense))
+	for _, h := range dense {
+		inDense[h.ChunkID] = true
+	}
+	var missing []string
+	for _, h := range lexical {
+		if !inDense[h.ChunkID] {
+			missing = append(missing, h.ChunkID)
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	found := map[string]float64{}
+	for _, q := range queries {
+		sims, err := scorer.Similarities(ctx, q.vector, q.scope, missing)
+		if err != nil {
+			return nil, err
+		}
+		for id, v := range sims {
+			found[id] = v
+		}
+	}
+	extra := make([]kb.Hit, 0, len(found))
+	for _, id := range missing {
+		if v, ok := found[id]; ok {
+			extra = append(extra, kb.Hit{ChunkID: id, Score: v})
+		}
+	}
+	sort.SliceStable(extra, func(i, j int) bool { return extra[i].Score > extra[j].Score })
+	return extra, nil
 }
 
 // lexicalFirst is the hybrid mode over built-in vectors: the lexical ranking, then, when it
@@ -174,11 +235,11 @@ func (s *Searcher) lexicalFirst(ctx context.Context, req Request, plan densePlan
 	if err != nil {
 		return nil, err
 	}
-	out := fuse(Lexical, lexical, nil, 0)
+	out := fuse(Lexical, lexical, nil, 0, 0)
 	if len(out) >= req.K {
 		return out, nil
 	}
-	dense, err := s.dense(ctx, req.Query, req.Scope, plan, req.K)
+	dense, _, err := s.dense(ctx, req.Query, req.Scope, plan, req.K)
 	if err != nil {
 		return nil, err
 	}
@@ -255,37 +316,46 @@ func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, er
 	return plan, nil
 }
 
+// groupQuery is the query as one group of the plan embedded it, and the scope of its
+// collections.
+type groupQuery struct {
+	vector []float32
+	scope  kb.Scope
+}
+
 // dense embeds the query once per group of the plan and searches the group's collections
-// with it.
-func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, error) {
+// with it. It also returns each group's query vector and scope.
+func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, []groupQuery, error) {
 	var hits []kb.Hit
+	var queries []groupQuery
 	for _, g := range plan.groups {
 		vecs, err := g.embedder.Embed(ctx, []string{query}, nil)
 		if err != nil {
-			return nil, fmt.Errorf("couldn't embed the query: %w", err)
+			return nil, nil, fmt.Errorf("couldn't embed the query: %w", err)
 		}
 		if len(vecs) != 1 {
-			return nil, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
+			return nil, nil, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
 		}
 		sc := scope
 		sc.Collections = nil
 		for _, c := range g.collections {
 			if err := c.CheckEmbedder(g.embedder.ID(), len(vecs[0])); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sc.Collections = append(sc.Collections, c.Name)
 		}
 		h, err := s.Store.Dense(ctx, vecs[0], sc, k)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hits = append(hits, h...)
+		queries = append(queries, groupQuery{vector: vecs[0], scope: sc})
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	return hits, nil
+	return hits, queries, nil
 }
 
 // embedderFor returns the embedder that searches a collection. When the configured model is
@@ -324,9 +394,11 @@ const dimensionProbe = 3 * time.Second
 // fuse combines the rankings. In hybrid mode each ranking's scores are scaled to 0…1 over its
 // own hits (the best 1, the last 0; a ranking whose hits all score alike gives them all 1),
 // and a chunk scores (1−denseWeight)·lexical + denseWeight·dense, 0 for a ranking that
-// missed it. The other modes keep their one ranking's scores. Ties keep lexical order, then
-// dense order, so results are deterministic.
-func fuse(mode Mode, lexical, dense []kb.Hit, denseWeight float64) []Result {
+// missed it. The dense hits after the first denseRanked are lexical candidates scored on the
+// dense side alone (candidateSimilarities): they take part in the scaling and the score but
+// have no dense rank. The other modes keep their one ranking's scores. Ties keep lexical
+// order, then dense order, so results are deterministic.
+func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float64) []Result {
 	byID := map[string]*Result{}
 	var order []string
 	add := func(hits []kb.Hit, lexicalRanking bool, weight float64) {
@@ -338,9 +410,10 @@ func fuse(mode Mode, lexical, dense []kb.Hit, denseWeight float64) []Result {
 				byID[h.ChunkID] = r
 				order = append(order, h.ChunkID)
 			}
-			if lexicalRanking {
+			switch {
+			case lexicalRanking:
 				r.LexicalRank = i + 1
-			} else {
+			case i < denseRanked:
 				r.DenseRank = i + 1
 			}
 			if mode == Hybrid {

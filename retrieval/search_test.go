@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -19,23 +20,30 @@ func TestFuseWeighsNormalisedScoresAndIsDeterministic(t *testing.T) {
 		return strings.Join(ids, ",")
 	}
 	// Scaled: lexical a 1, b 0; dense b 1, c 0.
-	got := fuse(Hybrid, lex, dense, 0.6)
+	got := fuse(Hybrid, lex, dense, len(dense), 0.6)
 	if order(got) != "b,a,c" || got[0].Score != 0.6 {
 		t.Errorf("with the dense ranking weighing 0.6, b leads: %+v", got)
 	}
 	if got[0].LexicalRank != 2 || got[0].DenseRank != 1 || got[1].DenseRank != 0 {
 		t.Errorf("ranks not recorded: %+v", got)
 	}
-	if low := fuse(Hybrid, lex, dense, 0.1); order(low) != "a,b,c" {
+	if low := fuse(Hybrid, lex, dense, len(dense), 0.1); order(low) != "a,b,c" {
 		t.Errorf("with the dense ranking weighing 0.1, lexical order stands: %+v", low)
 	}
-	if tie := fuse(Hybrid, lex, dense, 0.5); order(tie) != "a,b,c" {
+	if tie := fuse(Hybrid, lex, dense, len(dense), 0.5); order(tie) != "a,b,c" {
 		t.Errorf("a tie keeps lexical order: %+v", tie)
 	}
-	if one := fuse(Hybrid, lex[:1], nil, 0.1); one[0].Score != 0.9 {
+	if one := fuse(Hybrid, lex[:1], nil, 0, 0.1); one[0].Score != 0.9 {
 		t.Errorf("a ranking of one hit scales it to 1: %+v", one)
 	}
-	if lexOnly := fuse(Lexical, lex, nil, 0.1); lexOnly[0].Score != 9 {
+	// A hit after the dense ranking (a lexical candidate scored on the dense side) takes part in
+	// the scaling and the score, without a dense rank: dense b 1, c 0, a 0.5.
+	withCandidate := append(dense[:2:2], kb.Hit{ChunkID: "a", Score: 0.85})
+	got = fuse(Hybrid, lex, withCandidate, 2, 0.5)
+	if order(got) != "a,b,c" || math.Abs(got[0].Score-0.75) > 1e-9 || got[0].DenseRank != 0 || got[1].DenseRank != 1 {
+		t.Errorf("the scored candidate weighs in without a dense rank: %+v", got)
+	}
+	if lexOnly := fuse(Lexical, lex, nil, 0, 0.1); lexOnly[0].Score != 9 {
 		t.Errorf("single-ranking modes keep their scores: %+v", lexOnly)
 	}
 }

@@ -91,18 +91,27 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	}
 	start := time.Now()
 	chunking := kb.ChunkOptions{Size: 20_000, Overlap: 0}
-	for i, d := range coll.Docs {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	for from := 0; from < len(coll.Docs); from += evalEmbedWindow {
+		window := make([]*kb.Document, 0, evalEmbedWindow)
+		for _, d := range coll.Docs[from:min(from+evalEmbedWindow, len(coll.Docs))] {
+			// The title is the document's heading, as a section heading is a chunk's.
+			window = append(window, &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
+				Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}})
 		}
-		// The title is the document's heading, as a section heading is a chunk's.
-		doc := &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
-			Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}}
-		if _, err := kb.AddDocument(ctx, store, doc, emb, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
-			return nil, fmt.Errorf("couldn't index document %s: %w", d.ID, err)
+		ahead, err := embedAhead(ctx, emb, window, chunking)
+		if err != nil {
+			return nil, err
 		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(coll.Docs))
+		for i, doc := range window {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if _, err := kb.AddDocument(ctx, store, doc, ahead, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
+				return nil, fmt.Errorf("couldn't index document %s: %w", doc.ID, err)
+			}
+			if opts.Progress != nil {
+				opts.Progress(from+i+1, len(coll.Docs))
+			}
 		}
 	}
 	indexed := time.Since(start)
@@ -124,4 +133,58 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	return &IREvalResult{Metrics: ireval.Evaluate(coll, run), Format: opts.Format, Backend: store.Kind(), Mode: string(opts.Mode), Embedder: emb.ID(),
 		Documents: len(coll.Docs), IndexSecs: indexed.Seconds(), QuerySecs: time.Since(start).Seconds(),
 		SourcePaper: opts.KeepSourcePapers}, nil
+}
+
+// evalEmbedWindow is how many documents' chunks an evaluation embeds in one call: the gateway
+// sends them in batches of ollama.embed_batch_size, as many at once as the embed hosts answer,
+// where one request per document kept a model server waiting on warren's round trips.
+const evalEmbedWindow = 256
+
+// embedAhead embeds the chunks of a window of documents in one call and returns an embedder
+// that answers AddDocument from those vectors.
+func embedAhead(ctx context.Context, emb kb.Embedder, docs []*kb.Document, chunking kb.ChunkOptions) (kb.Embedder, error) {
+	var texts []string
+	for _, doc := range docs {
+		// The chunks AddDocument will cut: an evaluation's documents are one section each.
+		chunker := &kb.Chunker{Doc: doc.ID, Collection: doc.Collection, Options: chunking}
+		for _, sec := range doc.Sections {
+			for _, c := range chunker.Section(sec) {
+				texts = append(texts, kb.IndexText(c))
+			}
+		}
+	}
+	vectors, err := emb.Embed(ctx, texts, nil)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't embed the documents: %w", err)
+	}
+	if len(vectors) != len(texts) {
+		return nil, fmt.Errorf("couldn't embed the documents: %d vectors for %d texts", len(vectors), len(texts))
+	}
+	ahead := embeddedAhead{Embedder: emb, vectors: make(map[string][]float32, len(texts))}
+	for i, t := range texts {
+		ahead.vectors[t] = vectors[i]
+	}
+	return ahead, nil
+}
+
+// embeddedAhead is an embedder whose vectors were computed before they are asked for; a text
+// it does not hold goes to the embedder it wraps, whose ID it keeps.
+type embeddedAhead struct {
+	kb.Embedder
+	vectors map[string][]float32
+}
+
+func (e embeddedAhead) Embed(ctx context.Context, texts []string, progress func(int)) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, ok := e.vectors[t]
+		if !ok {
+			return e.Embedder.Embed(ctx, texts, progress)
+		}
+		out[i] = v
+	}
+	if progress != nil {
+		progress(len(texts))
+	}
+	return out, nil
 }

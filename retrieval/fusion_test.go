@@ -1,0 +1,105 @@
+package retrieval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"warren/config"
+	"warren/internal/schema"
+	"warren/kb"
+)
+
+// keywordEmbedder places a text by its words in two dimensions: "near" words towards the
+// query's direction (1, 0), "far" words away from it; others count for neither.
+type keywordEmbedder struct{}
+
+func (keywordEmbedder) ID() string { return "test:keywords" }
+
+func (keywordEmbedder) Embed(_ context.Context, texts []string, _ func(int)) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, text := range texts {
+		v := []float32{0, 0.01}
+		for _, w := range strings.Fields(strings.ToLower(text)) {
+			switch w {
+			case "alpha", "near":
+				v[0]++
+			case "far":
+				v[1]++
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// withoutSimilarities hides the store's Similarities, as a backend that cannot score given
+// chunks would.
+type withoutSimilarities struct{ kb.Backend }
+
+// A lexical candidate that the dense ranking's best do not reach is weighed by its own
+// similarity to the query in hybrid search, not as if it had none: here the candidate that
+// is lexically second but close to the query overtakes the lexically first one, which is
+// far from it, once both are scored on the dense side.
+func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	add := func(id, text string) {
+		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
+			Sections: []kb.Section{{Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("first", "beta beta far")
+	add("second", "beta gamma near far epsilon zeta")
+	// Closer to the query than either, without its word: they fill the dense ranking's
+	// depth (40 for ten results), so neither candidate is among the dense hits.
+	for i := range 60 {
+		add(fmt.Sprintf("filler%02d", i), fmt.Sprintf("near near near delta%d", i))
+	}
+	embedder := func(string) (kb.Embedder, error) { return keywordEmbedder{}, nil }
+	// The fused list before it is cut to K, so the candidates below the fillers are seen.
+	rank := func(s *Searcher) (first, second Result) {
+		plan, err := s.planDense(ctx, kb.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.fused(ctx, Request{Query: "beta alpha", K: 10, Mode: Hybrid}, Hybrid, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			switch r.ID {
+			case "first#0000":
+				first = r
+			case "second#0000":
+				second = r
+			}
+		}
+		if first.LexicalRank != 1 || second.LexicalRank != 2 || first.DenseRank != 0 || second.DenseRank != 0 {
+			t.Fatalf("want the two candidates lexically first and second, outside the dense ranking: %+v %+v", first, second)
+		}
+		return first, second
+	}
+	first, second := rank(&Searcher{Store: store, Embedder: embedder, DenseWeight: 0.8})
+	if second.Score <= first.Score {
+		t.Errorf("the candidate close to the query (%.3f) should lead the far one (%.3f)", second.Score, first.Score)
+	}
+	// A backend that cannot score given chunks leaves both at 0 on the dense side, and the
+	// lexical order stands.
+	first, second = rank(&Searcher{Store: withoutSimilarities{store}, Embedder: embedder, DenseWeight: 0.8})
+	if first.Score <= second.Score {
+		t.Errorf("without similarities the lexical order should stand: first %.3f, second %.3f", first.Score, second.Score)
+	}
+}
