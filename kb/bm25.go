@@ -172,21 +172,12 @@ func (r ranker) score(docs []lexicalDoc, q lexicalQuery) {
 	}
 }
 
-// feedbackQuery expands the query with the terms of its best-scoring candidates (RM3): each
-// of the FeedbackDocs best chunks lends its terms in proportion to their frequency in it and
-// to its share of those chunks' scores; the FeedbackTerms strongest terms join the query's own
-// with half of the weight. The expanded query has the original's total weight, so scores keep
-// their scale.
-func (s *Store) feedbackQuery(ctx context.Context, docs []lexicalDoc, q lexicalQuery, totals lexicalTotals) (lexicalQuery, error) {
-	out, fresh := expandQuery(docs, q, s.FeedbackDocs, s.FeedbackTerms)
-	if err := s.weighTerms(ctx, fresh, totals); err != nil {
-		return nil, err
-	}
-	return append(out, fresh...), nil
-}
-
-// expandQuery is feedbackQuery's expansion: the query's terms with their new weights, and the
-// terms it gains, whose document frequencies the caller looks up.
+// expandQuery expands the query with the terms of its best-scoring candidates (RM3): each
+// of the feedbackDocs best chunks lends its terms in proportion to their frequency in it and
+// to its share of those chunks' scores; the feedbackTerms strongest terms join the query's own
+// with half of the weight (mergeExpansion), so scores keep their scale. It returns the query's
+// terms with their new weights and the terms it gains, whose document frequencies the caller
+// looks up. lexIndex.expand does the same over the index in memory.
 func expandQuery(docs []lexicalDoc, q lexicalQuery, feedbackDocs, feedbackTerms int) (out, fresh lexicalQuery) {
 	best := topDocs(slices.Clone(docs), feedbackDocs)
 	var sum float64
@@ -218,6 +209,17 @@ func expandQuery(docs []lexicalDoc, q lexicalQuery, feedbackDocs, feedbackTerms 
 		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
 	})
 	expansion = expansion[:min(len(expansion), feedbackTerms)]
+	terms := make([]queryTerm, len(expansion))
+	for i, e := range expansion {
+		terms[i] = queryTerm{term: e.term, weight: e.weight}
+	}
+	return mergeExpansion(q, terms)
+}
+
+// mergeExpansion gives the query's own terms half of its weight and the expansion's terms,
+// in proportion to their weights, the other half: the query's terms with their new weights,
+// and the terms it gains, whose document frequencies the caller looks up.
+func mergeExpansion(q, expansion lexicalQuery) (out, fresh lexicalQuery) {
 	var relSum, qSum float64
 	for _, e := range expansion {
 		relSum += e.weight

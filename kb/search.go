@@ -28,12 +28,10 @@ type Hit struct {
 // when FeedbackDocs > 0). lang is the query's language ("" when unknown: both German and
 // English forms of each word are searched).
 //
-// FTS5 only proposes candidates; warren scores them from its own statistics (lexstats.go)
-// and the candidates' indexed terms. The terms found in the fewest chunks choose the
-// candidates, up to PostingsBudget postings, so a query's very common terms weigh on every
-// candidate but are never scanned through the whole index; a query made only of common terms
-// takes its candidates from the chunks that hold all of them, as FTS5 finds them, without
-// ranking the whole index.
+// The ranking runs over the lexical index held in memory (lexindex.go), read from FTS5's
+// content when the database changed. The candidates that the feedback ranks again are the
+// best candidateFactor × k (at least minCandidates) chunks of the query's BM25 ranking,
+// found without reading the postings of terms too common to lift an unseen chunk among them.
 func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
@@ -42,46 +40,13 @@ func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k 
 	if len(q) == 0 {
 		return nil, nil
 	}
-	totals, err := s.lexicalTotalsNow(ctx)
+	ix, err := s.lexicalIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.weighTerms(ctx, q, totals); err != nil {
-		return nil, err
-	}
-	q = q.found()
-	if len(q) == 0 {
-		return nil, nil
-	}
-	rowids, err := s.lexicalCandidates(ctx, q, scope, max(candidateFactor*k, minCandidates), k)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := s.indexedTerms(ctx, rowids)
-	if err != nil {
-		return nil, err
-	}
-	r := ranker{k1: s.K1, b: s.B, headingWeight: s.headingWeight(), avgLength: totals.avgLength()}
-	r.score(docs, q)
-	if s.FeedbackDocs > 0 && len(docs) > s.FeedbackDocs {
-		expanded, err := s.feedbackQuery(ctx, docs, q, totals)
-		if err != nil {
-			return nil, err
-		}
-		r.score(docs, expanded)
-	}
-	docs = topDocs(docs, k)
-	ids, err := s.chunkIDs(ctx, rowidsOf(docs))
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]Hit, 0, len(docs))
-	for _, d := range docs {
-		if id, ok := ids[d.rowid]; ok {
-			hits = append(hits, Hit{ChunkID: id, Score: d.score})
-		}
-	}
-	return hits, nil
+	s.lexical.searches.Add(1)
+	r := ranker{k1: s.K1, b: s.B, headingWeight: s.headingWeight(), avgLength: ix.totals.avgLength()}
+	return ix.search(q, scope, k, r, s.FeedbackDocs, s.FeedbackTerms, &s.lexical), nil
 }
 
 func (s *Store) headingWeight() float64 {
@@ -91,15 +56,18 @@ func (s *Store) headingWeight() float64 {
 	return s.HeadingWeight
 }
 
-// Candidates: a chunk is scored only if FTS5 proposes it. candidateFactor × k candidates (at
-// least minCandidates) leave room for the rescoring and the feedback to reorder.
+// Candidates: candidateFactor × k chunks (at least minCandidates) are ranked again after the
+// feedback, which leaves it room to reorder.
 const (
 	candidateFactor = 4
 	minCandidates   = 200
 )
 
-// DefaultPostingsBudget bounds the postings that FTS5 ranks to propose candidates: about
-// 5 ms of work. A knowledge base smaller than this never leaves a term out.
+// DefaultPostingsBudget bounds the postings that FTS5 ranks to propose candidates in
+// lexicalCandidates: about 5 ms of work. Store.Lexical no longer proposes candidates through
+// FTS5 (it ranks over the index in memory); the budget remains the rule by which
+// RankLexical's backends divide a query's terms (lexrank.go), and lexicalCandidates their
+// reference in tests.
 const DefaultPostingsBudget = 5_000
 
 // lexicalCandidates asks FTS5 for up to m chunks in scope. The rarest terms, as many as fit in

@@ -75,12 +75,14 @@ type Store struct {
 	// FeedbackDocs best chunks of a lexical search lend their FeedbackTerms strongest terms
 	// to the query, which then ranks again (pseudo-relevance feedback); 0 turns it off.
 	FeedbackDocs, FeedbackTerms int
-	// PostingsBudget bounds the postings FTS5 ranks to propose a lexical search's candidates
-	// (see Lexical); 0 or less: no bound.
+	// PostingsBudget bounds the postings FTS5 ranks to propose candidates in
+	// lexicalCandidates (see DefaultPostingsBudget; Lexical does not use it); 0 or less: no
+	// bound.
 	PostingsBudget int
 
 	mu      sync.Mutex
 	vectors *vectorStore // loaded on first dense search
+	lexical lexicalCache // the lexical index, read on first lexical search
 }
 
 // DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and

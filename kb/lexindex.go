@@ -1,0 +1,665 @@
+package kb
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// The lexical index in memory. Ranking a query of common words through FTS5 meant reading
+// long posting lists row by row and every candidate's text from disk (about 12 ms at 100,000
+// chunks against 1 ms for a dense query). warren instead reads the analysed terms of every
+// chunk once (FTS5's own content) into two compact tables: each term's postings and each
+// chunk's terms. A query then walks the postings of its rarer terms, stops walking as soon
+// as the terms left can no longer lift an unseen chunk into the candidates (MaxScore), and
+// finishes the candidates' scores and the feedback from the chunks' own term lists. Scores
+// are BM25 exactly as ranker.score computes them, so the candidates are the true top of the
+// query's BM25 ranking. The index is rebuilt when the database changed: every write raises a
+// collection's generation, which the index records with the lexical totals.
+
+// lexPosting is a chunk holding a term: its slot in the index and the term's heading and
+// body counts in it.
+type lexPosting struct {
+	slot       int32
+	head, body uint16
+}
+
+// lexEntry is one distinct term of a chunk, with its heading and body counts.
+type lexEntry struct {
+	term       int32
+	head, body uint16
+}
+
+// lexChunk is a chunk as the index holds it; its entries are sorted by term.
+type lexChunk struct {
+	rowid      int64
+	id         string
+	length     int32 // heading and body terms
+	collection int32
+	doc        int32
+	section    string
+	lo, hi     int32 // its entries in lexIndex.entries
+}
+
+// lexTermInfo bounds what a term can add to a chunk's score: its largest heading and body
+// counts and the shortest chunk that holds it.
+type lexTermInfo struct {
+	maxHead, maxBody uint16
+	minLength        int32
+}
+
+type lexIndex struct {
+	token       string // the database state it reflects (lexicalToken)
+	totals      lexicalTotals
+	ids         map[string]int32 // term → term number
+	terms       []string         // term number → term
+	info        []lexTermInfo
+	postings    []lexPosting
+	postingsAt  []int32 // term t's postings are postings[postingsAt[t]:postingsAt[t+1]]
+	entries     []lexEntry
+	chunks      []lexChunk // in rowid order
+	lengths     []int32    // each chunk's length, packed for the walk through postings
+	collections []string
+	docs        map[string]int32
+
+	accumulators sync.Pool // of *lexAccumulator
+}
+
+// LexicalStats counts what lexical search did, so that a benchmark proves which path it
+// measured.
+type LexicalStats struct {
+	Searches     int64 // searches answered from the index in memory
+	Loads        int64 // times the index was read from warren.db
+	PostingsRead int64 // postings walked, over all searches
+	TermsPruned  int64 // query terms whose postings were left unread (MaxScore)
+}
+
+// lexicalCache holds a store's index and its counters.
+type lexicalCache struct {
+	mu                                      sync.Mutex // held while the index is read
+	index                                   *lexIndex
+	searches, loads, postingsRead, prunedTN atomic.Int64
+}
+
+// LexicalStats reports the lexical search's counters.
+func (s *Store) LexicalStats() LexicalStats {
+	c := &s.lexical
+	return LexicalStats{c.searches.Load(), c.loads.Load(), c.postingsRead.Load(), c.prunedTN.Load()}
+}
+
+// lexicalToken names the state of the lexical index: the collections' generations, which
+// every write raises, and the totals.
+func (s *Store) lexicalToken(ctx context.Context) (string, lexicalTotals, error) {
+	var gens string
+	var t lexicalTotals
+	err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT group_concat(name || ':' || generation, ',') FROM
+	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body FROM lexical_totals WHERE id = 1`).
+		Scan(&gens, &t.Chunks, &t.Heading, &t.Body)
+	if errors.Is(err, sql.ErrNoRows) {
+		// A workspace indexed before the statistics existed: count it, then ask again.
+		if _, err := s.lexicalTotalsNow(ctx); err != nil {
+			return "", t, err
+		}
+		return s.lexicalToken(ctx)
+	}
+	if err != nil {
+		return "", t, fmt.Errorf("couldn't read the lexical statistics: %w", err)
+	}
+	return fmt.Sprintf("%s|%d|%d|%d", gens, t.Chunks, t.Heading, t.Body), t, nil
+}
+
+// lexicalIndex returns the index of the database as it is now, reading it when it changed.
+func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
+	token, totals, err := s.lexicalToken(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := &s.lexical
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index != nil && c.index.token == token {
+		return c.index, nil
+	}
+	// A write between reading the token and reading the index leaves a token older than the
+	// index: the next search reads it again.
+	ix, err := s.readLexicalIndex(ctx, token, totals)
+	if err != nil {
+		return nil, err
+	}
+	c.index = ix
+	c.loads.Add(1)
+	return ix, nil
+}
+
+// readLexicalIndex reads every chunk's analysed terms and scope (FTS5's content) and ID. The
+// totals kept with the statistics size its tables (they are counted again as read).
+func (s *Store) readLexicalIndex(ctx context.Context, token string, size lexicalTotals) (*lexIndex, error) {
+	ix := &lexIndex{token: token, ids: map[string]int32{}, docs: map[string]int32{},
+		chunks: make([]lexChunk, 0, size.Chunks), entries: make([]lexEntry, 0, size.Heading+size.Body)}
+	collections := map[string]int32{}
+	rows, err := s.db.QueryContext(ctx, `SELECT rowid, heading, body, scope FROM chunks_fts ORDER BY rowid`)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the lexical index: %w", err)
+	}
+	defer rows.Close()
+	// at[term] is where the chunk being read holds the term in entries (when at or after its
+	// first entry).
+	var at []int32
+	for rows.Next() {
+		var rowid int64
+		var heading, body, scope sql.RawBytes
+		if err := rows.Scan(&rowid, &heading, &body, &scope); err != nil {
+			return nil, err
+		}
+		c := lexChunk{rowid: rowid, lo: int32(len(ix.entries))}
+		for _, part := range [2]struct {
+			text    []byte
+			heading bool
+		}{{heading, true}, {body, false}} {
+			for text := part.text; len(text) > 0; {
+				word := text
+				if i := bytes.IndexByte(text, ' '); i >= 0 {
+					word, text = text[:i], text[i+1:]
+				} else {
+					text = nil
+				}
+				if len(word) == 0 {
+					continue
+				}
+				id, ok := ix.ids[string(word)]
+				if !ok {
+					id = int32(len(ix.terms))
+					t := string(word)
+					ix.ids[t] = id
+					ix.terms = append(ix.terms, t)
+					ix.info = append(ix.info, lexTermInfo{minLength: math.MaxInt32})
+					at = append(at, -1)
+				}
+				if at[id] < c.lo {
+					at[id] = int32(len(ix.entries))
+					ix.entries = append(ix.entries, lexEntry{term: id})
+				}
+				e := &ix.entries[at[id]]
+				if part.heading {
+					e.head = min(e.head+1, math.MaxUint16)
+					ix.totals.Heading++
+				} else {
+					e.body = min(e.body+1, math.MaxUint16)
+					ix.totals.Body++
+				}
+				c.length++
+			}
+		}
+		c.hi = int32(len(ix.entries))
+		own := ix.entries[c.lo:c.hi]
+		slices.SortFunc(own, func(a, b lexEntry) int { return cmp.Compare(a.term, b.term) })
+		for _, e := range own {
+			in := &ix.info[e.term]
+			in.maxHead, in.maxBody, in.minLength = max(in.maxHead, e.head), max(in.maxBody, e.body), min(in.minLength, c.length)
+		}
+		ix.totals.Chunks++
+		c.collection, c.doc, c.section = ix.scopeOf(string(scope), collections)
+		ix.chunks = append(ix.chunks, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("couldn't read the lexical index: %w", err)
+	}
+	rows.Close()
+	if err := ix.readChunkIDs(ctx, s.db); err != nil {
+		return nil, err
+	}
+	ix.lengths = make([]int32, len(ix.chunks))
+	for i, c := range ix.chunks {
+		ix.lengths[i] = c.length
+	}
+	// Postings in slot order, one run per term.
+	ix.postingsAt = make([]int32, len(ix.terms)+1)
+	for _, e := range ix.entries {
+		ix.postingsAt[e.term+1]++
+	}
+	for t := range ix.terms {
+		ix.postingsAt[t+1] += ix.postingsAt[t]
+	}
+	ix.postings = make([]lexPosting, len(ix.entries))
+	next := slices.Clone(ix.postingsAt[:len(ix.terms)])
+	for slot, c := range ix.chunks {
+		for _, e := range ix.entries[c.lo:c.hi] {
+			ix.postings[next[e.term]] = lexPosting{slot: int32(slot), head: e.head, body: e.body}
+			next[e.term]++
+		}
+	}
+	return ix, nil
+}
+
+// scopeOf reads a chunk's collection, document and section from its scope tokens (scopeTokens:
+// the collection's, the document's, then its own section's first).
+func (ix *lexIndex) scopeOf(scope string, collections map[string]int32) (collection, doc int32, section string) {
+	collection, doc = -1, -1
+	sectionSeen := false
+	eachTerm(scope, func(tok string) {
+		if len(tok) < 3 || !strings.HasPrefix(tok, "ws") {
+			return
+		}
+		raw, err := hex.DecodeString(tok[3:])
+		if err != nil {
+			return
+		}
+		switch v := string(raw); tok[2] {
+		case 'c':
+			id, ok := collections[v]
+			if !ok {
+				id = int32(len(ix.collections))
+				collections[v] = id
+				ix.collections = append(ix.collections, v)
+			}
+			collection = id
+		case 'd':
+			id, ok := ix.docs[v]
+			if !ok {
+				id = int32(len(ix.docs))
+				ix.docs[v] = id
+			}
+			doc = id
+		case 's':
+			if !sectionSeen {
+				sectionSeen = true
+				_, section, _ = strings.Cut(v, "\x00")
+			}
+		}
+	})
+	return collection, doc, section
+}
+
+// readChunkIDs fills in the chunks' IDs, through the index on them (the chunk rows, which
+// hold the vectors, are not read).
+func (ix *lexIndex) readChunkIDs(ctx context.Context, db *sql.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT rowid, id FROM chunks`)
+	if err != nil {
+		return fmt.Errorf("couldn't read the chunk IDs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rowid int64
+		var id string
+		if err := rows.Scan(&rowid, &id); err != nil {
+			return err
+		}
+		if slot, ok := slices.BinarySearchFunc(ix.chunks, rowid, func(c lexChunk, r int64) int { return cmp.Compare(c.rowid, r) }); ok {
+			ix.chunks[slot].id = id
+		}
+	}
+	return rows.Err()
+}
+
+// inScope is the chunk filter of a scope: nil when the scope takes every chunk, and a
+// filter that takes none when it names nothing the index holds.
+func (ix *lexIndex) inScope(scope Scope) func(slot int32) bool {
+	var colls []int32
+	for i, name := range ix.collections {
+		if slices.Contains(scope.Collections, name) {
+			colls = append(colls, int32(i))
+		}
+	}
+	doc := int32(-1)
+	if scope.Doc != "" {
+		d, ok := ix.docs[scope.Doc]
+		if !ok {
+			return func(int32) bool { return false }
+		}
+		doc = d
+	}
+	if len(scope.Collections) == 0 && doc < 0 {
+		return nil
+	}
+	section := ""
+	if doc >= 0 {
+		section = scope.Section
+	}
+	return func(slot int32) bool {
+		c := &ix.chunks[slot]
+		if len(scope.Collections) > 0 && !slices.Contains(colls, c.collection) {
+			return false
+		}
+		if doc >= 0 && c.doc != doc {
+			return false
+		}
+		return section == "" || c.section == section || strings.HasPrefix(c.section, section) && c.section[len(section)] == '.'
+	}
+}
+
+// indexedQuery is a query over the index: its terms' numbers, weight × idf and places in the
+// query, sorted by term number. part holds one share of the score per place: scoreChunk sums
+// them in the query's order, as ranker.score does, so both give the same score to the bit.
+type indexedQuery struct {
+	terms   []int32
+	weights []float64
+	places  []int
+	part    []float64
+}
+
+func (ix *lexIndex) queryOf(q lexicalQuery) indexedQuery {
+	out := indexedQuery{part: make([]float64, len(q))}
+	for i, t := range q {
+		if id, ok := ix.ids[t.term]; ok {
+			out.terms = append(out.terms, id)
+			out.weights = append(out.weights, t.weight*t.idf)
+			out.places = append(out.places, i)
+		}
+	}
+	return sortedQuery(out)
+}
+
+// weigh sets the query's terms' document frequencies and idf from the index.
+func (ix *lexIndex) weigh(q lexicalQuery) {
+	df := make(map[string]int64, len(q))
+	for _, t := range q {
+		if id, ok := ix.ids[t.term]; ok {
+			df[t.term] = int64(ix.postingsAt[id+1] - ix.postingsAt[id])
+		}
+	}
+	q.weigh(df, ix.totals)
+}
+
+// scoreChunk is the chunk's BM25 score for the query: a merge of its sorted entries with the
+// query's sorted terms.
+func (r ranker) scoreChunk(ix *lexIndex, c *lexChunk, q indexedQuery) float64 {
+	norm := r.k1 * (1 - r.b + r.b*float64(c.length)/r.avgLength)
+	clear(q.part)
+	entries := ix.entries[c.lo:c.hi]
+	i, j := 0, 0
+	for i < len(q.terms) && j < len(entries) {
+		switch {
+		case q.terms[i] < entries[j].term:
+			i++
+		case q.terms[i] > entries[j].term:
+			j++
+		default:
+			tf := r.headingWeight*float64(entries[j].head) + float64(entries[j].body)
+			q.part[q.places[i]] = q.weights[i] * tf * (r.k1 + 1) / (tf + norm)
+			i++
+			j++
+		}
+	}
+	var score float64
+	for _, p := range q.part {
+		score += p
+	}
+	return score
+}
+
+// contribution is a term's share of a chunk's score, as scoreChunk adds it.
+func (r ranker) contribution(weight float64, head, body uint16, length int32) float64 {
+	tf := r.headingWeight*float64(head) + float64(body)
+	return weight * tf * (r.k1 + 1) / (tf + r.k1*(1-r.b+r.b*float64(length)/r.avgLength))
+}
+
+// bound is the most a term can add to any chunk's score.
+func (r ranker) bound(weight float64, in lexTermInfo) float64 {
+	return r.contribution(weight, in.maxHead, in.maxBody, in.minLength)
+}
+
+type scoredSlot struct {
+	slot  int32
+	score float64
+}
+
+// better orders scored chunks best first, ties by index order, as topDocs does.
+func better(a, b scoredSlot) int {
+	return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.slot, b.slot))
+}
+
+// candidates returns the m chunks in scope that score best for the query, best first, with
+// their scores. Terms are walked from the fewest postings up; once the best m seen so far
+// all score above what the remaining terms could give an unseen chunk, no unseen chunk can
+// join them, so the remaining terms' postings are left unread and their share is added to
+// the chunks that can still make the m from the chunks' own entries.
+func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m int, stats *lexicalCache) []scoredSlot {
+	order := make([]int, len(q.terms))
+	for i := range order {
+		order[i] = i
+	}
+	df := func(i int) int32 { t := q.terms[i]; return ix.postingsAt[t+1] - ix.postingsAt[t] }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(df(a), df(b)) })
+	// left[i]: the most the terms order[i:] can add to a chunk.
+	left := make([]float64, len(order)+1)
+	for i := len(order) - 1; i >= 0; i-- {
+		left[i] = left[i+1] + r.bound(q.weights[order[i]], ix.info[q.terms[order[i]]])
+	}
+	acc := ix.accumulator()
+	defer ix.accumulators.Put(acc)
+	var touched []int32
+	var best float64
+	walked := 0
+	for ; walked < len(order); walked++ {
+		if len(touched) >= m && left[walked] < best {
+			if theta := kthScore(acc.scores, touched, m, &acc.buf); left[walked] < theta {
+				break
+			}
+		}
+		i := order[walked]
+		t := q.terms[i]
+		ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]
+		stats.postingsRead.Add(int64(len(ps)))
+		for _, p := range ps {
+			if in != nil && !in(p.slot) {
+				continue
+			}
+			s := acc.scores[p.slot]
+			if s == 0 {
+				touched = append(touched, p.slot)
+			}
+			s += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
+			acc.scores[p.slot] = s
+			best = max(best, s)
+		}
+	}
+	// The chunks that can still reach the m-th score: with every term walked, those at or
+	// above it (scores summed in another order may differ in the last bits, hence the margin).
+	// Otherwise those that the unread terms could lift to it; each unread term's share is then
+	// looked up in their own entries, and the m-th score rises as it goes, until the last.
+	alive := slices.Clone(touched)
+	for j := walked; ; j++ {
+		theta := kthScore(acc.scores, alive, m, &acc.buf)
+		if j == len(order) {
+			theta *= 1 - 1e-9
+		}
+		alive = slices.DeleteFunc(alive, func(slot int32) bool {
+			if acc.scores[slot]+left[j] < theta {
+				acc.scores[slot] = -1 // out: no posting adds to it
+				return true
+			}
+			return false
+		})
+		if j == len(order) {
+			break
+		}
+		stats.prunedTN.Add(1)
+		i := order[j]
+		t := q.terms[i]
+		// A term's share is added from its postings when they are fewer than the lookups.
+		if ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]; len(ps) < 8*len(alive) {
+			for _, p := range ps {
+				if acc.scores[p.slot] > 0 {
+					acc.scores[p.slot] += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
+				}
+			}
+			continue
+		}
+		for _, slot := range alive {
+			c := &ix.chunks[slot]
+			if e, ok := ix.entry(c, t); ok {
+				acc.scores[slot] += r.contribution(q.weights[i], e.head, e.body, c.length)
+			}
+		}
+	}
+	for _, slot := range touched {
+		acc.scores[slot] = 0
+	}
+	// Every chunk left is scored whole, in the query's order, so that its score does not
+	// depend on the order the terms were walked in.
+	out := make([]scoredSlot, len(alive))
+	for i, slot := range alive {
+		out[i] = scoredSlot{slot, r.scoreChunk(ix, &ix.chunks[slot], q)}
+	}
+	slices.SortFunc(out, better)
+	return out[:min(len(out), m)]
+}
+
+// entry finds a term among the chunk's entries.
+func (ix *lexIndex) entry(c *lexChunk, term int32) (lexEntry, bool) {
+	lo, hi := c.lo, c.hi
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		if ix.entries[mid].term < term {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < c.hi && ix.entries[lo].term == term {
+		return ix.entries[lo], true
+	}
+	return lexEntry{}, false
+}
+
+// lexAccumulator holds a search's partial scores, one per chunk; it is handed back all zero.
+type lexAccumulator struct{ scores, buf []float64 }
+
+func (ix *lexIndex) accumulator() *lexAccumulator {
+	if a, ok := ix.accumulators.Get().(*lexAccumulator); ok {
+		return a
+	}
+	return &lexAccumulator{scores: make([]float64, len(ix.chunks))}
+}
+
+func sortedQuery(q indexedQuery) indexedQuery {
+	idx := make([]int, len(q.terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(q.terms[a], q.terms[b]) })
+	out := indexedQuery{terms: make([]int32, len(idx)), weights: make([]float64, len(idx)), places: make([]int, len(idx)), part: q.part}
+	for i, j := range idx {
+		out.terms[i], out.weights[i], out.places[i] = q.terms[j], q.weights[j], q.places[j]
+	}
+	return out
+}
+
+// kthScore is the m-th largest score of the touched chunks (0 with fewer than m); buf is
+// scratch space.
+func kthScore(scores []float64, touched []int32, m int, buf *[]float64) float64 {
+	if len(touched) < m || m <= 0 {
+		return 0
+	}
+	s := (*buf)[:0]
+	for _, slot := range touched {
+		s = append(s, scores[slot])
+	}
+	*buf = s
+	return quickselect(s, m-1)
+}
+
+// quickselect returns the element that would be at position k if s were sorted descending.
+func quickselect(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		p := s[(lo+hi)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > p {
+				i++
+			}
+			for s[j] < p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}
+
+// search is Lexical over the index: BM25's best candidates, feedback from the best of them,
+// and the candidates ranked again by the expanded query.
+func (ix *lexIndex) search(q lexicalQuery, scope Scope, k int, r ranker, feedbackDocs, feedbackTerms int, stats *lexicalCache) []Hit {
+	ix.weigh(q)
+	q = q.found()
+	if len(q) == 0 {
+		return nil
+	}
+	in := ix.inScope(scope)
+	cands := ix.candidates(r, ix.queryOf(q), in, max(candidateFactor*k, minCandidates), stats)
+	if feedbackDocs > 0 && len(cands) > feedbackDocs {
+		expanded := ix.queryOf(ix.expand(cands, q, feedbackDocs, feedbackTerms))
+		for i := range cands {
+			cands[i].score = r.scoreChunk(ix, &ix.chunks[cands[i].slot], expanded)
+		}
+		cands = slices.DeleteFunc(cands, func(c scoredSlot) bool { return c.score <= 0 })
+		slices.SortFunc(cands, better)
+	}
+	hits := make([]Hit, 0, min(k, len(cands)))
+	for _, c := range cands[:min(k, len(cands))] {
+		hits = append(hits, Hit{ChunkID: ix.chunks[c.slot].id, Score: c.score})
+	}
+	return hits
+}
+
+// expand is expandQuery over the index: the best candidates lend their terms (each
+// occurrence, heading or body, once) in proportion to their share of those candidates'
+// scores; the strongest join the query's own terms.
+func (ix *lexIndex) expand(cands []scoredSlot, q lexicalQuery, feedbackDocs, feedbackTerms int) lexicalQuery {
+	best := cands[:min(len(cands), feedbackDocs)] // cands are sorted best first
+	var sum float64
+	for _, c := range best {
+		sum += c.score
+	}
+	if sum <= 0 || feedbackTerms <= 0 {
+		return q
+	}
+	rel := map[int32]float64{}
+	for _, c := range best {
+		ch := &ix.chunks[c.slot]
+		if ch.length == 0 {
+			continue
+		}
+		share := c.score / sum / float64(ch.length)
+		for _, e := range ix.entries[ch.lo:ch.hi] {
+			// One addition per occurrence, as expandQuery makes them.
+			w := rel[e.term]
+			for range int(e.head) + int(e.body) {
+				w += share
+			}
+			rel[e.term] = w
+		}
+	}
+	expansion := make([]queryTerm, 0, len(rel))
+	for t, w := range rel {
+		expansion = append(expansion, queryTerm{term: ix.terms[t], weight: w})
+	}
+	slices.SortFunc(expansion, func(a, b queryTerm) int {
+		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
+	})
+	out, fresh := mergeExpansion(q, expansion[:min(len(expansion), feedbackTerms)])
+	ix.weigh(fresh)
+	return append(out, fresh...)
+}
