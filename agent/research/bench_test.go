@@ -44,6 +44,7 @@ func hostsHarness(b testing.TB, latency time.Duration, slots []int, first ...fun
 		for _, f := range first {
 			f(srv)
 		}
+		scriptReportByContent(srv)
 	}
 	for _, srv := range extra {
 		scriptRefinement(srv, 0.4, []string{"Erzeugnisse", "Tätigkeiten", "Fristen"})
@@ -51,6 +52,28 @@ func hostsHarness(b testing.TB, latency time.Duration, slots []int, first ...fun
 		scriptReport(srv)
 	}
 	return h, append([]*llmtest.Server{h.srv}, extra...)
+}
+
+// scriptReportByContent answers the report's calls as scriptReport does on one server, but
+// from what each request says rather than from how many the server has answered: the first
+// draft (asked without a focus) leaves a paragraph uncited and scores low, and remediation
+// asks for a second draft that cites every paragraph and scores high. With several hosts,
+// or several runs on one server, each run then gets the same answers whichever host takes
+// which call. Added first, these rules answer before scriptReport's.
+func scriptReportByContent(srv *llmtest.Server) {
+	const uncited = "ohne dass hier eine Quelle genannt wird"
+	srv.Handle(&llmtest.Rule{Name: "synthesis by content", Contains: "Write the research report", Reply: func(c llmtest.Call) string {
+		if strings.Contains(c.LastUser(), "The previous draft fell short") {
+			return "# Einstufung\n\nDie Einstufung richtet sich nach den Bestimmungen der Verordnung [1].\n\nDas Chemikaliengesetz regelt Übergänge und Zwecke [2]."
+		}
+		return "# Einstufung\n\nDie Einstufung richtet sich nach den Bestimmungen der Verordnung, " + uncited + ".\n\nKennzeichnung siehe [1]."
+	}})
+	srv.Handle(&llmtest.Rule{Name: "quality by content", SchemaHas: "factual_accuracy", Reply: func(c llmtest.Call) string {
+		if strings.Contains(c.LastUser(), uncited) {
+			return reply(map[string]any{"factual_accuracy": 50, "semantic_validity": 50, "structural_integrity": 40, "citation_correctness": 30, "query_relevance": 60, "issues": []string{"uncited paragraph"}})
+		}
+		return reply(map[string]any{"factual_accuracy": 90, "semantic_validity": 90, "structural_integrity": 90, "citation_correctness": 90, "query_relevance": 90, "issues": []string{}})
+	}})
 }
 
 // BenchmarkScenario runs the scripted scenario against scripted servers that answer after

@@ -70,14 +70,17 @@ func languageRule(s *State) string {
 	return "\nWrite every text field in English, keeping the documents' terminology."
 }
 
-// parallel runs fn for indexes 0..n-1 with at most limit at once, each holding one of the
-// wave's call slots when ctx has them (see holdCallSlot). Results go into slots the caller
-// owns by index, so the merge order is deterministic whatever the timing. The first error
-// stops the others and is returned; a budget error wins over the rest, since it changes what
-// the run does next, and any other error over a cancellation.
+// parallel runs fn for indexes 0..n-1 with at most limit at once, or, when ctx has a wave's
+// call slots, with every item waiting for one of them (see holdCallSlot): the slots bound the
+// calls, and a task's items queued together are served before a later task's. Results go
+// into slots the caller owns by index, so the merge order is deterministic whatever the
+// timing. The first error stops the others and is returned; a budget error wins over the
+// rest, since it changes what the run does next, and any other error over a cancellation.
 func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(limit, 1))
+	if _, ok := ctx.Value(callSlotsKey{}).(slotClaim); !ok || ctx.Value(slotHeldKey{}) != nil {
+		g.SetLimit(max(limit, 1))
+	}
 	var mu sync.Mutex
 	var budget, other error // the first budget error, the first error that is no cancellation
 	for i := range n {

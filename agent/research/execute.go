@@ -2,14 +2,17 @@ package research
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"warren/agent"
 	"warren/config"
 	"warren/internal/snippet"
 	"warren/kb"
+	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 )
@@ -83,10 +86,23 @@ func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrup
 	}
 	// Each round reads one level; passages at the depth limit are read but their references
 	// are not followed, so the loop ends after at most reference_depth + 1 rounds.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	w.stopAll = stop
 	for len(frontier) > 0 {
 		if frontier, err = w.round(ctx, frontier, d.Budgets.ReferenceDepth); err != nil {
-			return nil, err
+			break
 		}
+	}
+	if err != nil && !errors.Is(err, llm.ErrBudgetExhausted) {
+		stop(err) // the extractions still running are of no use
+	}
+	urgent(ctx)
+	if ferr := w.takeFindings(); ferr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		err = ferr
+	}
+	if err != nil {
+		return nil, err
 	}
 	if s.RefTokens == nil {
 		s.RefTokens = map[string]int{}
@@ -120,6 +136,21 @@ type taskWork struct {
 	// state (RefSkipped on convergence, RefOverBudget on the token budget) and the reason.
 	// Later references of the task end in that state; passages already followed are read.
 	stop, stopReason string
+
+	// Extraction feeds the findings and nothing else: reference following does not wait for
+	// it. Each round's extraction runs beside the following (see extract) and takeFindings
+	// adds the findings in round order once the following is done, so the findings are the
+	// same as if each round had waited for its extraction.
+	extractions []*extraction
+	running     sync.WaitGroup
+	stopAll     context.CancelCauseFunc // ends the task's work when an extraction fails
+}
+
+// extraction is one round's reading of its fresh passages.
+type extraction struct {
+	chunks []frontierChunk
+	out    []extractOut
+	err    error
 }
 
 // read returns the chunk IDs this task has read, earlier passes' first.
@@ -148,53 +179,27 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			fresh = append(fresh, f)
 		}
 	}
+	w.extract(ctx, fresh)
 	// References are followed from passages shallower than the depth limit, until the task's
-	// following stops. Extraction and reference detection are independent per chunk: one
-	// parallel batch does both.
+	// following stops.
 	var sources []frontierChunk
 	for _, f := range fresh {
 		if f.depth < maxDepth && w.stop == "" {
 			sources = append(sources, f)
 		}
 	}
-	extracted := make([]extractOut, len(fresh))
 	found := make([][]refs.Reference, len(sources))
-	err := parallel(ctx, len(fresh)+len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
-		if i >= len(fresh) {
-			c := sources[i-len(fresh)].chunk
-			r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, c.Text)
-			found[i-len(fresh)] = r
-			if err == nil && len(r) > 0 {
-				w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)
-			}
-			return err
+	err := parallel(ctx, len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
+		c := sources[i].chunk
+		r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, c.Text)
+		found[i] = r
+		if err == nil && len(r) > 0 {
+			w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)
 		}
-		c := fresh[i].chunk
-		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
-			w.task.Query, c.Doc, c.Section, c.Text)
-		if err := w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &extracted[i]); err != nil {
-			return err
-		}
-		verdict := "not relevant"
-		if extracted[i].Relevant {
-			verdict = "relevant"
-		}
-		w.d.progress(fmt.Sprintf("read %s: %s", place(c.Doc, c.Section), verdict), nil)
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, err
-	}
-	before := len(w.s.Findings)
-	for i, f := range fresh {
-		if extracted[i].Relevant && strings.TrimSpace(extracted[i].Information) != "" {
-			c := f.chunk
-			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
-				Section: c.Section, Depth: f.depth, Information: extracted[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
-		}
-	}
-	if n := len(w.s.Findings) - before; n > 0 {
-		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
 	}
 	type candidate struct {
 		from frontierChunk
@@ -244,6 +249,65 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 		}
 	}
 	return w.filter(ctx, nested)
+}
+
+// extract reads a round's fresh passages beside the rest of the task's work: whether each
+// is relevant to the task, and what it says that the task needs. Its calls wait behind the
+// calls reference following waits on (see background), and an error ends the task's work.
+func (w *taskWork) extract(ctx context.Context, fresh []frontierChunk) {
+	if len(fresh) == 0 {
+		return
+	}
+	e := &extraction{chunks: fresh, out: make([]extractOut, len(fresh))}
+	w.extractions = append(w.extractions, e)
+	w.running.Go(func() {
+		e.err = parallel(background(ctx), len(fresh), w.d.Concurrency, func(ctx context.Context, i int) error {
+			c := fresh[i].chunk
+			prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
+				w.task.Query, c.Doc, c.Section, c.Text)
+			if err := w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &e.out[i]); err != nil {
+				return err
+			}
+			verdict := "not relevant"
+			if e.out[i].Relevant {
+				verdict = "relevant"
+			}
+			w.d.progress(fmt.Sprintf("read %s: %s", place(c.Doc, c.Section), verdict), nil)
+			return nil
+		})
+		if e.err != nil && !errors.Is(e.err, llm.ErrBudgetExhausted) && w.stopAll != nil {
+			w.stopAll(e.err)
+		}
+	})
+}
+
+// takeFindings waits for the extractions and adds their findings to the state in the order
+// the passages were read. It returns the first failure, an exhausted budget before any other;
+// the rounds read before the budget ran out keep their findings.
+func (w *taskWork) takeFindings() error {
+	w.running.Wait()
+	before := len(w.s.Findings)
+	var failed error
+	for _, e := range w.extractions {
+		if e.err != nil {
+			if failed == nil || errors.Is(e.err, llm.ErrBudgetExhausted) && !errors.Is(failed, llm.ErrBudgetExhausted) {
+				failed = e.err
+			}
+			continue
+		}
+		for i, f := range e.chunks {
+			if e.out[i].Relevant && strings.TrimSpace(e.out[i].Information) != "" {
+				c := f.chunk
+				w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
+					Section: c.Section, Depth: f.depth, Information: e.out[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
+			}
+		}
+	}
+	w.extractions = nil
+	if n := len(w.s.Findings) - before; n > 0 {
+		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
+	}
+	return failed
 }
 
 // refProgress says what became of a reference, and where it led.

@@ -44,6 +44,17 @@ type queriesOut struct {
 }
 
 func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt, error) {
+	queries, err := d.writeQueries(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	s.Queries = queries
+	return nil, nil
+}
+
+// writeQueries asks for the next round's search queries, from the question, the earlier
+// queries, the analyst's answers and the open gaps.
+func (d *Deps) writeQueries(ctx context.Context, s *State) ([]string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research question: %s\n", s.Question)
 	if len(s.Queries) > 0 {
@@ -60,8 +71,7 @@ func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt,
 	if err := d.structured(ctx, s, config.RoleFast, "You write search queries for a document knowledge base.", b.String(), &out); err != nil {
 		return nil, err
 	}
-	s.Queries = out.Queries
-	return nil, nil
+	return out.Queries, nil
 }
 
 // retrieve runs each query (about three chunks each), keeps what earlier rounds have not seen,
@@ -211,14 +221,28 @@ func (d *Deps) processAnswer(ctx context.Context, s *State) (*agent.Interrupt, e
 	s.Iteration++
 	prompt := fmt.Sprintf("Research question: %s\nQuestions asked: %s\nThe analyst answered: %s\nState the insights this answer gives.",
 		s.Question, strings.Join(s.Questions, " / "), answer)
+	// The next round's queries are written from the answers and the gaps, not from the
+	// insights, so both calls go out at once (generate_queries runs in the first round only).
 	var out insightsOut
-	if err := d.structured(ctx, s, config.RoleFast, "You extract insights from an analyst's answer.", prompt, &out); err != nil {
+	var queries []string
+	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			return d.structured(ctx, s, config.RoleFast, "You extract insights from an analyst's answer.", prompt, &out)
+		}
+		var err error
+		queries, err = d.writeQueries(ctx, s)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	s.Insights = append(s.Insights, out.Insights...)
+	s.Queries = queries
 	return nil, nil
 }
 
+// afterAnswer goes on to the next round's search (process_answer wrote its queries), or to
+// the final step once refinement has ended.
 func afterAnswer(s *State) string {
 	switch {
 	case s.Exhausted:
@@ -226,7 +250,7 @@ func afterAnswer(s *State) string {
 	case s.Termination != "":
 		return "finalize"
 	}
-	return "generate_queries"
+	return "retrieve"
 }
 
 type finalizeOut struct {

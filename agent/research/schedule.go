@@ -32,14 +32,14 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	// calls in flight across them: each call holds one of the wave's n call slots, so a
 	// task that waits on its own serial call leaves its slots to the others.
 	n := d.workers()
-	slots := make(callSlots, n)
+	slots := newCallSlots(n)
 	w := newWave(s, len(pending), d.Progress)
 	err := parallel(ctx, len(pending), min(n, len(pending)), func(ctx context.Context, i int) error {
 		td := *d // the task's own progress
 		td.Concurrency = n
 		td.Note = w.note(d.Note)
 		td.Progress = w.progressOf(i)
-		_, err := td.workTask(slots.on(ctx), w.views[i], pending[i])
+		_, err := td.workTask(slots.on(ctx, i), w.views[i], pending[i])
 		return err
 	})
 	if err != nil && !errors.Is(err, llm.ErrBudgetExhausted) {
@@ -164,31 +164,141 @@ func (w *wave) note(note func(string)) func(string) {
 	}
 }
 
-// callSlots bound the model calls in flight across the tasks of a wave.
-type callSlots chan struct{}
+// callSlots bound the model calls in flight across the tasks of a wave. A free slot goes to
+// the waiting call of the task earliest in the plan (first come first served within a task):
+// the first tasks run at the pace of a plan worked alone, and the later ones fill the slots
+// the first leave idle while they wait on a serial step (a re-evaluation, the one passage a
+// reference led to). Calls nothing waits on yet (background) come after all others, until
+// their task waits on them (urgent).
+type callSlots struct {
+	mu      sync.Mutex
+	free    int
+	waiting []*slotWaiter // in arrival order
+}
+
+type slotWaiter struct {
+	task       *slotTask
+	background bool
+	ready      chan struct{}
+}
+
+// slotTask is one task's standing with the slots.
+type slotTask struct {
+	rank   int  // its place in the wave; lower is served first
+	urgent bool // the task waits on its background calls
+}
+
+func newCallSlots(n int) *callSlots { return &callSlots{free: n} }
 
 type (
 	callSlotsKey struct{}
 	slotHeldKey  struct{}
 )
 
-// on gives the calls made under ctx the slots to share.
-func (c callSlots) on(ctx context.Context) context.Context {
-	return context.WithValue(ctx, callSlotsKey{}, c)
+// slotClaim is what a context carries: the slots, the task its calls are for, and whether
+// they are background calls.
+type slotClaim struct {
+	slots      *callSlots
+	task       *slotTask
+	background bool
+}
+
+// on gives the calls made under ctx the slots to share, for the task of the given rank.
+func (c *callSlots) on(ctx context.Context, rank int) context.Context {
+	return context.WithValue(ctx, callSlotsKey{}, slotClaim{slots: c, task: &slotTask{rank: rank}})
+}
+
+// background gives the calls made under ctx the standing of work nothing waits on until the
+// task ends: they get the slots the other calls leave free, until urgent.
+func background(ctx context.Context) context.Context {
+	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
+	if !ok {
+		return ctx
+	}
+	claim.background = true
+	return context.WithValue(ctx, callSlotsKey{}, claim)
+}
+
+// urgent says that ctx's task now waits on its background calls: they are served as its
+// other calls are.
+func urgent(ctx context.Context) {
+	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
+	if !ok {
+		return
+	}
+	claim.slots.mu.Lock()
+	defer claim.slots.mu.Unlock()
+	claim.task.urgent = true
+}
+
+// before says whether a is served before b, which arrived later.
+func (a *slotWaiter) before(b *slotWaiter) bool {
+	aBack, bBack := a.background && !a.task.urgent, b.background && !b.task.urgent
+	if aBack != bBack {
+		return bBack
+	}
+	return a.task.rank <= b.task.rank
+}
+
+// acquire waits for a slot; an error when ctx ends first.
+func (c *callSlots) acquire(ctx context.Context, claim slotClaim) error {
+	c.mu.Lock()
+	if c.free > 0 {
+		c.free--
+		c.mu.Unlock()
+		return nil
+	}
+	w := &slotWaiter{task: claim.task, background: claim.background, ready: make(chan struct{})}
+	c.waiting = append(c.waiting, w)
+	c.mu.Unlock()
+	select {
+	case <-w.ready:
+		return nil
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if i := slices.Index(c.waiting, w); i >= 0 {
+		c.waiting = slices.Delete(c.waiting, i, i+1)
+		return ctx.Err()
+	}
+	c.releaseLocked() // the slot was handed over while giving up: pass it on
+	return ctx.Err()
+}
+
+func (c *callSlots) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.releaseLocked()
+}
+
+// releaseLocked hands the slot to the waiter served first, or frees it; the caller holds mu.
+func (c *callSlots) releaseLocked() {
+	if len(c.waiting) == 0 {
+		c.free++
+		return
+	}
+	next := 0
+	for i, w := range c.waiting[1:] {
+		if !c.waiting[next].before(w) {
+			next = i + 1
+		}
+	}
+	w := c.waiting[next]
+	c.waiting = slices.Delete(c.waiting, next, next+1)
+	close(w.ready)
 }
 
 // holdCallSlot waits for one of ctx's call slots and returns the context to make the call
 // with and the slot's release. Without slots, or when ctx already holds one (a call inside a
 // parallel item), it waits for nothing.
 func holdCallSlot(ctx context.Context) (context.Context, func(), error) {
-	slots, ok := ctx.Value(callSlotsKey{}).(callSlots)
+	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
 	if !ok || ctx.Value(slotHeldKey{}) != nil {
 		return ctx, func() {}, nil
 	}
-	select {
-	case slots <- struct{}{}:
-		return context.WithValue(ctx, slotHeldKey{}, true), func() { <-slots }, nil
-	case <-ctx.Done():
-		return ctx, nil, ctx.Err()
+	if err := claim.slots.acquire(ctx, claim); err != nil {
+		return ctx, nil, err
 	}
+	return context.WithValue(ctx, slotHeldKey{}, true), claim.slots.release, nil
 }

@@ -79,7 +79,7 @@ func scriptReevaluation(srv *llmtest.Server) {
 // more calls than slots are made at once, a call inside an item holds no second slot, and a
 // serial call waits for one like the rest.
 func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
-	slots := make(callSlots, 2)
+	slots := newCallSlots(2)
 	var mu sync.Mutex
 	in, peak := 0, 0
 	call := func(ctx context.Context) error {
@@ -99,7 +99,7 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 		return nil
 	}
 	err := parallel(context.Background(), 3, 3, func(ctx context.Context, task int) error { // three tasks at once
-		ctx = slots.on(ctx)
+		ctx = slots.on(ctx, task)
 		for range 3 {
 			if err := parallel(ctx, 4, 4, func(ctx context.Context, i int) error { return call(ctx) }); err != nil {
 				return err
@@ -115,5 +115,57 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 	}
 	if peak != 2 {
 		t.Errorf("at most %d calls at once, want the 2 slots used and never exceeded", peak)
+	}
+}
+
+// A free call slot goes to the waiting call of the task earliest in the wave, first come first
+// served within a task, and background calls (extraction) wait behind every other call until
+// their task waits on them.
+func TestCallSlotsServeEarlierTasksAndBackgroundLast(t *testing.T) {
+	slots := newCallSlots(1)
+	ctx := context.Background()
+	first, second, third := slots.on(ctx, 0), slots.on(ctx, 1), slots.on(ctx, 2)
+	hold, release, err := holdCallSlot(first) // the one slot is busy
+	if err != nil || hold.Value(slotHeldKey{}) == nil {
+		t.Fatalf("the first call gets the free slot: %v", err)
+	}
+	var mu sync.Mutex
+	var served []string
+	var wg sync.WaitGroup
+	waiting := func() int {
+		slots.mu.Lock()
+		defer slots.mu.Unlock()
+		return len(slots.waiting)
+	}
+	queue := func(name string, ctx context.Context) {
+		before := waiting()
+		wg.Go(func() {
+			_, release, err := holdCallSlot(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			served = append(served, name)
+			mu.Unlock()
+			release()
+		})
+		for waiting() == before { // queued in this order
+			time.Sleep(time.Millisecond)
+		}
+	}
+	queue("t3 background", background(third))
+	queue("t2 background", background(second))
+	queue("t3 call", third)
+	queue("t2 call", second)
+	queue("t1 background", background(first))
+	queue("t1 call", first)
+	queue("t1 second call", first)
+	urgent(second) // t2 now waits on its extraction
+	release()
+	wg.Wait()
+	want := "t1 call|t1 second call|t2 background|t2 call|t3 call|t1 background|t3 background"
+	if got := strings.Join(served, "|"); got != want {
+		t.Errorf("served\n%s\nwant\n%s", got, want)
 	}
 }
