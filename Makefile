@@ -8,10 +8,10 @@ FUZZTIME  ?= 60s
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test e2e e2e-tui e2e-serve e2e-weaviate bench bench-1m fuzz lint fmt clean help
+.PHONY: build run test e2e e2e-tui e2e-serve e2e-weaviate bench bench-1m bench-weaviate bench-weaviate-1m fuzz lint fmt clean help
 
 help: ## list the targets
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
 
 build: ## build bin/warren
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/warren
@@ -57,6 +57,14 @@ bench: ## run the benchmarks, each group as the README reports it (about 11 minu
 bench-1m: ## the vector index at a million 384-dimension vectors (minutes to most of an hour, about 5 GB)
 	WARREN_BENCH_1M=1 $(GO) test -run '^$$' -bench Dense1M -benchtime 1x -timeout 60m ./kb/
 
+# The backends side by side, against a Weaviate node that scripts/e2e-weaviate.sh starts (and
+# builds once, as make e2e-weaviate does); the benchmarks are in kb under -tags weaviate.
+bench-weaviate: ## embedded and Weaviate in one run: ingest, dense and hybrid queries at 100,000 chunks (about 11 minutes)
+	WARREN_BENCH=Backends100k bash scripts/e2e-weaviate.sh --bench
+
+bench-weaviate-1m: ## embedded and Weaviate HNSW at a million 384-dimension vectors: p50, recall@10 (over an hour, several GB)
+	WARREN_BENCH=BackendsDense1M WARREN_BENCH_1M=1 bash scripts/e2e-weaviate.sh --bench
+
 # go test -fuzz takes one target per package per run, so every target has its own line.
 # FUZZFLAGS adds flags, e.g. FUZZFLAGS=-parallel=1 on a busy machine.
 fuzz: ## run every fuzz target for FUZZTIME (60s by default)
@@ -85,6 +93,7 @@ lint: ## gofmt and go vet
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/
+	$(GO) vet -tags weaviate ./kb/
 
 fmt: ## format the code
 	gofmt -w .

@@ -11,11 +11,14 @@
 # loopback (unshare -n); elsewhere the script says which ports listen on every interface.
 #
 #   scripts/e2e-weaviate.sh          the conformance suite, kb migrate and the fault tests
-#   scripts/e2e-weaviate.sh --bench  the backend benchmarks against one node (make bench-weaviate)
+#   scripts/e2e-weaviate.sh --bench  the backend benchmarks of kb (-tags weaviate) against one
+#                                    node whose Prometheus metrics are on, so the benchmarks
+#                                    count their queries on the server (make bench-weaviate)
 #
 #   WARREN_E2E_CACHE   where the server build is kept (default ~/.cache/warren-e2e)
 #   WARREN_E2E_ONLY    "single" or "cluster": run only the one-node or the three-node part
-#   WARREN_BENCH_1M=1  with --bench, the million-vector comparison too (tens of minutes, ~8 GB)
+#   WARREN_BENCH       with --bench, the benchmarks to run (default: ingest and hybrid at 100k);
+#                      make bench-weaviate-1m sets BackendsDense1M and WARREN_BENCH_1M=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,7 +66,8 @@ if [ "${1:-}" = --stage2 ]; then
 	# write_node writes a node's start script into its folder: the environment and command line
 	# that start it (again, after a kill), in a process group of its own whose id goes to pid.
 	# Arguments: folder, name, http port, gossip port (data is +1), raft port (rpc is +1), grpc
-	# port, profiling port, join address, raft join list, bootstrap expect.
+	# port, profiling port, join address, raft join list, bootstrap expect, and optionally a
+	# port for Prometheus metrics.
 	write_node() {
 		local d=$1
 		mkdir -p "$d/data"
@@ -78,7 +82,7 @@ if [ "${1:-}" = --stage2 ]; then
 			  CLUSTER_ADVERTISE_ADDR=127.0.0.1 CLUSTER_BIND_ADDR=127.0.0.1 \\
 			  CLUSTER_GOSSIP_BIND_PORT=$4 CLUSTER_DATA_BIND_PORT=$(($4 + 1)) CLUSTER_JOIN=$8 \\
 			  RAFT_PORT=$5 RAFT_INTERNAL_RPC_PORT=$(($5 + 1)) RAFT_JOIN=$9 RAFT_BOOTSTRAP_EXPECT=${10} \\
-			  GRPC_PORT=$6 GO_PROFILING_PORT=$7 \\
+			  GRPC_PORT=$6 GO_PROFILING_PORT=$7 ${11:+PROMETHEUS_MONITORING_ENABLED=true PROMETHEUS_MONITORING_PORT=${11}} \\
 			  setsid "$server" --scheme http --host 127.0.0.1 --port $3 >>"$d/log" 2>&1 </dev/null &
 			echo \$! >"$d/pid"
 		EOF
@@ -86,6 +90,7 @@ if [ "${1:-}" = --stage2 ]; then
 		echo "http://127.0.0.1:$3" >"$d/url"
 		echo "127.0.0.1:$6" >"$d/grpc"
 		echo "$2" >"$d/name"
+		[ -n "${11:-}" ] && echo "http://127.0.0.1:${11}/metrics" >"$d/metrics"
 		nodes+=("$d")
 	}
 
@@ -131,7 +136,9 @@ if [ "${1:-}" = --stage2 ]; then
 	p=$(free_pair)
 	r=$(free_pair)
 	g=$(free_pair)
-	write_node "$single" node1 "$(free_pair)" "$p" "$r" "$g" "$((g + 1))" "" "node1:$r" 1
+	metrics=""
+	[ "$mode" = bench ] && metrics=$(free_pair)
+	write_node "$single" node1 "$(free_pair)" "$p" "$r" "$g" "$((g + 1))" "" "node1:$r" 1 "$metrics"
 	t0=$SECONDS
 	"$single/start"
 	wait_ready "$single"
@@ -143,7 +150,13 @@ if [ "${1:-}" = --stage2 ]; then
 	WARREN_WEAVIATE_GRPC=$(cat "$single/grpc")
 
 	if [ "$mode" = bench ]; then
-		go test -run '^$' -bench "${WARREN_BENCH:-.}" -benchtime 1x -timeout 120m ./e2e/weaviate/
+		export WARREN_WEAVIATE_METRICS
+		WARREN_WEAVIATE_METRICS=$(cat "$single/metrics")
+		# The benchmarks' workspaces go under $work, which goes whatever happens.
+		mkdir -p "$work/tmp"
+		echo "e2e-weaviate: benchmarks ${WARREN_BENCH:-Backends100k} against one node; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+		TMPDIR="$work/tmp" go test -tags weaviate -run '^$' -bench "${WARREN_BENCH:-Backends100k}" -benchtime 1x -timeout 120m ./kb/
+		echo "e2e-weaviate: load average after the benchmarks $(cut -d' ' -f1-3 /proc/loadavg)"
 		exit 0
 	fi
 
@@ -207,6 +220,7 @@ trap 'rm -rf "$work"' EXIT
 # it the go command works from the module and build caches alone.
 go build -o "$work/warren" ./cmd/warren
 go test -count=1 -run '^$' ./kb/... ./e2e/weaviate/ >/dev/null
+[ "$mode" = bench ] && go test -tags weaviate -count=1 -run '^$' ./kb/ >/dev/null
 export GOPROXY=off GOFLAGS=-mod=readonly
 
 netns=()
