@@ -142,6 +142,10 @@ func (o *decisionOrder) wait(ticket int) (done func()) {
 // save stores cells one by one (each is its own decision) in a command.
 func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.Cmd {
 	be, table, order := g.be, g.table.Name, g.order
+	me, _ := be.Analyst()
+	for i := range changes {
+		changes[i].cell.By = me // as the store records it: the grid shows it before any reload
+	}
 	ticket := order.ticket()
 	return func() tea.Msg {
 		defer order.wait(ticket)()

@@ -107,6 +107,7 @@ func TestTwoWorkbenchesSeeEachOthersGasDecisions(t *testing.T) {
 		t.Errorf("bob's edit is stored as %+v", c)
 	}
 	waitScreen(t, alice, "decided by bob")
+	waitScreen(t, bob, "decided by bob") // his own desk names him at once, not "—"
 }
 
 func storedCell(t *testing.T, s *service.Service, row int, field string) hmis.Cell {

@@ -526,10 +526,10 @@ func TestADecisionOnAStaleViewIsRefusedOverSSH(t *testing.T) {
 	bob := tm.connect(t, "bob", 160, 40)
 	for _, c := range []*terminal{alice, bob} {
 		c.waitFor("Research question")
-		c.send("\t\t") // the Gas tab, on the first row's first field
-		c.waitFor("Silane")
-		c.send("lllll") // to its synonyms
-		c.waitFor("Synonyms")
+		c.send("\t\t")                      // the Gas tab, on the first row's first field
+		c.waitFor("Gas table hmis-sample")  // loaded (the Knowledge tab on the way names silane too)
+		c.send("lllll")                     // to its synonyms
+		c.waitFor("Other names of the gas") // the detail of the synonyms cell (the header always names it)
 	}
 	bob.send("e")
 	bob.waitFor("Edit Synonyms")
