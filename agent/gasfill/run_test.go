@@ -129,10 +129,12 @@ func TestFillRunResumesWithoutRepeatingCalls(t *testing.T) {
 	ctx, cancel := context.WithCancel(journaled(h, "fill-2"))
 	defer cancel()
 	var extractions atomic.Int32
-	var trigger atomic.Value // the prompt in flight when the run was cancelled
+	var trigger atomic.Value     // the prompt in flight when the run was cancelled
+	var cancelledAt atomic.Value // when: an answer written after it may be thrown away
 	h.srv.Handle(&llmtest.Rule{Name: "ctrl-c in row 2", SchemaHas: "values", Match: func(c llmtest.Call) bool {
 		if strings.HasPrefix(c.LastUser(), "Substance: "+second+" ") && extractions.Add(1) == 2 {
 			trigger.Store(c.LastUser())
+			cancelledAt.Store(time.Now())
 			cancel() // while the row's second extraction runs
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -157,10 +159,13 @@ func TestFillRunResumesWithoutRepeatingCalls(t *testing.T) {
 	if kept.Next > 1 || !slices.Equal(kept.Done, rows[:kept.Next]) {
 		t.Fatalf("a cancelled run keeps the rows taken before the cancelled one, in order: next %d, done %v", kept.Next, kept.Done)
 	}
+	// A call answered before the cancel was taken by the run and must not be paid again; one
+	// answered while the run was stopping (another of the row's calls in flight) may be.
 	completed := map[string]bool{}
 	firstSitting := h.srv.Requests()
+	stopped, _ := cancelledAt.Load().(time.Time)
 	for _, q := range firstSitting {
-		if q.Path == "/api/chat" && q.Answered {
+		if q.Path == "/api/chat" && q.Answered && q.End.Before(stopped) {
 			completed[lastUser(q)+string(q.Format)] = true
 		}
 	}
