@@ -103,8 +103,11 @@ func TestResumedRunKeepsItsBudget(t *testing.T) {
 	if err != nil || out.Status != agent.StatusDone || !s.Exhausted {
 		t.Fatalf("the run's own budget of %d runs out: %+v %v, exhausted %v", budget, out, err, s.Exhausted)
 	}
-	if n := h.srv.Count("/api/chat"); n != budget {
-		t.Errorf("%d chat requests, want the run's budget of %d", n, budget)
+	// Spent up to the run's own budget, not the process's 300: as above, a call cancelled between
+	// its reservation and its sending leaves its place unused.
+	inFlight := config.Default().Ollama.MaxConcurrency
+	if n := h.srv.Count("/api/chat"); n > budget || n <= budget-inFlight {
+		t.Errorf("%d chat requests, want the run's budget of %d (less at most %d in flight)", n, budget, inFlight-1)
 	}
 }
 
