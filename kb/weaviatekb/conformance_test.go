@@ -31,7 +31,7 @@ import (
 // scores rank the chunk stored first first, on both).
 
 // registryItems lists a registry file's documents as ingest items, as testkb does.
-func registryItems(t *testing.T, regPath string) []kb.Item {
+func registryItems(t testing.TB, regPath string) []kb.Item {
 	t.Helper()
 	reg, err := registry.Load(regPath)
 	if err != nil {
@@ -47,7 +47,7 @@ func registryItems(t *testing.T, regPath string) []kb.Item {
 }
 
 // ingestInto stores the items in a backend with the built-in embedder.
-func ingestInto(t *testing.T, b kb.Backend, items []kb.Item) {
+func ingestInto(t testing.TB, b kb.Backend, items []kb.Item) {
 	t.Helper()
 	rep, err := kb.Ingest(context.Background(), b, items, kb.IngestOptions{Embedder: kb.Builtin{}})
 	if err != nil || rep.Ingested != len(items) {
@@ -148,7 +148,7 @@ type query struct {
 
 // exactQueries are the first words of chunks, searched everywhere, in the chunk's collection,
 // in its document and in its section.
-func exactQueries(t *testing.T, b kb.Backend) []query {
+func exactQueries(t testing.TB, b kb.Backend) []query {
 	ctx := context.Background()
 	docs, err := b.Documents(ctx, "")
 	if err != nil {
@@ -290,6 +290,93 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 			}
 			if !slices.Equal(ids[0], ids[1]) {
 				t.Errorf("hybrid %q: %v and %v", q.text, ids[0], ids[1])
+			}
+		}
+	})
+	t.Run("similarities", func(t *testing.T) {
+		// Hybrid search over a model's vectors scores each lexical candidate by its own
+		// similarity to the query (retrieval's similarity completion): both backends give the
+		// same, within float32 arithmetic, and leave out what they do not hold.
+		compared := 0
+		for _, q := range queries {
+			hits, err := embedded.Lexical(ctx, q.text, "", kb.Scope{Collections: q.scope.Collections}, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := append(hitIDs(hits), "no such chunk")
+			vecs, _ := kb.Builtin{}.Embed(ctx, []string{q.text}, nil)
+			scope := kb.Scope{Collections: q.scope.Collections}
+			want, err := embedded.Similarities(ctx, vecs[0], scope, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := wv.Similarities(ctx, vecs[0], scope, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) || len(want) != len(ids)-1 {
+				t.Errorf("%q: %d similarities from the embedded store, %d from Weaviate, for %d chunks", q.text, len(want), len(got), len(ids)-1)
+			}
+			for id, w := range want {
+				if g, ok := got[id]; !ok || math.Abs(g-w) > 1e-5 {
+					t.Errorf("%q: %s similarity %v embedded, %v (%v) on Weaviate", q.text, id, w, g, ok)
+				}
+				compared++
+			}
+		}
+		t.Logf("%d similarities of lexical candidates equal within 1e-5", compared)
+	})
+	t.Run("grpc and rest", func(t *testing.T) {
+		// Searches over gRPC (kb.weaviate.grpc) and over GraphQL find the same.
+		if wv.rpc == nil {
+			t.Skip("WARREN_WEAVIATE_GRPC is not set: only REST is tested")
+		}
+		rest := openAgain(t, wv, func(o *Options) { o.GRPC = "" })
+		for _, q := range queries {
+			overRPC, err := wv.Lexical(ctx, q.text, "", q.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overREST, err := rest.Lexical(ctx, q.text, "", q.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(overRPC, overREST) {
+				t.Errorf("lexical %q %+v:\ngrpc %v\nrest %v", q.text, q.scope, overRPC, overREST)
+			}
+			vecs, _ := kb.Builtin{}.Embed(ctx, []string{q.text}, nil)
+			overRPC, err = wv.Dense(ctx, vecs[0], q.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			overREST, err = rest.Dense(ctx, vecs[0], q.scope, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := sameRanking(overRPC, overREST, 1e-6); !ok || len(overRPC) == 0 {
+				t.Errorf("dense %q %+v:\ngrpc %v\nrest %v", q.text, q.scope, overRPC, overREST)
+			}
+			ids := hitIDs(overRPC)
+			simRPC, err := wv.Similarities(ctx, vecs[0], kb.Scope{}, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			simREST, err := rest.Similarities(ctx, vecs[0], kb.Scope{}, ids)
+			if err != nil || len(simRPC) != len(ids) || len(simREST) != len(ids) {
+				t.Errorf("similarities of %v: %d over grpc, %d over rest (%v)", ids, len(simRPC), len(simREST), err)
+			}
+			for id, v := range simRPC {
+				if math.Abs(simREST[id]-v) > 1e-6 {
+					t.Errorf("similarity of %s: %v over grpc, %v over rest", id, v, simREST[id])
+				}
+			}
+			a, err := wv.Chunks(ctx, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := rest.Chunks(ctx, ids)
+			if err != nil || !slices.Equal(a, b) || len(a) != len(ids) {
+				t.Errorf("chunks %v: %d over grpc, %d over rest (%v)", ids, len(a), len(b), err)
 			}
 		}
 	})

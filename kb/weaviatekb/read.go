@@ -7,6 +7,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
+	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 
 	"warren/kb"
 )
@@ -23,6 +27,7 @@ type collectionObject struct {
 	Embedder   string `json:"embedder"`
 	Dim        int    `json:"dim"`
 	Generation int    `json:"generation"`
+	Version    string `json:"version"` // changes with every write (cache.go)
 }
 
 type documentObject struct {
@@ -111,21 +116,88 @@ func getAll[T any](ctx context.Context, b *Backend, class, props string, keep fu
 	}
 }
 
-// collections reads the collection objects, sorted by name.
-func (b *Backend) collections(ctx context.Context) ([]collectionObject, error) {
-	cols, err := getAll[collectionObject](ctx, b, b.collectionClass(), "name embedder dim generation", nil)
+// collectionProperties are the properties of a collection object.
+var collectionProperties = []string{"name", "embedder", "dim", "generation", "version"}
+
+// listCollections reads the collection objects, sorted by name, and records the list as seen
+// (cache.go).
+func (b *Backend) listCollections(ctx context.Context) (*snapshot, error) {
+	start := time.Now()
+	var cols []collectionObject
+	var err error
+	if b.rpc != nil {
+		cols, err = b.collectionsRPC(ctx)
+	} else {
+		cols, err = getAll[collectionObject](ctx, b, b.collectionClass(), strings.Join(collectionProperties, " "), nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list collections: %w", err)
 	}
 	slices.SortFunc(cols, func(a, c collectionObject) int { return cmp.Compare(a.Name, c.Name) })
-	return cols, nil
+	s := newSnapshot(cols)
+	b.cache.observe(s, start)
+	return s, nil
+}
+
+// collectionsRPC reads the collection objects over gRPC, page by page.
+func (b *Backend) collectionsRPC(ctx context.Context) ([]collectionObject, error) {
+	var out []collectionObject
+	after := ""
+	for {
+		page, err := b.search(ctx, b.collectionClass(), pageSize, collectionProperties, &graphql.Metadata{ID: true}, func(s *graphql.Search) {
+			if after != "" {
+				s.WithAfter(after)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range page {
+			out = append(out, collectionObject{Name: textProp(r.Properties, "name"), Embedder: textProp(r.Properties, "embedder"),
+				Dim: intProp(r.Properties, "dim"), Generation: intProp(r.Properties, "generation"), Version: textProp(r.Properties, "version")})
+		}
+		if len(page) < pageSize {
+			return out, nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// collections reads the collection objects, sorted by name.
+func (b *Backend) collections(ctx context.Context) ([]collectionObject, error) {
+	s, err := b.listCollections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.cols, nil
 }
 
 // Collections lists the stored collections with their numbers of documents and chunks.
 func (b *Backend) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
-	cols, err := b.collections(ctx)
-	if err != nil || len(cols) == 0 {
-		return nil, err
+	var out []kb.CollectionInfo
+	err := b.read(ctx, func(s *snapshot) error {
+		out = nil
+		if len(s.cols) == 0 {
+			return nil
+		}
+		by, err := b.documentCounts(ctx, s)
+		if err != nil {
+			return err
+		}
+		out = make([]kb.CollectionInfo, len(s.cols))
+		for i, c := range s.cols {
+			n := by[c.Name]
+			out[i] = kb.CollectionInfo{Name: c.Name, Embedder: c.Embedder, Dim: c.Dim, Generation: c.Generation, Documents: n.docs, Chunks: n.chunks}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// documentCounts counts each collection's documents and their chunks.
+func (b *Backend) documentCounts(ctx context.Context, s *snapshot) (map[string]docCounts, error) {
+	if by, ok := b.cache.keptCounts(s); ok {
+		return by, nil
 	}
 	var data struct {
 		Aggregate map[string][]struct {
@@ -144,17 +216,12 @@ func (b *Backend) Collections(ctx context.Context) ([]kb.CollectionInfo, error) 
 	if err := b.graphQL(ctx, q, &data); err != nil {
 		return nil, fmt.Errorf("couldn't count documents: %w", err)
 	}
-	type counts struct{ docs, chunks int }
-	by := map[string]counts{}
+	by := map[string]docCounts{}
 	for _, g := range data.Aggregate[b.documentClass()] {
-		by[g.GroupedBy.Value] = counts{g.Meta.Count, int(g.Chunks.Sum)}
+		by[g.GroupedBy.Value] = docCounts{g.Meta.Count, int(g.Chunks.Sum)}
 	}
-	out := make([]kb.CollectionInfo, len(cols))
-	for i, c := range cols {
-		n := by[c.Name]
-		out[i] = kb.CollectionInfo{Name: c.Name, Embedder: c.Embedder, Dim: c.Dim, Generation: c.Generation, Documents: n.docs, Chunks: n.chunks}
-	}
-	return out, nil
+	b.cache.remember(s, time.Now(), pendingRead{counts: by})
+	return by, nil
 }
 
 // Collection returns one collection, or false when it does not exist.
@@ -176,8 +243,8 @@ func (b *Backend) collection(ctx context.Context, name string) (collectionObject
 	var data struct {
 		Get map[string][]collectionObject
 	}
-	q := fmt.Sprintf(`{ Get { %s(where: %s, limit: 1) { name embedder dim generation } } }`,
-		b.collectionClass(), equal("name", name))
+	q := fmt.Sprintf(`{ Get { %s(where: %s, limit: 1) { %s } } }`,
+		b.collectionClass(), equal("name", name), strings.Join(collectionProperties, " "))
 	if err := b.graphQL(ctx, q, &data); err != nil {
 		return collectionObject{}, false, fmt.Errorf("couldn't read collection %s: %w", name, err)
 	}
@@ -208,7 +275,11 @@ func (b *Backend) Documents(ctx context.Context, collection string) ([]kb.DocInf
 }
 
 // documentsWhere reads the documents a filter selects.
-func (b *Backend) documentsWhere(ctx context.Context, where string, limit int) ([]kb.DocInfo, error) {
+func (b *Backend) documentsWhere(ctx context.Context, path, value string, limit int) ([]kb.DocInfo, error) {
+	if b.rpc != nil {
+		return b.documentsWhereRPC(ctx, path, value, limit)
+	}
+	where := equal(path, value)
 	var data struct {
 		Get map[string][]documentObject
 	}
@@ -224,9 +295,30 @@ func (b *Backend) documentsWhere(ctx context.Context, where string, limit int) (
 	return out, nil
 }
 
+var documentPropertyList = strings.Fields(documentProperties)
+
+// documentsWhereRPC is documentsWhere over gRPC.
+func (b *Backend) documentsWhereRPC(ctx context.Context, path, value string, limit int) ([]kb.DocInfo, error) {
+	res, err := b.search(ctx, b.documentClass(), limit, documentPropertyList, nil, func(s *graphql.Search) {
+		s.WithWhere(whereText(path, filters.Equal, value))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read documents: %w", err)
+	}
+	out := make([]kb.DocInfo, len(res))
+	for i, r := range res {
+		p := r.Properties
+		out[i] = documentObject{DocID: textProp(p, "doc_id"), Collection: textProp(p, "collection"), Source: textProp(p, "source"),
+			Title: textProp(p, "title"), Format: textProp(p, "format"), Language: textProp(p, "language"), Hash: textProp(p, "hash"),
+			Meta: textProp(p, "meta"), Chunks: intProp(p, "chunks"), IngestedAt: textProp(p, "ingested_at")}.info()
+	}
+	slices.SortFunc(out, func(a, c kb.DocInfo) int { return cmp.Compare(a.ID, c.ID) })
+	return out, nil
+}
+
 // Document returns one stored document.
 func (b *Backend) Document(ctx context.Context, id string) (kb.DocInfo, bool, error) {
-	docs, err := b.documentsWhere(ctx, equal("doc_id", id), 1)
+	docs, err := b.documentsWhere(ctx, "doc_id", id, 1)
 	if err != nil || len(docs) == 0 {
 		return kb.DocInfo{}, false, err
 	}
@@ -235,7 +327,7 @@ func (b *Backend) Document(ctx context.Context, id string) (kb.DocInfo, bool, er
 
 // DocumentBySource finds the document loaded from a file or folder (the first by ID).
 func (b *Backend) DocumentBySource(ctx context.Context, source string) (string, bool, error) {
-	docs, err := b.documentsWhere(ctx, equal("source", source), 100)
+	docs, err := b.documentsWhere(ctx, "source", source, 100)
 	if err != nil || len(docs) == 0 {
 		return "", false, err
 	}
@@ -306,15 +398,20 @@ func (b *Backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	cols, err := b.collections(ctx)
-	if err != nil {
-		return nil, err
-	}
-	classes := make([]string, len(cols))
-	for i, c := range cols {
-		classes[i] = b.chunkClass(c.Name)
-	}
-	got, err := b.chunksWhere(ctx, classes, containsAny("chunk_id", ids), false)
+	var got []chunkObject
+	err := b.read(ctx, func(s *snapshot) error {
+		classes := make([]string, len(s.cols))
+		for i, c := range s.cols {
+			classes[i] = b.chunkClass(c.Name)
+		}
+		var err error
+		if b.rpc != nil && len(ids) <= pageSize {
+			got, err = b.chunksByIDRPC(ctx, classes, ids)
+		} else {
+			got, err = b.chunksWhere(ctx, classes, containsAny("chunk_id", ids), false)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +426,27 @@ func (b *Backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) 
 		}
 	}
 	return out, nil
+}
+
+// chunksByIDRPC reads chunks by ID over gRPC, a search per class side by side.
+func (b *Backend) chunksByIDRPC(ctx context.Context, classes, ids []string) ([]chunkObject, error) {
+	where := filters.Where().WithPath([]string{"chunk_id"}).WithOperator(filters.ContainsAny).WithValueText(ids...)
+	found := make([][]chunkObject, len(classes))
+	err := eachParallel(ctx, len(classes), func(ctx context.Context, i int) error {
+		res, err := b.search(ctx, classes[i], len(ids), chunkPropertyList, nil, func(s *graphql.Search) { s.WithWhere(where) })
+		if err != nil {
+			return fmt.Errorf("couldn't read chunks: %w", err)
+		}
+		for _, r := range res {
+			p := r.Properties
+			found[i] = append(found[i], chunkObject{ChunkID: textProp(p, "chunk_id"), Doc: textProp(p, "doc"),
+				Collection: textProp(p, "collection"), Section: textProp(p, "section"), SectionPath: textProp(p, "section_path"),
+				Heading: textProp(p, "heading"), Text: textProp(p, "text"), File: textProp(p, "file"),
+				StartByte: intProp(p, "start_byte"), EndByte: intProp(p, "end_byte"), Hash: textProp(p, "hash"), Seq: intProp(p, "seq")})
+		}
+		return nil
+	})
+	return slices.Concat(found...), err
 }
 
 // DocumentChunks returns all chunks of a document in order.
@@ -389,6 +507,21 @@ func containsAny(path string, values []string) string {
 		quoted[i] = quote(v)
 	}
 	return fmt.Sprintf(`{path: [%s], operator: ContainsAny, valueText: [%s]}`, quote(path), strings.Join(quoted, ", "))
+}
+
+// whereAnd and whereOr combine filters of a gRPC search.
+func whereAnd(operands ...*filters.WhereBuilder) *filters.WhereBuilder {
+	return whereCombine(filters.And, operands)
+}
+func whereOr(operands ...*filters.WhereBuilder) *filters.WhereBuilder {
+	return whereCombine(filters.Or, operands)
+}
+
+func whereCombine(op filters.WhereOperator, operands []*filters.WhereBuilder) *filters.WhereBuilder {
+	if len(operands) == 1 {
+		return operands[0]
+	}
+	return filters.Where().WithOperator(op).WithOperands(operands)
 }
 
 func and(operands ...string) string { return combine("And", operands) }

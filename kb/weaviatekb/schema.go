@@ -1,6 +1,8 @@
 package weaviatekb
 
 import (
+	"strings"
+
 	"github.com/weaviate/weaviate/entities/models"
 )
 
@@ -64,7 +66,8 @@ func (b *Backend) baseClass(name string, props ...*models.Property) *models.Clas
 }
 
 func (b *Backend) collectionSchema() *models.Class {
-	return b.baseClass(b.collectionClass(), field("name"), stored("embedder", "text"), stored("dim", "int"), stored("generation", "int"))
+	return b.baseClass(b.collectionClass(), field("name"), stored("embedder", "text"), stored("dim", "int"), stored("generation", "int"),
+		stored("version", "text"))
 }
 
 func (b *Backend) documentSchema() *models.Class {
@@ -87,5 +90,10 @@ func (b *Backend) chunkSchema(collection string) *models.Class {
 	return c
 }
 
-// chunkProperties are the properties a read of chunks asks for.
-const chunkProperties = `chunk_id doc collection section section_path heading text file start_byte end_byte hash seq`
+// chunkPropertyList are the properties a read of chunks asks for; chunkProperties the same
+// for GraphQL.
+var (
+	chunkPropertyList = []string{"chunk_id", "doc", "collection", "section", "section_path", "heading", "text", "file",
+		"start_byte", "end_byte", "hash", "seq"}
+	chunkProperties = strings.Join(chunkPropertyList, " ")
+)

@@ -44,6 +44,23 @@ func openTestBackend(t testing.TB, opts Options) *Backend {
 		if err := b.DropAll(context.Background()); err != nil {
 			t.Errorf("couldn't drop the test classes: %v", err)
 		}
+		b.Close()
 	})
 	return b
+}
+
+// openAgain opens the knowledge base of b a second time, as another process would, with
+// options changed by change (nil: as b's).
+func openAgain(t testing.TB, b *Backend, change func(*Options)) *Backend {
+	t.Helper()
+	opts := b.opts
+	if change != nil {
+		change(&opts)
+	}
+	again, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	return again
 }

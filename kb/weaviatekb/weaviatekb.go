@@ -6,7 +6,10 @@
 // terms warren's analyser wrote) only proposes candidates and counts terms, and warren ranks
 // them (kb.RankLexical) from statistics over the whole knowledge base, as the embedded store
 // does with FTS5. Dense search is Weaviate's HNSW with cosine distance; a search within one
-// document is filtered so tightly that Weaviate scans it exactly.
+// document is filtered so tightly that Weaviate scans it exactly. What a search reads that
+// only a write changes (the index's totals, term counts, document counts) is kept for the
+// next searches while the list of collections, which every write stamps, stays the same
+// (cache.go).
 //
 // warren starts no server: it connects to the configured one, which should bind loopback (or
 // a private network), run with telemetry off and with no modules (README, Weaviate backend).
@@ -18,9 +21,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate"
@@ -42,7 +47,7 @@ const DefaultClassPrefix = "Warren"
 // Options say which server to use and how.
 type Options struct {
 	URL    string // http(s)://host:port of the REST API
-	GRPC   string // host:port of the gRPC API, used for batch writes; "" writes over REST
+	GRPC   string // host:port of the gRPC API, for batch writes, searches and counts; "" uses REST only
 	APIKey string // "" for a server with anonymous access
 
 	// ClassPrefix begins every class name (kb.weaviate.class_prefix, default
@@ -57,6 +62,9 @@ type Options struct {
 	Lexical kb.LexicalParams
 	// Timeout bounds one request (default 60 s).
 	Timeout time.Duration
+
+	// transport carries the REST requests when set (tests count them).
+	transport http.RoundTripper
 }
 
 // OptionsFrom reads the backend's settings from a workspace configuration and the API key
@@ -73,11 +81,15 @@ func OptionsFrom(c *config.Config, getenv func(string) string) Options {
 // kb.LexicalSource.
 type Backend struct {
 	client *weaviate.Client
+	rpc    *rpcConn // nil without kb.weaviate.grpc
 	opts   Options
+	cache  readCache
 
 	mu        sync.Mutex
 	lastOrder int64           // the last chunk order handed out (see nextOrder)
 	classes   map[string]bool // chunk classes known to exist
+
+	termCounts atomic.Int64 // document frequencies counted on the server (term × class), for tests
 }
 
 var (
@@ -102,13 +114,28 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{client: client, opts: opts, classes: map[string]bool{}}
+	if opts.GRPC != "" {
+		if b.rpc, err = dialRPC(opts, strings.HasPrefix(opts.URL, "https:")); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := b.Version(ctx); err != nil {
+		b.Close()
 		return nil, err
 	}
 	if err := b.ensureBaseClasses(ctx); err != nil {
+		b.Close()
 		return nil, err
 	}
 	return b, nil
+}
+
+// Close ends warren's own gRPC connection; the backend is not used afterwards.
+func (b *Backend) Close() error {
+	if b.rpc == nil {
+		return nil
+	}
+	return b.rpc.close()
 }
 
 func newClient(opts Options) (*weaviate.Client, error) {
@@ -125,6 +152,8 @@ func newClient(opts Options) (*weaviate.Client, error) {
 	}
 	if opts.APIKey != "" {
 		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
+	} else if opts.transport != nil {
+		cfg.ConnectionClient = &http.Client{Transport: opts.transport}
 	}
 	client, err := weaviate.NewClient(cfg)
 	if err != nil {
@@ -222,18 +251,44 @@ func isAlreadyExists(err error) bool {
 	return err != nil && strings.Contains(strings.ToLower(err.Error()), "already exists")
 }
 
-// ensureBaseClasses creates the classes of collections and documents when missing.
+// ensureBaseClasses creates the classes of collections and documents when missing, and adds
+// the properties that a class created by an earlier warren lacks.
 func (b *Backend) ensureBaseClasses(ctx context.Context) error {
 	for _, c := range []*models.Class{b.collectionSchema(), b.documentSchema()} {
 		exists, err := b.client.Schema().ClassExistenceChecker().WithClassName(c.Class).Do(ctx)
 		if err != nil {
 			return fmt.Errorf("couldn't read Weaviate's schema: %w", err)
 		}
-		if exists {
+		if !exists {
+			if err := b.client.Schema().ClassCreator().WithClass(c).Do(ctx); err != nil && !isAlreadyExists(err) {
+				return fmt.Errorf("couldn't create class %s: %w", c.Class, err)
+			}
 			continue
 		}
-		if err := b.client.Schema().ClassCreator().WithClass(c).Do(ctx); err != nil && !isAlreadyExists(err) {
-			return fmt.Errorf("couldn't create class %s: %w", c.Class, err)
+		if err := b.addMissingProperties(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addMissingProperties adds to a stored class the properties warren's schema has and it lacks
+// (the collections' version came after the first release of this backend).
+func (b *Backend) addMissingProperties(ctx context.Context, want *models.Class) error {
+	got, err := b.client.Schema().ClassGetter().WithClassName(want.Class).Do(ctx)
+	if err != nil {
+		return fmt.Errorf("couldn't read class %s: %w", want.Class, err)
+	}
+	have := map[string]bool{}
+	for _, p := range got.Properties {
+		have[p.Name] = true
+	}
+	for _, p := range want.Properties {
+		if have[p.Name] {
+			continue
+		}
+		if err := b.client.Schema().PropertyCreator().WithClassName(want.Class).WithProperty(p).Do(ctx); err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("couldn't add property %s to class %s: %w", p.Name, want.Class, err)
 		}
 	}
 	return nil
@@ -280,6 +335,7 @@ func (b *Backend) DropAll(ctx context.Context) error {
 	b.mu.Lock()
 	clear(b.classes)
 	b.mu.Unlock()
+	b.cache.invalidate()
 	return nil
 }
 

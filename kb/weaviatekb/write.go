@@ -60,7 +60,7 @@ func whereText(path string, op filters.WhereOperator, value string) *filters.Whe
 
 func collectionObj(b *Backend, c collectionObject) *models.Object {
 	return &models.Object{Class: b.collectionClass(), ID: strfmt.UUID(objectID("collection", c.Name)),
-		Properties: map[string]any{"name": c.Name, "embedder": c.Embedder, "dim": c.Dim, "generation": c.Generation}}
+		Properties: map[string]any{"name": c.Name, "embedder": c.Embedder, "dim": c.Dim, "generation": c.Generation, "version": c.Version}}
 }
 
 func documentObj(b *Backend, d *kb.Document, chunks int, hash string) *models.Object {
@@ -71,37 +71,39 @@ func documentObj(b *Backend, d *kb.Document, chunks int, hash string) *models.Ob
 			"ingested_at": time.Now().UTC().Format(time.RFC3339)}}
 }
 
-// ensureCollection creates a collection on first use and checks that it was built by the
-// same embedder with vectors of the same length.
-func (b *Backend) ensureCollection(ctx context.Context, name, embedder string, dim int) error {
+// ensureCollection returns a collection's object as the write should store it: new on first
+// use, its vector length set once known. It creates the chunk class and checks that the
+// collection was built by the same embedder with vectors of the same length; the caller
+// writes the object (with the write's version).
+func (b *Backend) ensureCollection(ctx context.Context, name, embedder string, dim int) (collectionObject, error) {
 	if !kb.CollectionName.MatchString(name) {
-		return fmt.Errorf("collection name %q: use 1 to 64 lower-case letters, digits, '-' and '_'", name)
+		return collectionObject{}, fmt.Errorf("collection name %q: use 1 to 64 lower-case letters, digits, '-' and '_'", name)
 	}
 	c, ok, err := b.collection(ctx, name)
 	if err != nil {
-		return err
+		return c, err
 	}
 	if err := b.ensureChunkClass(ctx, name); err != nil {
-		return err
+		return c, err
 	}
 	switch {
 	case !ok:
-		return b.put(ctx, []*models.Object{collectionObj(b, collectionObject{Name: name, Embedder: embedder, Dim: dim})})
+		c = collectionObject{Name: name, Embedder: embedder, Dim: dim}
 	case !kb.SameEmbedder(c.Embedder, embedder) || dim > 0 && c.Dim > 0 && c.Dim != dim:
-		return &kb.EmbedderMismatchError{Collection: name, Built: c.Embedder, BuiltDim: c.Dim, Asked: embedder, AskedDim: dim}
+		return c, &kb.EmbedderMismatchError{Collection: name, Built: c.Embedder, BuiltDim: c.Dim, Asked: embedder, AskedDim: dim}
 	case c.Dim == 0 && dim > 0:
 		c.Dim = dim
-		return b.put(ctx, []*models.Object{collectionObj(b, c)})
 	}
-	return nil
+	return c, nil
 }
 
 // ReplaceDocument stores a document with its chunks and vectors, replacing what was stored
 // under its ID. Weaviate has no transactions, so the writes go in an order that a reader and
-// a resumed ingest can live with: the old record loses its content hash (so an ingest after a
-// crash stores the document again), the new chunks replace the old ones with the same IDs,
-// the chunks left over from a longer old version go, and the record with the new hash is
-// written last.
+// a resumed ingest can live with: the collection is marked as being written (cache.go) and
+// the old record loses its content hash (so an ingest after a crash stores the document
+// again), the new chunks replace the old ones with the same IDs (a new document's mark goes
+// with its first chunks), the chunks left over from a longer old version go, and the record
+// with the new hash is written last, with the collection's new version.
 func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks []kb.Chunk, vectors [][]float32, embedder string) error {
 	if len(chunks) != len(vectors) {
 		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vectors))
@@ -115,33 +117,40 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(v))
 		}
 	}
-	if err := b.ensureCollection(ctx, doc.Collection, embedder, dim); err != nil {
+	col, err := b.ensureCollection(ctx, doc.Collection, embedder, dim)
+	if err != nil {
 		return err
 	}
 	old, existed, err := b.Document(ctx, doc.ID)
 	if err != nil {
 		return err
 	}
+	b.cache.invalidate()
+	defer b.cache.invalidate()
+	col.Version = newVersion(true)
+	marked := collectionObj(b, col)
+	var objs []*models.Object
 	if existed && old.Hash != "" {
 		stale := *doc
 		stale.Collection, stale.Source = old.Collection, old.Source
-		if err := b.put(ctx, []*models.Object{documentObj(b, &stale, old.Chunks, "")}); err != nil {
+		if err := b.put(ctx, []*models.Object{marked, documentObj(b, &stale, old.Chunks, "")}); err != nil {
 			return err
 		}
+	} else {
+		objs = append(objs, marked) // a new document: the mark goes with its first chunks
 	}
 	class := b.chunkClass(doc.Collection)
 	order := b.nextOrder()
-	objs := make([]*models.Object, len(chunks))
 	for i, c := range chunks {
 		heading, body := kb.IndexedTerms(c, doc.Language)
-		objs[i] = &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i],
+		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i],
 			Properties: map[string]any{
 				"chunk_id": c.ID, "doc": c.Doc, "collection": c.Collection, "section": c.Section,
 				"sections": kb.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
 				"text": c.Text, "file": c.File, "start_byte": c.Start, "end_byte": c.End, "hash": c.Hash, "seq": c.Seq,
 				"ingest_order": float64(order + int64(c.Seq)), "heading_terms": heading, "body_terms": body,
 				"heading_len": countTerms(heading), "body_len": countTerms(body),
-			}}
+			}})
 	}
 	if err := b.put(ctx, objs); err != nil {
 		return fmt.Errorf("couldn't store the chunks of %s: %w", doc.ID, err)
@@ -153,7 +162,8 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 	if err := b.deleteStaleChunks(ctx, doc.ID, doc.Collection, keep); err != nil {
 		return err
 	}
-	if err := b.put(ctx, []*models.Object{documentObj(b, doc, len(chunks), doc.Hash)}); err != nil {
+	col.Version = newVersion(false)
+	if err := b.put(ctx, []*models.Object{documentObj(b, doc, len(chunks), doc.Hash), collectionObj(b, col)}); err != nil {
 		return fmt.Errorf("couldn't record %s: %w", doc.ID, err)
 	}
 	return nil
@@ -192,16 +202,28 @@ func (b *Backend) deleteStaleChunks(ctx context.Context, doc, collection string,
 	return nil
 }
 
-// RemoveDocument deletes a document and its chunks: the record loses its hash first, so a
-// removal that dies part-way is finished by the next ingest or removal.
+// RemoveDocument deletes a document and its chunks: the record loses its hash first (and the
+// collection is marked as being written), so a removal that dies part-way is finished by the
+// next ingest or removal.
 func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	old, ok, err := b.Document(ctx, id)
 	if err != nil || !ok {
 		return false, err
 	}
+	col, colFound, err := b.collection(ctx, old.Collection)
+	if err != nil {
+		return false, err
+	}
+	b.cache.invalidate()
+	defer b.cache.invalidate()
 	doc := &kb.Document{ID: old.ID, Collection: old.Collection, Title: old.Title, Source: old.Source,
 		Format: old.Format, Language: old.Language, Meta: old.Meta}
-	if err := b.put(ctx, []*models.Object{documentObj(b, doc, old.Chunks, "")}); err != nil {
+	first := []*models.Object{documentObj(b, doc, old.Chunks, "")}
+	if colFound {
+		col.Version = newVersion(true)
+		first = append(first, collectionObj(b, col))
+	}
+	if err := b.put(ctx, first); err != nil {
 		return false, err
 	}
 	if err := b.deleteStaleChunks(ctx, id, "", nil); err != nil {
@@ -209,6 +231,12 @@ func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	}
 	if err := b.deleteWhere(ctx, b.documentClass(), whereText("doc_id", filters.Equal, id)); err != nil {
 		return false, err
+	}
+	if colFound {
+		col.Version = newVersion(false)
+		if err := b.put(ctx, []*models.Object{collectionObj(b, col)}); err != nil {
+			return false, err
+		}
 	}
 	return true, nil
 }
@@ -225,9 +253,17 @@ func (b *Backend) ResetCollection(ctx context.Context, name, embedder string) er
 // EmptyCollection drops a collection's chunks and documents and records the embedder that
 // will rebuild it.
 func (b *Backend) EmptyCollection(ctx context.Context, name, embedder string) error {
-	c, _, err := b.collection(ctx, name)
+	c, found, err := b.collection(ctx, name)
 	if err != nil {
 		return err
+	}
+	b.cache.invalidate()
+	defer b.cache.invalidate()
+	if found {
+		c.Version = newVersion(true)
+		if err := b.put(ctx, []*models.Object{collectionObj(b, c)}); err != nil {
+			return err
+		}
 	}
 	class := b.chunkClass(name)
 	if err := b.client.Schema().ClassDeleter().WithClassName(class).Do(ctx); err != nil &&
@@ -243,7 +279,8 @@ func (b *Backend) EmptyCollection(ctx context.Context, name, embedder string) er
 	if err := b.ensureChunkClass(ctx, name); err != nil {
 		return err
 	}
-	return b.put(ctx, []*models.Object{collectionObj(b, collectionObject{Name: name, Embedder: embedder, Generation: c.Generation + 1})})
+	return b.put(ctx, []*models.Object{collectionObj(b, collectionObject{Name: name, Embedder: embedder, Generation: c.Generation + 1,
+		Version: newVersion(false)})})
 }
 
 func countTerms(s string) int {
