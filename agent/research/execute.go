@@ -151,6 +151,7 @@ type extraction struct {
 	chunks []frontierChunk
 	out    []extractOut
 	err    error
+	done   chan struct{} // closed when out and err are final
 }
 
 // read returns the chunk IDs this task has read, earlier passes' first.
@@ -172,6 +173,7 @@ func (w *taskWork) read(earlier []string) []string {
 // round reads a frontier: extracts from each chunk, detects and gates its references, follows
 // the ones worth following, and returns the relevant chunks they lead to.
 func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth int) ([]frontierChunk, error) {
+	w.harvest()
 	var fresh []frontierChunk
 	for _, f := range frontier {
 		if !w.visited[f.chunk.ID] {
@@ -258,9 +260,10 @@ func (w *taskWork) extract(ctx context.Context, fresh []frontierChunk) {
 	if len(fresh) == 0 {
 		return
 	}
-	e := &extraction{chunks: fresh, out: make([]extractOut, len(fresh))}
+	e := &extraction{chunks: fresh, out: make([]extractOut, len(fresh)), done: make(chan struct{})}
 	w.extractions = append(w.extractions, e)
 	w.running.Go(func() {
+		defer close(e.done)
 		e.err = parallel(background(ctx), len(fresh), w.d.Concurrency, func(ctx context.Context, i int) error {
 			c := fresh[i].chunk
 			prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
@@ -281,6 +284,40 @@ func (w *taskWork) extract(ctx context.Context, fresh []frontierChunk) {
 	})
 }
 
+// harvest adds the findings of the rounds whose extraction has ended, as long as every round
+// before them has too, so that the findings (and the rabbit-hole tree drawn from them) grow
+// while the task works, in the order takeFindings would give them.
+func (w *taskWork) harvest() {
+	before := len(w.s.Findings)
+	taken := 0
+	for _, e := range w.extractions {
+		select {
+		case <-e.done:
+		default:
+			e = nil
+		}
+		if e == nil || e.err != nil {
+			break // a failed round is left to takeFindings, which reports it
+		}
+		w.addFindings(e)
+		taken++
+	}
+	w.extractions = w.extractions[taken:]
+	if n := len(w.s.Findings) - before; n > 0 {
+		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
+	}
+}
+
+func (w *taskWork) addFindings(e *extraction) {
+	for i, f := range e.chunks {
+		if e.out[i].Relevant && strings.TrimSpace(e.out[i].Information) != "" {
+			c := f.chunk
+			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
+				Section: c.Section, Depth: f.depth, Information: e.out[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
+		}
+	}
+}
+
 // takeFindings waits for the extractions and adds their findings to the state in the order
 // the passages were read. It returns the first failure, an exhausted budget before any other;
 // the rounds read before the budget ran out keep their findings.
@@ -295,13 +332,7 @@ func (w *taskWork) takeFindings() error {
 			}
 			continue
 		}
-		for i, f := range e.chunks {
-			if e.out[i].Relevant && strings.TrimSpace(e.out[i].Information) != "" {
-				c := f.chunk
-				w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
-					Section: c.Section, Depth: f.depth, Information: e.out[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
-			}
-		}
+		w.addFindings(e)
 	}
 	w.extractions = nil
 	if n := len(w.s.Findings) - before; n > 0 {
