@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/filters"
@@ -54,11 +55,30 @@ func (r *rpcConn) aggregate(ctx context.Context, req *pb.AggregateRequest) (*pb.
 	if r.header != nil {
 		ctx = metadata.NewOutgoingContext(ctx, r.header)
 	}
-	reply, err := r.client.Aggregate(ctx, req)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		reply, err := r.client.Aggregate(ctx, req)
+		if err == nil {
+			return reply.GetSingleResult(), nil
+		}
+		if attempt == len(aggregateRetries) || !replicasDisagree(err) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(aggregateRetries[attempt]):
+		}
 	}
-	return reply.GetSingleResult(), nil
+}
+
+// aggregateRetries are the waits before asking an aggregate again when replicas disagree.
+var aggregateRetries = []time.Duration{100 * time.Millisecond, 300 * time.Millisecond, time.Second}
+
+// replicasDisagree reports the error an aggregate meets while a replica is down: its shards
+// resolve the server's default consistency level differently (aggregates take no level of
+// their own). It passes once the cluster has settled, so the request is asked again.
+func replicasDisagree(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "inconsistent consistency levels")
 }
 
 // count counts the objects of a class that a filter selects.
