@@ -92,6 +92,7 @@ type gasTab struct {
 	widths  []int // column width per field
 	loaded  bool
 	loading bool
+	early   []tea.KeyPressMsg // keys pressed while the first table loads, replayed once it is shown
 
 	shown  []int // indices into table.Rows on screen, after the filters
 	cur    int   // index into shown
@@ -192,7 +193,24 @@ func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// maxEarlyKeys bounds the keys kept while the first table loads.
+const maxEarlyKeys = 64
+
 func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
+	cmd := g.showLoaded(msg)
+	early := g.early
+	g.early = nil
+	if g.table == nil || len(early) == 0 {
+		return cmd
+	}
+	cmds := []tea.Cmd{cmd}
+	for _, k := range early {
+		cmds = append(cmds, g.key(k))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
 	g.loading, g.loaded = false, true
 	if msg.err != nil {
 		return setStatus(msg.err.Error(), true)
@@ -335,6 +353,10 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	k := msg.String()
 	if g.table == nil {
+		if g.loading && len(g.early) < maxEarlyKeys {
+			g.early = append(g.early, msg) // the analyst moves ahead of the table: keep the keys
+			return nil
+		}
 		if k == "r" {
 			return g.load(g.want, nil)
 		}

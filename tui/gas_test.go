@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"warren/doctor"
 	"warren/kb/hmis"
 	"warren/llm/llmtest"
 )
@@ -514,5 +515,25 @@ func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
 		if i < 0 || !strings.Contains(lines[i+1], "Arsine") || len(lines) != 24 {
 			t.Errorf("%d columns: Silane's row is broken:\n%s", w, f)
 		}
+	}
+}
+
+// Keys pressed while the first table loads are not lost: they act once it is shown.
+func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := New(be)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(doctorMsg{report: doctor.Report{OK: true}})
+	m.OpenGas("")
+	load := m.gas.load("", nil) // in flight: the table is not there yet
+	for _, k := range keys("l", "l", "j") {
+		m.Update(k)
+	}
+	if m.gas.table != nil {
+		t.Fatal("the table is shown before its load answered")
+	}
+	settle(t, m, drain(load)...)
+	if got, want := at(m.gas), m.gas.table.Rows[m.gas.shown[1]].Name()+"/"+m.gas.fields[2].Name; got != want {
+		t.Errorf("after l l j pressed during the load the cursor is on %s, want %s", got, want)
 	}
 }
