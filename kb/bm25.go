@@ -110,10 +110,11 @@ type lexicalDoc struct {
 }
 
 func newLexicalDoc(rowid int64, heading, body string) lexicalDoc {
-	return lexicalDoc{rowid: rowid, heading: heading, body: body, length: countTerms(heading) + countTerms(body)}
+	return lexicalDoc{rowid: rowid, heading: heading, body: body, length: CountTerms(heading) + CountTerms(body)}
 }
 
-func countTerms(s string) int {
+// CountTerms is the number of terms of an analysed text (terms are separated by one space).
+func CountTerms(s string) int {
 	if s == "" {
 		return 0
 	}

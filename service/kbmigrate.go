@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -50,6 +51,9 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 	server, err := s.backendOf(ctx, kb.BackendWeaviate)
 	if err != nil {
 		return rep, err
+	}
+	if c, ok := server.(io.Closer); ok && server != s.Store {
+		defer c.Close() // opened for the copy: its gRPC connection ends with it
 	}
 	var src, dst kb.Backend
 	var target string

@@ -395,7 +395,11 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		if got, _ := wv.DocumentChunks(ctx, d.ID); len(got) != 1 || got[0].Collection != "moved" {
 			t.Errorf("after moving with one chunk: %+v", got)
 		}
-		if hits, _ := wv.Lexical(ctx, chunks[len(chunks)-1].Text, "", kb.Scope{Doc: d.ID}, 10); len(chunks) > 1 && len(hits) > 1 {
+		hits, err := wv.Lexical(ctx, chunks[len(chunks)-1].Text, "", kb.Scope{Doc: d.ID}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chunks) > 1 && len(hits) > 1 {
 			t.Errorf("chunks of the old version are still found: %v", hits)
 		}
 		if ok, err := wv.RemoveDocument(ctx, d.ID); !ok || err != nil {

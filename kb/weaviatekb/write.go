@@ -149,7 +149,7 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 				"sections": kb.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
 				"text": c.Text, "file": c.File, "start_byte": c.Start, "end_byte": c.End, "hash": c.Hash, "seq": c.Seq,
 				"ingest_order": float64(order + int64(c.Seq)), "heading_terms": heading, "body_terms": body,
-				"heading_len": countTerms(heading), "body_len": countTerms(body),
+				"heading_len": kb.CountTerms(heading), "body_len": kb.CountTerms(body),
 			}})
 	}
 	if err := b.put(ctx, objs); err != nil {
@@ -281,11 +281,4 @@ func (b *Backend) EmptyCollection(ctx context.Context, name, embedder string) er
 	}
 	return b.put(ctx, []*models.Object{collectionObj(b, collectionObject{Name: name, Embedder: embedder, Generation: c.Generation + 1,
 		Version: newVersion(false)})})
-}
-
-func countTerms(s string) int {
-	if s == "" {
-		return 0
-	}
-	return strings.Count(s, " ") + 1
 }
