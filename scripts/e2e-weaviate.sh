@@ -8,7 +8,8 @@
 # access, and all addresses on loopback. Weaviate 1.35 binds its gRPC, internal data and
 # profiling ports on every interface whatever --host says, so where the kernel allows it the
 # servers and the tests run in a network namespace of their own whose only interface is
-# loopback (unshare -n); elsewhere the script says which ports listen on every interface.
+# loopback (unshare -n); where none can be made it stops, unless WARREN_WEAVIATE_NETNS=0 accepts
+# servers that listen on every interface (it then names those ports).
 #
 #   scripts/e2e-weaviate.sh          the conformance suite, kb migrate and the fault tests
 #   scripts/e2e-weaviate.sh --bench  the backend benchmarks of kb (-tags weaviate) against one
@@ -234,8 +235,16 @@ fi
 if [ ${#netns[@]} -gt 0 ]; then
 	echo "e2e-weaviate: nodes and tests in a network namespace of their own (loopback only)"
 	WARREN_WEAVIATE_NETNS=1 "${netns[@]}" bash "$0" --stage2 "$mode" "$work"
-else
-	echo "e2e-weaviate: no network namespace here (unshare -n refused); nodes bind loopback where Weaviate lets them"
+elif [ "${WARREN_WEAVIATE_NETNS:-auto}" = 0 ]; then
+	echo "e2e-weaviate: WARREN_WEAVIATE_NETNS=0: no network namespace; nodes bind loopback where Weaviate lets them"
 	WARREN_WEAVIATE_NETNS=0 bash "$0" --stage2 "$mode" "$work"
+else
+	# Weaviate binds some of its ports on every interface whatever it is told: without a
+	# namespace of loopback alone, the servers would be reachable from the network.
+	echo "e2e-weaviate: can't make a network namespace here (unshare -n and unshare -rn refused, or ip is missing)," >&2
+	echo "  and without one Weaviate listens on every interface. Run as root, allow unprivileged user" >&2
+	echo "  namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0)," >&2
+	echo "  install iproute2 for ip, or accept the open ports with WARREN_WEAVIATE_NETNS=0." >&2
+	exit 1
 fi
 echo "e2e-weaviate: passed in $((SECONDS - suite_start)) s"
