@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,37 @@ import (
 	"warren/config"
 	"warren/llm/llmtest"
 )
+
+// goroutineTB lets a helper that reports through testing.TB run in a goroutine of its own:
+// Fatal and FailNow may only be called from the benchmark's goroutine, so failures are kept
+// (a fatal one ends the goroutine) for the benchmark to report once the goroutine is done.
+type goroutineTB struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+func (g *goroutineTB) Helper() {}
+
+func (g *goroutineTB) Errorf(format string, args ...any) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.errs = append(g.errs, fmt.Sprintf(format, args...))
+}
+
+func (g *goroutineTB) Error(args ...any) { g.Errorf("%s", fmt.Sprint(args...)) }
+
+func (g *goroutineTB) Fatalf(format string, args ...any) {
+	g.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (g *goroutineTB) Fatal(args ...any) { g.Fatalf("%s", fmt.Sprint(args...)) }
+
+func (g *goroutineTB) FailNow() {
+	g.Errorf("FailNow")
+	runtime.Goexit()
+}
 
 // benchSetup is a set of scripted hosts: one entry per host, the requests it answers at once.
 type benchSetup struct {
@@ -107,11 +139,18 @@ func BenchmarkScenario(b *testing.B) {
 
 				start := time.Now()
 				var wg sync.WaitGroup
+				failures := make([]*goroutineTB, len(harnesses))
 				for i, hh := range harnesses {
-					wg.Go(func() { runScenario(b, hh, fmt.Sprintf("bench-%s-%d", key, i)) })
+					failures[i] = &goroutineTB{TB: b}
+					wg.Go(func() { runScenario(failures[i], hh, fmt.Sprintf("bench-%s-%d", key, i)) })
 				}
 				wg.Wait()
 				walls[key] += time.Since(start)
+				for i, f := range failures {
+					if len(f.errs) > 0 {
+						b.Fatalf("%s, run %d: %s", key, i+1, strings.Join(f.errs, "; "))
+					}
+				}
 
 				b.StopTimer()
 				usage, err := h.store.Usage(context.Background(), fmt.Sprintf("bench-%s-0", key))
