@@ -2,7 +2,6 @@ package kb
 
 import (
 	"cmp"
-	"context"
 	"math"
 	"slices"
 	"strings"
@@ -51,20 +50,6 @@ func newLexicalQuery(terms []string) lexicalQuery {
 		q = append(q, queryTerm{term: t, weight: 1})
 	}
 	return q
-}
-
-// weighTerms fills in each term's document frequency and idf.
-func (s *Store) weighTerms(ctx context.Context, q lexicalQuery, totals lexicalTotals) error {
-	terms := make([]string, len(q))
-	for i, t := range q {
-		terms[i] = t.term
-	}
-	df, err := s.documentFrequencies(ctx, terms)
-	if err != nil {
-		return err
-	}
-	q.weigh(df, totals)
-	return nil
 }
 
 // weigh sets each term's document frequency from df and its idf.
@@ -253,12 +238,4 @@ func topDocs(docs []lexicalDoc, k int) []lexicalDoc {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.rowid, b.rowid))
 	})
 	return docs[:min(len(docs), k)]
-}
-
-func rowidsOf(docs []lexicalDoc) []int64 {
-	out := make([]int64, len(docs))
-	for i, d := range docs {
-		out[i] = d.rowid
-	}
-	return out
 }

@@ -147,9 +147,10 @@ func TestBM25ParametersChangeTheRanking(t *testing.T) {
 	}
 }
 
-// A query made only of terms found in nearly every chunk is answered from the chunks that
-// hold all of them, without ranking the whole index: with a budget of 10 postings, the
-// candidates are the 20 that FTS5 hands over first.
+// In the FTS5 reference (fts5ref_test.go), a query made only of terms found in nearly every
+// chunk is answered from the chunks that hold all of them, without ranking the whole index:
+// with a budget of 10 postings, the candidates are the 20 that FTS5 hands over first.
+// Store.Lexical answers the same query from its index in memory.
 func TestCommonTermsProposeBoundedCandidates(t *testing.T) {
 	_, store := openTestStore(t)
 	ctx := context.Background()
@@ -160,17 +161,17 @@ func TestCommonTermsProposeBoundedCandidates(t *testing.T) {
 		}
 		addTestDoc(t, store, fmt.Sprintf("d%02d", i), "c", Section{Number: "1", Heading: "Note", Text: text})
 	}
-	store.PostingsBudget = 10
+	const budget = 10
 	q := newLexicalQuery([]string{"pressur", "temperatur"})
 	totals, _ := store.lexicalTotalsNow(ctx)
-	if err := store.weighTerms(ctx, q, totals); err != nil {
+	if err := weighFrom(ctx, embeddedSource{store}, q, totals); err != nil {
 		t.Fatal(err)
 	}
-	rare, common := q.splitByBudget(store.PostingsBudget)
+	rare, common := q.splitByBudget(budget)
 	if len(rare) != 0 || len(common) != 2 {
 		t.Fatalf("rare %v, common %v", rare, common)
 	}
-	rowids, err := store.lexicalCandidates(ctx, q, Scope{}, 20, 10)
+	rowids, err := store.lexicalCandidates(ctx, termsOf(rare), termsOf(common), Scope{}, 20, 10)
 	if err != nil || len(rowids) != 20 {
 		t.Fatalf("%d candidates, want 20: %v", len(rowids), err)
 	}

@@ -7,10 +7,10 @@ import (
 	"warren/kb/analysis"
 )
 
-// warren's lexical ranking over another backend's index. As with FTS5 in the embedded store,
-// the server only proposes candidates and counts terms: warren scores the candidates itself
-// (BM25 with its k1, b and heading weight, then pseudo-relevance feedback), from statistics
-// over the whole knowledge base, so a query ranks the same on every backend.
+// warren's lexical ranking over another backend's index. The server only proposes candidates
+// and counts terms: warren scores the candidates itself (BM25 with its k1, b and heading
+// weight, then pseudo-relevance feedback), from statistics over the whole knowledge base, so a
+// query ranks the same on every backend.
 
 // LexicalSource is what RankLexical needs from a backend's lexical index. A term is one word
 // of the analysed heading or body, as IndexedTerms writes them.
@@ -43,7 +43,7 @@ type LexicalCandidate struct {
 
 // LexicalParams are the settings of the lexical ranking (kb.bm25_k1, kb.bm25_b,
 // kb.heading_weight, kb.feedback_docs, kb.feedback_terms) and the postings budget that
-// divides a query's terms into rare and common ones (see Store.Lexical).
+// divides a query's terms into rare and common ones (see DefaultPostingsBudget).
 type LexicalParams struct {
 	K1, B, HeadingWeight        float64
 	FeedbackDocs, FeedbackTerms int

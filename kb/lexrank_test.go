@@ -20,15 +20,7 @@ func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string)
 }
 
 func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]LexicalCandidate, error) {
-	var q lexicalQuery
-	df, err := e.s.documentFrequencies(ctx, append(slices.Clone(rare), common...))
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range append(slices.Clone(rare), common...) {
-		q = append(q, queryTerm{term: t, weight: 1, df: df[t]})
-	}
-	rowids, err := e.s.lexicalCandidates(ctx, q, scope, m, want)
+	rowids, err := e.s.lexicalCandidates(ctx, rare, common, scope, m, want)
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +59,9 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 			Section{Number: fmt.Sprintf("%d.1", 1+i%3), Heading: "Notes", Text: "Leak test of the purge panel. " + text})
 	}
 	p := LexicalParams{K1: store.K1, B: store.B, HeadingWeight: store.HeadingWeight,
-		FeedbackDocs: store.FeedbackDocs, FeedbackTerms: store.FeedbackTerms, PostingsBudget: store.PostingsBudget}
+		FeedbackDocs: store.FeedbackDocs, FeedbackTerms: store.FeedbackTerms}
 	for _, budget := range []int{DefaultPostingsBudget, 30} {
-		store.PostingsBudget, p.PostingsBudget = budget, budget
+		p.PostingsBudget = budget
 		for _, tc := range []struct {
 			query string
 			scope Scope

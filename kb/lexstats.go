@@ -14,7 +14,10 @@ import (
 // the statistics BM25 needs itself, in the same transaction as the index rows: each term's
 // document frequency (in how many chunks it appears, heading or body) and the number of
 // chunks and of heading and body terms. A term is a space-separated word of the heading and
-// body columns, as the analyser wrote them.
+// body columns, as the analyser wrote them. Store.Lexical now ranks over its index in memory
+// (lexindex.go), which counts document frequencies itself: the totals still tell it when to
+// read that index again, while lexical_terms is read only by the tests' FTS5 reference
+// (fts5ref_test.go).
 
 var lexicalStatsMigration = Migration{Version: 3, Name: "lexical statistics", SQL: `
 CREATE TABLE lexical_terms (
@@ -193,34 +196,4 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 		}
 	}
 	return nil
-}
-
-// documentFrequencies returns the document frequency of each term that the index holds.
-func (s *Store) documentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(terms))
-	for start := 0; start < len(terms); start += 500 {
-		batch := terms[start:min(start+500, len(terms))]
-		args := make([]any, len(batch))
-		for i, t := range batch {
-			args[i] = t
-		}
-		rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM lexical_terms WHERE term IN (?`+strings.Repeat(",?", len(batch)-1)+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read term statistics: %w", err)
-		}
-		for rows.Next() {
-			var t string
-			var n int64
-			if err := rows.Scan(&t, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[t] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

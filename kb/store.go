@@ -75,10 +75,6 @@ type Store struct {
 	// FeedbackDocs best chunks of a lexical search lend their FeedbackTerms strongest terms
 	// to the query, which then ranks again (pseudo-relevance feedback); 0 turns it off.
 	FeedbackDocs, FeedbackTerms int
-	// PostingsBudget bounds the postings FTS5 ranks to propose candidates in
-	// lexicalCandidates (see DefaultPostingsBudget; Lexical does not use it); 0 or less: no
-	// bound.
-	PostingsBudget int
 
 	mu      sync.Mutex
 	vectors *vectorStore // loaded on first dense search
@@ -93,7 +89,7 @@ const DefaultHeadingWeight = 4.0
 // its configuration (the defaults without one).
 func NewStore(ws *Workspace) *Store {
 	s := &Store{db: ws.DB, vdir: ws.VectorDir(), HeadingWeight: DefaultHeadingWeight, K1: DefaultBM25K1, B: DefaultBM25B,
-		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms, PostingsBudget: DefaultPostingsBudget}
+		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms}
 	if c := ws.Config; c != nil {
 		s.HeadingWeight, s.K1, s.B = c.KB.HeadingWeight, c.KB.BM25K1, c.KB.BM25B
 		s.FeedbackDocs, s.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms

@@ -325,10 +325,10 @@ type candidateObject struct {
 
 var candidatePropertyList = []string{"chunk_id", "ingest_order", "heading_terms", "body_terms"}
 
-// LexicalCandidates proposes chunks in scope as the embedded store's FTS5 does: those holding
-// a rare term, best first by Weaviate's BM25 (k1 and b as configured, the heading weighted
-// as in warren's ranking); then, while fewer than want, those holding all common terms, then
-// any of them, in the server's order.
+// LexicalCandidates proposes chunks in scope as kb.LexicalSource asks: those holding a rare
+// term, best first by Weaviate's BM25 (k1 and b as configured, the heading weighted as in
+// warren's ranking); then, while fewer than want, those holding all common terms, then any of
+// them, in the server's order.
 func (b *Backend) LexicalCandidates(ctx context.Context, rare, common []string, scope kb.Scope, m, want int) ([]kb.LexicalCandidate, error) {
 	var out []kb.LexicalCandidate
 	err := b.read(ctx, func(s *snapshot) (err error) {
