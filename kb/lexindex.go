@@ -101,9 +101,12 @@ func (s *Store) LexicalStats() LexicalStats {
 func (s *Store) lexicalToken(ctx context.Context) (string, lexicalTotals, error) {
 	var gens string
 	var t lexicalTotals
-	err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT group_concat(name || ':' || generation, ',') FROM
-	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body FROM lexical_totals WHERE id = 1`).
-		Scan(&gens, &t.Chunks, &t.Heading, &t.Body)
+	st, err := s.prepared(ctx, `SELECT coalesce((SELECT group_concat(name || ':' || generation, ',') FROM
+	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body FROM lexical_totals WHERE id = 1`)
+	if err != nil {
+		return "", t, fmt.Errorf("couldn't read the lexical statistics: %w", err)
+	}
+	err = st.QueryRowContext(ctx).Scan(&gens, &t.Chunks, &t.Heading, &t.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		// A workspace indexed before the statistics existed: count it, then ask again.
 		if _, err := s.lexicalTotalsNow(ctx); err != nil {

@@ -79,6 +79,29 @@ type Store struct {
 	mu      sync.Mutex
 	vectors *vectorStore // loaded on first dense search
 	lexical lexicalCache // the lexical index, read on first lexical search
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // see prepared
+}
+
+// prepared returns the statement for query, prepared once for the store. Every search asks
+// for the collections and the lexical statistics, and preparing those queries anew each time
+// (as the driver does for a plain Query) costs more than running them.
+func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
 }
 
 // DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
@@ -112,16 +135,22 @@ type CollectionInfo struct {
 	Chunks     int `json:"chunks"`
 }
 
-// Collections lists the stored collections.
-func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `
+const collectionsQuery = `
 SELECT c.name, c.embedder,
        CASE WHEN c.dim > 0 THEN c.dim
             ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
        c.generation,
        (SELECT count(*) FROM documents d WHERE d.collection = c.name),
        (SELECT coalesce(sum(chunks), 0) FROM documents d WHERE d.collection = c.name)
-FROM collections c ORDER BY c.name`)
+FROM collections c ORDER BY c.name`
+
+// Collections lists the stored collections.
+func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
+	st, err := s.prepared(ctx, collectionsQuery)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list collections: %w", err)
+	}
+	rows, err := st.QueryContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list collections: %w", err)
 	}
