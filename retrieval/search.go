@@ -140,37 +140,43 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	return out, nil
 }
 
-// fused runs the rankings the mode asks for, side by side, and combines them.
+// fused runs the rankings the mode asks for, side by side, and combines them. In hybrid
+// mode the lexical side also scores its own hits against the query vector once the dense side
+// has embedded it, while the dense side searches, so that scoring is off the critical path.
 func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, error) {
 	depth := req.K
 	if mode == Hybrid {
 		depth = max(4*req.K, 40) // fusion needs the tails of both rankings
 	}
 	var lexical, dense []kb.Hit
+	var similar map[string]float64
 	var lexErr, denseErr error
+	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; closed empty on failure
 	var wg sync.WaitGroup
 	if mode != Dense {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
-		}()
+			if mode == Hybrid && lexErr == nil {
+				similar, lexErr = s.similarities(ctx, lexical, <-embedded)
+			}
+		})
 	}
-	var queries []groupQuery
 	if mode != Lexical {
-		dense, queries, denseErr = s.dense(ctx, req.Query, req.Scope, plan, depth)
+		var queries []groupQuery
+		queries, denseErr = s.embedQuery(ctx, req.Query, req.Scope, plan)
+		embedded <- queries
+		if denseErr == nil {
+			dense, denseErr = s.searchDense(ctx, queries, depth)
+		}
 	}
+	close(embedded)
 	wg.Wait()
 	if err := errors.Join(lexErr, denseErr); err != nil {
 		return nil, err
 	}
 	ranked := len(dense)
 	if mode == Hybrid {
-		extra, err := s.candidateSimilarities(ctx, lexical, dense, queries)
-		if err != nil {
-			return nil, err
-		}
-		dense = append(dense, extra...)
+		dense = append(dense, beyondRanking(lexical, dense, similar)...)
 	}
 	w := s.DenseWeight
 	if w <= 0 || w > 1 {
@@ -185,32 +191,20 @@ type similarityScorer interface {
 	Similarities(ctx context.Context, vector []float32, scope kb.Scope, ids []string) (map[string]float64, error)
 }
 
-// candidateSimilarities scores the lexical hits that the dense ranking did not reach with
-// their own similarity to the query, so that fusion weighs every lexical candidate on both
-// sides: missing from the dense ranking's best only means less similar than its last hit,
-// not unrelated. It returns them as hits, most similar first, to append after the ranking;
+// similarities gives the lexical hits' own similarity to the query, in each group's scope;
 // none when the backend cannot score given chunks.
-func (s *Searcher) candidateSimilarities(ctx context.Context, lexical, dense []kb.Hit, queries []groupQuery) ([]kb.Hit, error) {
+func (s *Searcher) similarities(ctx context.Context, lexical []kb.Hit, queries []groupQuery) (map[string]float64, error) {
 	scorer, ok := s.Store.(similarityScorer)
-	if !ok {
+	if !ok || len(lexical) == 0 {
 		return nil, nil
 	}
-	inDense := make(map[string]bool, len(dense))
-	for _, h := range dense {
-		inDense[h.ChunkID] = true
-	}
-	var missing []string
-	for _, h := range lexical {
-		if !inDense[h.ChunkID] {
-			missing = append(missing, h.ChunkID)
-		}
-	}
-	if len(missing) == 0 {
-		return nil, nil
+	ids := make([]string, len(lexical))
+	for i, h := range lexical {
+		ids[i] = h.ChunkID
 	}
 	found := map[string]float64{}
 	for _, q := range queries {
-		sims, err := scorer.Similarities(ctx, q.vector, q.scope, missing)
+		sims, err := scorer.Similarities(ctx, q.vector, q.scope, ids)
 		if err != nil {
 			return nil, err
 		}
@@ -218,14 +212,26 @@ func (s *Searcher) candidateSimilarities(ctx context.Context, lexical, dense []k
 			found[id] = v
 		}
 	}
-	extra := make([]kb.Hit, 0, len(found))
-	for _, id := range missing {
-		if v, ok := found[id]; ok {
-			extra = append(extra, kb.Hit{ChunkID: id, Score: v})
+	return found, nil
+}
+
+// beyondRanking gives the lexical hits that the dense ranking did not reach with their own
+// similarity to the query, so that fusion weighs every lexical candidate on both sides:
+// missing from the dense ranking's best only means less similar than its last hit, not
+// unrelated. It returns them as hits, most similar first, to append after the ranking.
+func beyondRanking(lexical, dense []kb.Hit, similar map[string]float64) []kb.Hit {
+	inDense := make(map[string]bool, len(dense))
+	for _, h := range dense {
+		inDense[h.ChunkID] = true
+	}
+	var extra []kb.Hit
+	for _, h := range lexical {
+		if v, ok := similar[h.ChunkID]; ok && !inDense[h.ChunkID] {
+			extra = append(extra, kb.Hit{ChunkID: h.ChunkID, Score: v})
 		}
 	}
 	sort.SliceStable(extra, func(i, j int) bool { return extra[i].Score > extra[j].Score })
-	return extra, nil
+	return extra
 }
 
 // lexicalFirst is the hybrid mode over built-in vectors: the lexical ranking, then, when it
@@ -239,7 +245,7 @@ func (s *Searcher) lexicalFirst(ctx context.Context, req Request, plan densePlan
 	if len(out) >= req.K {
 		return out, nil
 	}
-	dense, _, err := s.dense(ctx, req.Query, req.Scope, plan, req.K)
+	dense, err := s.dense(ctx, req.Query, req.Scope, plan, req.K)
 	if err != nil {
 		return nil, err
 	}
@@ -324,38 +330,56 @@ type groupQuery struct {
 }
 
 // dense embeds the query once per group of the plan and searches the group's collections
-// with it. It also returns each group's query vector and scope.
-func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, []groupQuery, error) {
-	var hits []kb.Hit
+// with it.
+func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, error) {
+	queries, err := s.embedQuery(ctx, query, scope, plan)
+	if err != nil {
+		return nil, err
+	}
+	return s.searchDense(ctx, queries, k)
+}
+
+// embedQuery embeds the query once per group of the plan, each with the scope of the group's
+// collections, and checks that those collections were built by the same embedder.
+func (s *Searcher) embedQuery(ctx context.Context, query string, scope kb.Scope, plan densePlan) ([]groupQuery, error) {
 	var queries []groupQuery
 	for _, g := range plan.groups {
 		vecs, err := g.embedder.Embed(ctx, []string{query}, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("couldn't embed the query: %w", err)
+			return nil, fmt.Errorf("couldn't embed the query: %w", err)
 		}
 		if len(vecs) != 1 {
-			return nil, nil, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
+			return nil, fmt.Errorf("couldn't embed the query: %d vectors for one text", len(vecs))
 		}
 		sc := scope
 		sc.Collections = nil
 		for _, c := range g.collections {
 			if err := c.CheckEmbedder(g.embedder.ID(), len(vecs[0])); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			sc.Collections = append(sc.Collections, c.Name)
 		}
-		h, err := s.Store.Dense(ctx, vecs[0], sc, k)
+		queries = append(queries, groupQuery{vector: vecs[0], scope: sc})
+	}
+	return queries, nil
+}
+
+// searchDense ranks each group's collections by similarity to its query vector and merges
+// the rankings.
+func (s *Searcher) searchDense(ctx context.Context, queries []groupQuery, k int) ([]kb.Hit, error) {
+	var hits []kb.Hit
+	for _, q := range queries {
+		h, err := s.Store.Dense(ctx, q.vector, q.scope, k)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		hits = append(hits, h...)
-		queries = append(queries, groupQuery{vector: vecs[0], scope: sc})
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if len(hits) > k {
 		hits = hits[:k]
 	}
-	return hits, queries, nil
+	return hits, nil
 }
 
 // embedderFor returns the embedder that searches a collection. When the configured model is
@@ -395,7 +419,7 @@ const dimensionProbe = 3 * time.Second
 // own hits (the best 1, the last 0; a ranking whose hits all score alike gives them all 1),
 // and a chunk scores (1−denseWeight)·lexical + denseWeight·dense, 0 for a ranking that
 // missed it. The dense hits after the first denseRanked are lexical candidates scored on the
-// dense side alone (candidateSimilarities): they take part in the scaling and the score but
+// dense side alone (beyondRanking): they take part in the scaling and the score but
 // have no dense rank. The other modes keep their one ranking's scores. Ties keep lexical
 // order, then dense order, so results are deterministic.
 func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float64) []Result {
