@@ -125,6 +125,23 @@ type ranker struct {
 	k1, b, headingWeight, avgLength float64
 }
 
+// BM25's term share, in three small steps that every scorer (ranker.score, scoreChunk,
+// contribution) calls, so that all of them give the same score to the bit.
+
+// tf is a term's frequency in a chunk, its heading occurrences counted headingWeight times.
+func (r ranker) tf(head, body float64) float64 { return r.headingWeight*head + body }
+
+// norm is the length normalisation of a chunk of length terms: k1 (1 − b + b·length/avg).
+func (r ranker) norm(length float64) float64 {
+	return r.k1 * (1 - r.b + r.b*length/r.avgLength)
+}
+
+// termScore is a term's share of a chunk's score: weight is the query term's weight × idf,
+// tf its frequency in the chunk and norm the chunk's length normalisation.
+func (r ranker) termScore(weight, tf, norm float64) float64 {
+	return weight * tf * (r.k1 + 1) / (tf + norm)
+}
+
 // score sets every candidate's BM25 score for the query.
 func (r ranker) score(docs []lexicalDoc, q lexicalQuery) {
 	at := make(map[string]int, len(q))
@@ -146,12 +163,11 @@ func (r ranker) score(docs []lexicalDoc, q lexicalQuery) {
 				body[i]++
 			}
 		})
-		norm := r.k1 * (1 - r.b + r.b*float64(docs[d].length)/r.avgLength)
+		norm := r.norm(float64(docs[d].length))
 		var score float64
 		for i, t := range q {
-			tf := r.headingWeight*head[i] + body[i]
-			if tf > 0 {
-				score += t.weight * t.idf * tf * (r.k1 + 1) / (tf + norm)
+			if tf := r.tf(head[i], body[i]); tf > 0 {
+				score += r.termScore(t.weight*t.idf, tf, norm)
 			}
 		}
 		docs[d].score = score

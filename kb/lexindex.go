@@ -375,7 +375,7 @@ func (ix *lexIndex) weigh(q lexicalQuery) {
 // scoreChunk is the chunk's BM25 score for the query: a merge of its sorted entries with the
 // query's sorted terms.
 func (r ranker) scoreChunk(ix *lexIndex, c *lexChunk, q indexedQuery) float64 {
-	norm := r.k1 * (1 - r.b + r.b*float64(c.length)/r.avgLength)
+	norm := r.norm(float64(c.length))
 	clear(q.part)
 	entries := ix.entries[c.lo:c.hi]
 	i, j := 0, 0
@@ -386,8 +386,8 @@ func (r ranker) scoreChunk(ix *lexIndex, c *lexChunk, q indexedQuery) float64 {
 		case q.terms[i] > entries[j].term:
 			j++
 		default:
-			tf := r.headingWeight*float64(entries[j].head) + float64(entries[j].body)
-			q.part[q.places[i]] = q.weights[i] * tf * (r.k1 + 1) / (tf + norm)
+			tf := r.tf(float64(entries[j].head), float64(entries[j].body))
+			q.part[q.places[i]] = r.termScore(q.weights[i], tf, norm)
 			i++
 			j++
 		}
@@ -401,8 +401,7 @@ func (r ranker) scoreChunk(ix *lexIndex, c *lexChunk, q indexedQuery) float64 {
 
 // contribution is a term's share of a chunk's score, as scoreChunk adds it.
 func (r ranker) contribution(weight float64, head, body uint16, length int32) float64 {
-	tf := r.headingWeight*float64(head) + float64(body)
-	return weight * tf * (r.k1 + 1) / (tf + r.k1*(1-r.b+r.b*float64(length)/r.avgLength))
+	return r.termScore(weight, r.tf(float64(head), float64(body)), r.norm(float64(length)))
 }
 
 // bound is the most a term can add to any chunk's score.
