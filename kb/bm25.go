@@ -53,7 +53,7 @@ func newLexicalQuery(terms []string) lexicalQuery {
 }
 
 // weigh sets each term's document frequency from df and its idf.
-func (q lexicalQuery) weigh(df map[string]int64, totals lexicalTotals) {
+func (q lexicalQuery) weigh(df map[string]int64, totals LexicalTotals) {
 	n := float64(totals.Chunks)
 	for i := range q {
 		q[i].df = df[q[i].term]

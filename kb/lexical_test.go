@@ -19,10 +19,10 @@ func addTestDoc(t *testing.T, store *Store, id, coll string, secs ...Section) {
 }
 
 // storedStats reads the statistics as kept, and as counted afresh from the index.
-func storedStats(t *testing.T, ws *Workspace) (kept, counted lexicalTotals, keptDF, countedDF map[string]int64) {
+func storedStats(t *testing.T, ws *Workspace) (kept, counted LexicalTotals, keptDF, countedDF map[string]int64) {
 	t.Helper()
 	ctx := context.Background()
-	read := func() (lexicalTotals, map[string]int64) {
+	read := func() (LexicalTotals, map[string]int64) {
 		tot, ok, err := readLexicalTotals(ctx, ws.DB)
 		if err != nil || !ok {
 			t.Fatalf("totals: %v %v", ok, err)

@@ -59,7 +59,7 @@ type lexTermInfo struct {
 
 type lexIndex struct {
 	token       string // the database state it reflects (lexicalToken)
-	totals      lexicalTotals
+	totals      LexicalTotals
 	ids         map[string]int32 // term → term number
 	terms       []string         // term number → term
 	info        []lexTermInfo
@@ -98,9 +98,9 @@ func (s *Store) LexicalStats() LexicalStats {
 
 // lexicalToken names the state of the lexical index: the collections' generations, which
 // every write raises, and the totals.
-func (s *Store) lexicalToken(ctx context.Context) (string, lexicalTotals, error) {
+func (s *Store) lexicalToken(ctx context.Context) (string, LexicalTotals, error) {
 	var gens string
-	var t lexicalTotals
+	var t LexicalTotals
 	st, err := s.prepared(ctx, `SELECT coalesce((SELECT group_concat(name || ':' || generation, ',') FROM
 	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body FROM lexical_totals WHERE id = 1`)
 	if err != nil {
@@ -145,7 +145,7 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 
 // readLexicalIndex reads every chunk's analysed terms and scope (FTS5's content) and ID. The
 // totals kept with the statistics size its tables (they are counted again as read).
-func (s *Store) readLexicalIndex(ctx context.Context, token string, size lexicalTotals) (*lexIndex, error) {
+func (s *Store) readLexicalIndex(ctx context.Context, token string, size LexicalTotals) (*lexIndex, error) {
 	ix := &lexIndex{token: token, ids: map[string]int32{}, docs: map[string]int32{},
 		chunks: make([]lexChunk, 0, size.Chunks), entries: make([]lexEntry, 0, size.Heading+size.Body)}
 	collections := map[string]int32{}

@@ -32,6 +32,14 @@ type LexicalTotals struct {
 	Chunks, Heading, Body int64
 }
 
+// avgLength is the mean number of terms per chunk, heading and body together.
+func (t LexicalTotals) avgLength() float64 {
+	if t.Chunks == 0 {
+		return 1
+	}
+	return max(float64(t.Heading+t.Body)/float64(t.Chunks), 1)
+}
+
 // LexicalCandidate is a chunk proposed for ranking, with its analysed heading and body terms
 // (space-separated). Order breaks ties between equal scores, lower first, as the embedded
 // store's row order does: it should follow the order in which chunks were stored.
@@ -83,11 +91,10 @@ func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query,
 	if len(q) == 0 {
 		return nil, nil
 	}
-	t, err := src.LexicalTotals(ctx)
+	totals, err := src.LexicalTotals(ctx)
 	if err != nil {
 		return nil, err
 	}
-	totals := lexicalTotals(t)
 	if err := weighFrom(ctx, src, q, totals); err != nil {
 		return nil, err
 	}
@@ -128,7 +135,7 @@ func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query,
 	return hits, nil
 }
 
-func weighFrom(ctx context.Context, src LexicalSource, q lexicalQuery, totals lexicalTotals) error {
+func weighFrom(ctx context.Context, src LexicalSource, q lexicalQuery, totals LexicalTotals) error {
 	if len(q) == 0 {
 		return nil
 	}

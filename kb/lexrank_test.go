@@ -11,8 +11,7 @@ import (
 type embeddedSource struct{ s *Store }
 
 func (e embeddedSource) LexicalTotals(ctx context.Context) (LexicalTotals, error) {
-	t, err := e.s.lexicalTotalsNow(ctx)
-	return LexicalTotals(t), err
+	return e.s.lexicalTotalsNow(ctx)
 }
 
 func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {

@@ -35,26 +35,13 @@ CREATE TABLE lexical_totals (
 INSERT INTO lexical_totals (id, chunks, heading, body) SELECT 1, 0, 0, 0 WHERE NOT EXISTS (SELECT 1 FROM chunks);
 `}
 
-// lexicalTotals are the collection-wide figures of BM25.
-type lexicalTotals struct {
-	Chunks, Heading, Body int64
-}
-
-// avgLength is the mean number of terms per chunk, heading and body together.
-func (t lexicalTotals) avgLength() float64 {
-	if t.Chunks == 0 {
-		return 1
-	}
-	return max(float64(t.Heading+t.Body)/float64(t.Chunks), 1)
-}
-
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func readLexicalTotals(ctx context.Context, q queryer) (lexicalTotals, bool, error) {
-	var t lexicalTotals
+func readLexicalTotals(ctx context.Context, q queryer) (LexicalTotals, bool, error) {
+	var t LexicalTotals
 	err := q.QueryRowContext(ctx, `SELECT chunks, heading, body FROM lexical_totals WHERE id = 1`).Scan(&t.Chunks, &t.Heading, &t.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, false, nil
@@ -67,7 +54,7 @@ func readLexicalTotals(ctx context.Context, q queryer) (lexicalTotals, bool, err
 
 // lexicalTotalsNow returns the totals, counting the index first when no one has yet (a
 // workspace indexed before the statistics existed).
-func (s *Store) lexicalTotalsNow(ctx context.Context) (lexicalTotals, error) {
+func (s *Store) lexicalTotalsNow(ctx context.Context) (LexicalTotals, error) {
 	t, ok, err := readLexicalTotals(ctx, s.db)
 	if err != nil || ok {
 		return t, err
@@ -126,7 +113,7 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 		return fmt.Errorf("couldn't read the lexical index: %w", err)
 	}
 	df := map[string]int64{}
-	var totals lexicalTotals
+	var totals LexicalTotals
 	seen := map[string]bool{}
 	for rows.Next() {
 		var rowid int64
