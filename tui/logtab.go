@@ -53,7 +53,8 @@ func (l *logTab) addEvents(events []agent.Event) {
 		case agent.EventInterrupt:
 			line = fmt.Sprintf("%s waits   %s", ts, e.Intr.Kind)
 		default:
-			line = fmt.Sprintf("%s %-7s %s %s", ts, e.Kind, e.Node, e.Summary)
+			// A node's error names the node already.
+			line = fmt.Sprintf("%s %-7s %s %s", ts, e.Kind, e.Node, strings.TrimPrefix(e.Summary, e.Node+": "))
 		}
 		l.lines = append(l.lines, line)
 	}

@@ -72,6 +72,7 @@ type trailItem struct {
 	duration time.Duration
 	summary  string
 	done     bool
+	failed   bool // the node ended with an error (or was cancelled): the run resumes from it
 }
 
 // researchTab runs research and hosts its approvals.
@@ -405,6 +406,15 @@ func (r *researchTab) absorb(events []agent.Event) {
 				if json.Unmarshal(e.State, &s) == nil {
 					r.state = &s
 				}
+			}
+		case agent.EventError:
+			if n := len(r.trail); n > 0 && r.trail[n-1].node == e.Node && !r.trail[n-1].done {
+				t := &r.trail[n-1]
+				t.done, t.failed = true, true
+				if !t.started.IsZero() && !e.Time.IsZero() {
+					t.duration = e.Time.Sub(t.started)
+				}
+				t.summary = "stopped here; r resumes from this step"
 			}
 		case agent.EventLedger:
 			if e.Ledger != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -110,5 +111,36 @@ func TestBudgetBarsShowTheRunsOwnBudget(t *testing.T) {
 	out := string(screen(m))
 	if !strings.Contains(out, "42/60") || !strings.Contains(out, "18120/50000") {
 		t.Errorf("want the bars against the run's budget (42/60 calls, 18120/50000 tokens):\n%s", out)
+	}
+}
+
+// A node that ends with an error is marked as stopped in the trail, not left "running", and
+// the log names it once.
+func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
+	m := New(fixture{})
+	r := m.research
+	r.width, r.height = 80, 24
+	r.run = "r1"
+	start := time.Now()
+	r.absorb([]agent.Event{
+		{Run: "r1", Kind: agent.EventNodeStarted, Node: "init", Time: start},
+		{Run: "r1", Kind: agent.EventNodeFinished, Node: "init", Duration: time.Millisecond, Summary: "nothing new"},
+		{Run: "r1", Kind: agent.EventNodeStarted, Node: "generate_queries", Time: start},
+		{Run: "r1", Kind: agent.EventError, Node: "generate_queries", Time: start.Add(3 * time.Second), Summary: "Ollama is not reachable"},
+	})
+	m.log.addEvents([]agent.Event{{Run: "r1", Kind: agent.EventError, Node: "generate_queries", Time: start,
+		Summary: "generate_queries: Ollama is not reachable"}})
+	if got := m.log.lines[len(m.log.lines)-1]; strings.Count(got, "generate_queries") != 1 {
+		t.Errorf("the log names the failed node once: %q", got)
+	}
+	view := r.runView()
+	var line string
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, "generate_queries") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "✗") || strings.Contains(line, "…") || !strings.Contains(line, "3s") || !strings.Contains(line, "r resumes") {
+		t.Errorf("the failed node's trail line: %q\n%s", line, view)
 	}
 }

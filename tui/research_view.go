@@ -139,6 +139,9 @@ func (r *researchTab) runView() string {
 	for _, t := range r.trail[start:] {
 		mark := r.st.Followed.Render("✓")
 		dur := t.duration.Round(1e6).String()
+		if t.failed {
+			mark = r.st.Unresolved.Render("✗")
+		}
 		if !t.done {
 			mark, dur = r.st.Selected.Render("…"), "running"
 			if !t.started.IsZero() {
