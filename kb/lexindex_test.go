@@ -45,7 +45,7 @@ func TestLexicalCandidatesAreTheExhaustiveTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rk := ranker{k1: store.K1, b: store.B, headingWeight: store.headingWeight(), avgLength: ix.totals.avgLength()}
+	rk := store.rankerOver(ix.totals)
 	pruned := store.LexicalStats().TermsPruned
 	for n := range 40 {
 		q := newLexicalQuery(strings.Fields(zipfText(r, z, 2+n%4)))

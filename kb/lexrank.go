@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"warren/config"
 	"warren/kb/analysis"
 )
 
@@ -64,6 +65,29 @@ func DefaultLexicalParams() LexicalParams {
 		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms, PostingsBudget: DefaultPostingsBudget}
 }
 
+// LexicalParamsFrom reads the lexical ranking's settings from a workspace configuration;
+// the postings budget, which has no key, is the default.
+func LexicalParamsFrom(c *config.Config) LexicalParams {
+	p := DefaultLexicalParams()
+	p.K1, p.B, p.HeadingWeight = c.KB.BM25K1, c.KB.BM25B, c.KB.HeadingWeight
+	p.FeedbackDocs, p.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
+	return p
+}
+
+// rankerOver is the BM25 scorer of these settings over a knowledge base with these totals.
+func (p LexicalParams) rankerOver(totals LexicalTotals) ranker {
+	return ranker{k1: p.K1, b: p.B, headingWeight: p.headingWeight(), avgLength: totals.avgLength()}
+}
+
+// headingWeight is the heading weight the ranking uses: one of 0 or less counts a heading
+// term as a body term.
+func (p LexicalParams) headingWeight() float64 {
+	if p.HeadingWeight <= 0 {
+		return 1
+	}
+	return p.HeadingWeight
+}
+
 // IndexedTerms returns a chunk's analysed heading (its section label and heading) and body
 // terms, space-separated, as the embedded store indexes them.
 func IndexedTerms(c Chunk, lang string) (heading, body string) {
@@ -114,11 +138,7 @@ func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query,
 		docs[i] = newLexicalDoc(c.Order*int64(len(cands)+1)+int64(i)+1, c.Heading, c.Body)
 		ids[docs[i].rowid] = c.ID
 	}
-	hw := p.HeadingWeight
-	if hw <= 0 {
-		hw = 1
-	}
-	r := ranker{k1: p.K1, b: p.B, headingWeight: hw, avgLength: totals.avgLength()}
+	r := p.rankerOver(totals)
 	r.score(docs, q)
 	if p.FeedbackDocs > 0 && len(docs) > p.FeedbackDocs {
 		out, fresh := expandQuery(docs, q, p.FeedbackDocs, p.FeedbackTerms)

@@ -57,8 +57,7 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 			Section{Number: fmt.Sprint(1 + i%3), Heading: words[i%len(words)], Text: text},
 			Section{Number: fmt.Sprintf("%d.1", 1+i%3), Heading: "Notes", Text: "Leak test of the purge panel. " + text})
 	}
-	p := LexicalParams{K1: store.K1, B: store.B, HeadingWeight: store.HeadingWeight,
-		FeedbackDocs: store.FeedbackDocs, FeedbackTerms: store.FeedbackTerms}
+	p := store.LexicalParams
 	for _, budget := range []int{DefaultPostingsBudget, 30} {
 		p.PostingsBudget = budget
 		for _, tc := range []struct {

@@ -43,15 +43,7 @@ func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k 
 		return nil, err
 	}
 	s.lexical.searches.Add(1)
-	r := ranker{k1: s.K1, b: s.B, headingWeight: s.headingWeight(), avgLength: ix.totals.avgLength()}
-	return ix.search(q, scope, k, r, s.FeedbackDocs, s.FeedbackTerms, &s.lexical), nil
-}
-
-func (s *Store) headingWeight() float64 {
-	if s.HeadingWeight <= 0 {
-		return 1
-	}
-	return s.HeadingWeight
+	return ix.search(q, scope, k, s.rankerOver(ix.totals), s.FeedbackDocs, s.FeedbackTerms, &s.lexical), nil
 }
 
 // Candidates: candidateFactor × k chunks (at least minCandidates) are ranked again after the

@@ -67,14 +67,9 @@ type Store struct {
 	db   *sql.DB
 	vdir string
 
-	// HeadingWeight multiplies the term frequency of a chunk's section label and heading in
-	// BM25: a heading names what its section is about.
-	HeadingWeight float64
-	// K1 and B are BM25's term-frequency saturation and length normalisation.
-	K1, B float64
-	// FeedbackDocs best chunks of a lexical search lend their FeedbackTerms strongest terms
-	// to the query, which then ranks again (pseudo-relevance feedback); 0 turns it off.
-	FeedbackDocs, FeedbackTerms int
+	// LexicalParams are the lexical ranking's settings, as every backend has them. The store
+	// reads no PostingsBudget: its index in memory decides itself which postings to read.
+	LexicalParams
 
 	mu      sync.Mutex
 	vectors *vectorStore // loaded on first dense search
@@ -111,11 +106,9 @@ const DefaultHeadingWeight = 4.0
 // NewStore opens the knowledge base of a workspace, with the lexical ranking's settings from
 // its configuration (the defaults without one).
 func NewStore(ws *Workspace) *Store {
-	s := &Store{db: ws.DB, vdir: ws.VectorDir(), HeadingWeight: DefaultHeadingWeight, K1: DefaultBM25K1, B: DefaultBM25B,
-		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms}
+	s := &Store{db: ws.DB, vdir: ws.VectorDir(), LexicalParams: DefaultLexicalParams()}
 	if c := ws.Config; c != nil {
-		s.HeadingWeight, s.K1, s.B = c.KB.HeadingWeight, c.KB.BM25K1, c.KB.BM25B
-		s.FeedbackDocs, s.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
+		s.LexicalParams = LexicalParamsFrom(c)
 	}
 	return s
 }

@@ -70,11 +70,8 @@ type Options struct {
 // OptionsFrom reads the backend's settings from a workspace configuration and the API key
 // from the environment.
 func OptionsFrom(c *config.Config, getenv func(string) string) Options {
-	p := kb.DefaultLexicalParams()
-	p.K1, p.B, p.HeadingWeight = c.KB.BM25K1, c.KB.BM25B, c.KB.HeadingWeight
-	p.FeedbackDocs, p.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
 	return Options{URL: c.KB.Weaviate.URL, GRPC: c.KB.Weaviate.GRPC, APIKey: getenv(APIKeyEnv),
-		Replicas: c.KB.Weaviate.Replicas, ClassPrefix: c.KB.Weaviate.ClassPrefix, Lexical: p}
+		Replicas: c.KB.Weaviate.Replicas, ClassPrefix: c.KB.Weaviate.ClassPrefix, Lexical: kb.LexicalParamsFrom(c)}
 }
 
 // Backend is a knowledge base in a Weaviate server. It implements kb.Backend and
