@@ -53,8 +53,11 @@ func (l *logTab) addEvents(events []agent.Event) {
 		case agent.EventInterrupt:
 			line = fmt.Sprintf("%s waits   %s", ts, e.Intr.Kind)
 		default:
-			// A node's error names the node already.
-			line = fmt.Sprintf("%s %-7s %s %s", ts, e.Kind, e.Node, strings.TrimPrefix(e.Summary, e.Node+": "))
+			text := e.Summary
+			if !strings.HasPrefix(text, e.Node) { // a node's error often names it already
+				text = strings.TrimSpace(e.Node + " " + text)
+			}
+			line = fmt.Sprintf("%s %-7s %s", ts, e.Kind, text)
 		}
 		l.lines = append(l.lines, line)
 	}

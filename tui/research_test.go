@@ -130,8 +130,13 @@ func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
 	})
 	m.log.addEvents([]agent.Event{{Run: "r1", Kind: agent.EventError, Node: "generate_queries", Time: start,
 		Summary: "generate_queries: Ollama is not reachable"}})
-	if got := m.log.lines[len(m.log.lines)-1]; strings.Count(got, "generate_queries") != 1 {
-		t.Errorf("the log names the failed node once: %q", got)
+	m.log.addEvents([]agent.Event{{Run: "r1", Kind: agent.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
+		{Run: "r1", Kind: agent.EventError, Node: "report", Time: start, Summary: "no passages"}})
+	n := len(m.log.lines)
+	for i, want := range []string{"error   generate_queries: Ollama", "error   row 1 (Silane)", "error   report no passages"} {
+		if got := m.log.lines[n-3+i]; !strings.Contains(got, want) {
+			t.Errorf("the log names the failed node once: %q, want %q", got, want)
+		}
 	}
 	view := r.runView()
 	var line string
