@@ -13,7 +13,13 @@ import (
 // (warren.db and the workspace's vector files), or the Weaviate server at kb.weaviate.url,
 // with its API key from WARREN_WEAVIATE_API_KEY. warren starts no server itself.
 func OpenBackend(ctx context.Context, ws *kb.Workspace) (kb.Backend, error) {
-	if ws.Config.KB.Backend != kb.BackendWeaviate {
+	return openBackend(ctx, ws, ws.Config.KB.Backend)
+}
+
+// openBackend opens a backend of that kind over the workspace and its configuration: the
+// Weaviate server for kb.BackendWeaviate, else the embedded store.
+func openBackend(ctx context.Context, ws *kb.Workspace, kind string) (kb.Backend, error) {
+	if kind != kb.BackendWeaviate {
 		return kb.NewStore(ws), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)

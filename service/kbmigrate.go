@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"warren/kb"
 	"warren/kb/kbcopy"
-	"warren/kb/weaviatekb"
 )
 
 // MigrateOptions steer MigrateKB.
@@ -77,10 +74,5 @@ func (s *Service) backendOf(ctx context.Context, kind string) (kb.Backend, error
 	if s.Store != nil && s.Store.Kind() == kind {
 		return s.Store, nil
 	}
-	if kind == kb.BackendEmbedded {
-		return kb.NewStore(s.WS), nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	return weaviatekb.Open(ctx, weaviatekb.OptionsFrom(s.WS.Config, os.Getenv))
+	return openBackend(ctx, s.WS, kind)
 }
