@@ -199,23 +199,20 @@ func expandQuery(docs []lexicalDoc, q lexicalQuery, feedbackDocs, feedbackTerms 
 		eachTerm(d.heading, add)
 		eachTerm(d.body, add)
 	}
-	type weighted struct {
-		term   string
-		weight float64
-	}
-	expansion := make([]weighted, 0, len(rel))
+	expansion := make(lexicalQuery, 0, len(rel))
 	for t, w := range rel {
-		expansion = append(expansion, weighted{t, w})
+		expansion = append(expansion, queryTerm{term: t, weight: w})
 	}
-	slices.SortFunc(expansion, func(a, b weighted) int {
+	return mergeStrongest(q, expansion, feedbackTerms)
+}
+
+// mergeStrongest merges the n strongest terms of an expansion (ties by term) into the query
+// (mergeExpansion); expandQuery and lexIndex.expand end with it. It sorts expansion.
+func mergeStrongest(q, expansion lexicalQuery, n int) (out, fresh lexicalQuery) {
+	slices.SortFunc(expansion, func(a, b queryTerm) int {
 		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
 	})
-	expansion = expansion[:min(len(expansion), feedbackTerms)]
-	terms := make([]queryTerm, len(expansion))
-	for i, e := range expansion {
-		terms[i] = queryTerm{term: e.term, weight: e.weight}
-	}
-	return mergeExpansion(q, terms)
+	return mergeExpansion(q, expansion[:min(len(expansion), n)])
 }
 
 // mergeExpansion gives the query's own terms half of its weight and the expansion's terms,

@@ -654,14 +654,11 @@ func (ix *lexIndex) expand(cands []scoredSlot, q lexicalQuery, feedbackDocs, fee
 			rel[e.term] = w
 		}
 	}
-	expansion := make([]queryTerm, 0, len(rel))
+	expansion := make(lexicalQuery, 0, len(rel))
 	for t, w := range rel {
 		expansion = append(expansion, queryTerm{term: ix.terms[t], weight: w})
 	}
-	slices.SortFunc(expansion, func(a, b queryTerm) int {
-		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
-	})
-	out, fresh := mergeExpansion(q, expansion[:min(len(expansion), feedbackTerms)])
+	out, fresh := mergeStrongest(q, expansion, feedbackTerms)
 	ix.weigh(fresh)
 	return append(out, fresh...)
 }
