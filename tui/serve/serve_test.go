@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -416,7 +417,14 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 	}
 
 	// The next server, on the same workspace, goes on with it as hers.
-	next, err := service.Open(tm.svc.WS.Dir, config.Sources{Flags: map[string]string{"ollama.host": tm.llm.URL}}, service.Options{Owner: "server"})
+	logPath := filepath.Join(t.TempDir(), "next.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	next, err := service.Open(tm.svc.WS.Dir, config.Sources{Flags: map[string]string{"ollama.host": tm.llm.URL}},
+		service.Options{Owner: "server", Logger: slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +450,10 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	j, _ := next.Jobs.Get(context.Background(), run.ID)
-	t.Fatalf("the next server did not take the run on to its questions: %+v", j)
+	cp, cpErr := next.RunStore().Latest(context.Background(), run.ID)
+	logged, _ := os.ReadFile(logPath)
+	t.Fatalf("the next server did not take the run on to its questions: %+v\ncheckpoint: status %s at %s (next %s), error %q %v\nunmatched model requests: %v\nits log:\n%s",
+		j, cp.Status, cp.Node, cp.Next, cp.Error, cpErr, tm.llm.Unmatched(), logged)
 }
 
 func TestAnIdleConnectionIsClosedAndItsRunGoesOn(t *testing.T) {
