@@ -76,7 +76,9 @@ func (r *Runner[S]) Start(ctx context.Context, run, title string, state *S) (Out
 	if err := r.Graph.Validate(); err != nil {
 		return Outcome{}, err
 	}
-	if err := r.Store.CreateRun(ctx, run, r.Graph.Name, title); err != nil {
+	// A run is recorded even when it is cancelled as it starts (a server stopping, say): its
+	// first node then fails on the cancellation and checkpoints, so the run can be resumed.
+	if err := r.Store.CreateRun(context.WithoutCancel(ctx), run, r.Graph.Name, title); err != nil {
 		return Outcome{}, err
 	}
 	return r.loop(ctx, run, 0, r.Graph.start, state)

@@ -142,6 +142,32 @@ func TestCancelledRunIsResumable(t *testing.T) {
 	}
 }
 
+// A run cancelled before it starts (a server stopping as the analyst presses enter) is still
+// recorded and checkpointed, so it can be resumed.
+func TestRunCancelledAsItStartsIsResumable(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := NewGraph[counter]("early").
+		Node("work", func(ctx context.Context, s *counter) (*Interrupt, error) {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			s.N++
+			return nil, nil
+		}).
+		Edge("work", End)
+	store := testStore(t)
+	r := &Runner[counter]{Graph: g, Store: store}
+	if out, err := r.Start(ctx, "run-e", "early", &counter{}); out.Status != StatusCanceled || !errors.Is(err, context.Canceled) {
+		t.Fatalf("want a cancelled run, got %+v %v", out, err)
+	}
+	var again counter
+	out, err := r.Resume(context.Background(), "run-e", nil, &again)
+	if err != nil || out.Status != StatusDone || again.N != 1 {
+		t.Fatalf("the run goes on from its start: %+v %+v %v", out, again, err)
+	}
+}
+
 func TestValidateFindsDanglingGraphs(t *testing.T) {
 	g := NewGraph[counter]("bad").
 		Node("a", func(context.Context, *counter) (*Interrupt, error) { return nil, nil }).

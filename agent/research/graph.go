@@ -149,7 +149,9 @@ func (svc *Service) runner() *agent.Runner[State] {
 // meter attaches the run's budget, ledger and journal to ctx; a resumed run starts from what
 // its ledger says it has spent.
 func (svc *Service) meter(ctx context.Context, run string) (context.Context, context.CancelFunc, error) {
-	used, err := svc.Store.Usage(ctx, run)
+	// Read even when ctx is already cancelled, so that a run stopped as it starts is still
+	// recorded (agent.Runner.Start) and can be resumed.
+	used, err := svc.Store.Usage(context.WithoutCancel(ctx), run)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package research
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -238,4 +239,24 @@ func TestScriptedScenarioThroughEveryNode(t *testing.T) {
 		t.Errorf("every model call is in the ledger: %d entries, %d chat requests", len(ledger), h.srv.Count("/api/chat"))
 	}
 	t.Logf("scenario: %d model calls, %d references (%v), %d findings, %d sources", len(ledger), len(s.References), states, len(s.Findings), len(s.Sources))
+}
+
+// A run stopped as it starts (warren serve shutting down as the analyst presses enter) is
+// recorded all the same and goes on to its questions when resumed.
+func TestRunStoppedAsItStartsIsResumed(t *testing.T) {
+	h := newHarness(t)
+	scriptRefinement(h.srv, 0.4, []string{"Erzeugnisse", "Tätigkeiten", "Fristen"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	const run = "stopped-at-start"
+	if _, _, err := h.svc.Start(ctx, run, "Welche Pflichten gelten für die Einstufung von Gefahrstoffen?", Options{HITL: true}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("want the cancellation, got %v", err)
+	}
+	out, s, err := h.svc.Resume(context.Background(), run, nil)
+	if err != nil || out.Interrupt == nil || out.Interrupt.Kind != InterruptQuestions {
+		t.Fatalf("the resumed run asks its first questions: %+v %v", out, err)
+	}
+	if s.Question == "" {
+		t.Error("the question was lost")
+	}
 }
