@@ -439,12 +439,15 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 	}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
-	deadline := time.Now().Add(30 * time.Second)
+	began := time.Now()
+	deadline := began.Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if j, _ := next.Jobs.Get(context.Background(), run.ID); j.State == jobs.JobWaiting {
 			if j.Owner != "alice" {
 				t.Fatalf("the resumed run belongs to %q", j.Owner)
 			}
+			ledger, _ := next.Ledger(context.Background(), run.ID)
+			t.Logf("the next server took the run to its questions in %s (%d model calls in its ledger)", time.Since(began).Round(time.Millisecond), len(ledger))
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
