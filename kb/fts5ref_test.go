@@ -155,31 +155,17 @@ func rowidsOf(docs []lexicalDoc) []int64 {
 	return out
 }
 
-// documentFrequencies returns the document frequency of each term that lexical_terms holds.
+// documentFrequencies returns the document frequency of each term that the index holds, as
+// the index in memory counts it.
 func (s *Store) documentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
+	ix, err := s.lexicalIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make(map[string]int64, len(terms))
-	for start := 0; start < len(terms); start += 500 {
-		batch := terms[start:min(start+500, len(terms))]
-		args := make([]any, len(batch))
-		for i, t := range batch {
-			args[i] = t
-		}
-		rows, err := s.db.QueryContext(ctx, `SELECT term, df FROM lexical_terms WHERE term IN (?`+strings.Repeat(",?", len(batch)-1)+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read term statistics: %w", err)
-		}
-		for rows.Next() {
-			var t string
-			var n int64
-			if err := rows.Scan(&t, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[t] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
+	for _, t := range terms {
+		if id, ok := ix.ids[t]; ok {
+			out[t] = int64(ix.postingsAt[id+1] - ix.postingsAt[id])
 		}
 	}
 	return out, nil

@@ -11,13 +11,12 @@ import (
 // Lexical statistics. FTS5 finds the chunks that contain a query's terms, but its bm25() fixes
 // k1 and b, and it learns a term's document frequency by reading the term's whole posting
 // list on every query, which is what makes a query of very common words slow. warren keeps
-// the statistics BM25 needs itself, in the same transaction as the index rows: each term's
-// document frequency (in how many chunks it appears, heading or body) and the number of
+// the totals BM25 needs itself, in the same transaction as the index rows: the number of
 // chunks and of heading and body terms. A term is a space-separated word of the heading and
-// body columns, as the analyser wrote them. Store.Lexical now ranks over its index in memory
-// (lexindex.go), which counts document frequencies itself: the totals still tell it when to
-// read that index again, while lexical_terms is read only by the tests' FTS5 reference
-// (fts5ref_test.go).
+// body columns, as the analyser wrote them. Store.Lexical ranks over its index in memory
+// (lexindex.go), which counts document frequencies itself; the totals tell it when to read
+// that index again. The table lexical_terms, which once kept each term's document frequency,
+// is no longer written (an older workspace keeps its rows, which nothing reads).
 
 var lexicalStatsMigration = Migration{Version: 3, Name: "lexical statistics", SQL: `
 CREATE TABLE lexical_terms (
@@ -80,9 +79,6 @@ func ensureLexicalStats(ctx context.Context, tx *sql.Tx) error {
 	if _, ok, err := readLexicalTotals(ctx, tx); err != nil || ok {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM lexical_terms`); err != nil {
-		return fmt.Errorf("couldn't reset the lexical statistics: %w", err)
-	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO lexical_totals (id, chunks, heading, body) VALUES (1, 0, 0, 0)`); err != nil {
 		return fmt.Errorf("couldn't reset the lexical statistics: %w", err)
 	}
@@ -112,9 +108,7 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 	if err != nil {
 		return fmt.Errorf("couldn't read the lexical index: %w", err)
 	}
-	df := map[string]int64{}
 	var totals LexicalTotals
-	seen := map[string]bool{}
 	for rows.Next() {
 		var rowid int64
 		var heading, body string
@@ -123,19 +117,8 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 			return err
 		}
 		totals.Chunks++
-		clear(seen)
-		for _, part := range [2]struct {
-			text string
-			n    *int64
-		}{{heading, &totals.Heading}, {body, &totals.Body}} {
-			for _, t := range strings.Fields(part.text) {
-				*part.n++
-				if !seen[t] {
-					seen[t] = true
-					df[t]++
-				}
-			}
-		}
+		totals.Heading += int64(len(strings.Fields(heading)))
+		totals.Body += int64(len(strings.Fields(body)))
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -148,39 +131,6 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 	if _, err := tx.ExecContext(ctx, `UPDATE lexical_totals SET chunks = chunks + ?, heading = heading + ?, body = body + ? WHERE id = 1`,
 		s*totals.Chunks, s*totals.Heading, s*totals.Body); err != nil {
 		return fmt.Errorf("couldn't update the lexical statistics: %w", err)
-	}
-	var stmt *sql.Stmt
-	if sign > 0 {
-		stmt, err = tx.PrepareContext(ctx, `INSERT INTO lexical_terms (term, df) VALUES (?, ?) ON CONFLICT (term) DO UPDATE SET df = df + excluded.df`)
-	} else {
-		// A term no chunk holds any more leaves the table.
-		stmt, err = tx.PrepareContext(ctx, `UPDATE lexical_terms SET df = df - ? WHERE term = ? RETURNING df`)
-	}
-	if err != nil {
-		return fmt.Errorf("couldn't update the lexical statistics: %w", err)
-	}
-	defer stmt.Close()
-	var gone []string
-	for t, n := range df {
-		if sign > 0 {
-			_, err = stmt.ExecContext(ctx, t, n)
-		} else {
-			var left int64
-			err = stmt.QueryRowContext(ctx, n, t).Scan(&left)
-			if errors.Is(err, sql.ErrNoRows) {
-				err = nil
-			} else if err == nil && left <= 0 {
-				gone = append(gone, t)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("couldn't update the lexical statistics of %q: %w", t, err)
-		}
-	}
-	for _, t := range gone {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM lexical_terms WHERE term = ?`, t); err != nil {
-			return fmt.Errorf("couldn't update the lexical statistics of %q: %w", t, err)
-		}
 	}
 	return nil
 }
