@@ -150,7 +150,7 @@ func init() {
 		},
 		key{
 			name: "kb.weaviate.grpc", allowed: "host:port, or empty for REST only",
-			help: "Weaviate's gRPC address, used for batch writes (empty: REST only)",
+			help: "Weaviate's gRPC address, for batch writes, searches and term counts (empty: REST only; not with an https server, whose certificate the client would not check over gRPC)",
 			set: func(c *Config, s string) error {
 				s = strings.TrimSpace(s)
 				if s != "" {

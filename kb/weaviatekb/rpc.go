@@ -2,7 +2,6 @@ package weaviatekb
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	pb "github.com/weaviate/weaviate/grpc/generated/protocol/v1"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 )
@@ -33,12 +31,10 @@ type rpcConn struct {
 	timeout time.Duration
 }
 
-func dialRPC(opts Options, secured bool) (*rpcConn, error) {
-	creds := insecure.NewCredentials()
-	if secured {
-		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
-	}
-	conn, err := grpc.NewClient(opts.GRPC, grpc.WithTransportCredentials(creds))
+// dialRPC connects to the server's gRPC port without TLS: newClient refuses gRPC beside an
+// https server.
+func dialRPC(opts Options) (*rpcConn, error) {
+	conn, err := grpc.NewClient(opts.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return nil, fmt.Errorf("kb.weaviate.grpc %q: %w", opts.GRPC, err)
 	}

@@ -112,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	}
 	b := &Backend{client: client, opts: opts, classes: map[string]bool{}}
 	if opts.GRPC != "" {
-		if b.rpc, err = dialRPC(opts, strings.HasPrefix(opts.URL, "https:")); err != nil {
+		if b.rpc, err = dialRPC(opts); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +145,12 @@ func newClient(opts Options) (*weaviate.Client, error) {
 	}
 	cfg := weaviate.Config{Host: u.Host, Scheme: u.Scheme, Timeout: opts.Timeout}
 	if opts.GRPC != "" {
-		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPC, Secured: u.Scheme == "https"}
+		// The client's own gRPC connection (v5.5.0) accepts any certificate over TLS, and the
+		// API key would go with every search to whoever answers.
+		if u.Scheme == "https" {
+			return nil, fmt.Errorf("kb.weaviate.grpc cannot be used with an https server (%s): the Weaviate client does not check the server's certificate over gRPC; leave kb.weaviate.grpc empty and warren searches over HTTPS", opts.URL)
+		}
+		cfg.GrpcConfig = &grpc.Config{Host: opts.GRPC}
 	}
 	if opts.APIKey != "" {
 		cfg.AuthConfig = auth.ApiKey{Value: opts.APIKey}
