@@ -98,6 +98,7 @@ func Run(ctx context.Context, in Input) Report {
 	case isWS && cfg.KB.Backend == kb.BackendWeaviate:
 		if wv := r.checkWeaviate(ctx, cfg); wv != nil {
 			r.checkCollectionsOf(ctx, wv, g, dim)
+			wv.Close()
 		}
 	case isWS:
 		r.checkCollections(ctx, abs, g, dim)

@@ -15,7 +15,7 @@ import (
 // answers and which version it runs, then that warren's classes are as warren creates them
 // and each collection's vectors have the length it recorded. The embedding dimension against
 // the embed model is checked with the collections (checkCollectionsOf). It returns the
-// backend, or nil when the server cannot be reached.
+// backend, which the caller closes, or nil when the server cannot be reached.
 func (r *Report) checkWeaviate(ctx context.Context, cfg *config.Config) *weaviatekb.Backend {
 	opts := weaviatekb.OptionsFrom(cfg, os.Getenv)
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -29,6 +29,7 @@ func (r *Report) checkWeaviate(ctx context.Context, cfg *config.Config) *weaviat
 	version, err := wv.Version(ctx)
 	if err != nil {
 		r.add(Check{Name: "weaviate", Status: Fail, Detail: err.Error()})
+		wv.Close()
 		return nil
 	}
 	transport := "REST"

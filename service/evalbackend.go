@@ -34,5 +34,8 @@ func evalBackend(ctx context.Context, ws *kb.Workspace, headingWeight float64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	return wv, func() { wv.DropAll(context.WithoutCancel(ctx)) }, nil
+	return wv, func() {
+		wv.DropAll(context.WithoutCancel(ctx))
+		wv.Close()
+	}, nil
 }

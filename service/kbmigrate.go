@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"warren/kb"
 	"warren/kb/kbcopy"
@@ -49,8 +48,8 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 	if err != nil {
 		return rep, err
 	}
-	if c, ok := server.(io.Closer); ok && server != s.Store {
-		defer c.Close() // opened for the copy: its gRPC connection ends with it
+	if server != s.Store {
+		defer closeBackend(server) // opened for the copy: its gRPC connection ends with it
 	}
 	var src, dst kb.Backend
 	var target string

@@ -6,6 +6,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -79,6 +80,7 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 	}
 	j, err := jobs.New(context.Background(), ws.DB)
 	if err != nil {
+		closeBackend(store)
 		return nil, err
 	}
 	return &Service{WS: ws, Store: store, Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
@@ -99,10 +101,18 @@ func (s *Service) MayDecide(owner string) bool {
 }
 
 // Close cancels the jobs still running (each stops at a consistent point and stays
-// resumable) and closes the workspace.
+// resumable) and closes the knowledge base and the workspace.
 func (s *Service) Close() {
 	s.Jobs.Close()
+	closeBackend(s.Store)
 	s.WS.Close()
+}
+
+// closeBackend ends a backend's own connections, when it holds any (the Weaviate one does).
+func closeBackend(b kb.Backend) {
+	if c, ok := b.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 // Registry loads the workspace's registry.
