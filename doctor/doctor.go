@@ -16,6 +16,7 @@ import (
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
+	"warren/kb/weaviatekb"
 	"warren/llm"
 	"warren/registry"
 )
@@ -53,6 +54,9 @@ type Input struct {
 	Sources   config.Sources // environment and flags; the file is the workspace's warren.toml
 	Options   []llm.Option   // gateway options (tests shorten timeouts)
 	Logger    *slog.Logger   // receives each check; nil: discarded
+	// Weaviate is the open knowledge-base server of the caller, checked instead of opening
+	// another connection (warren serve checks every minute); nil: the check opens its own.
+	Weaviate *weaviatekb.Backend
 }
 
 // Run performs every check. It never returns an error: problems are checks that failed.
@@ -96,9 +100,15 @@ func Run(ctx context.Context, in Input) Report {
 	dim := r.checkModels(ctx, cfg, g)
 	switch {
 	case isWS && cfg.KB.Backend == kb.BackendWeaviate:
-		if wv := r.checkWeaviate(ctx, cfg); wv != nil {
+		wv := in.Weaviate
+		if wv == nil {
+			if wv = r.openWeaviate(ctx, cfg); wv == nil {
+				break
+			}
+			defer wv.Close()
+		}
+		if r.checkWeaviate(ctx, cfg, wv) {
 			r.checkCollectionsOf(ctx, wv, g, dim)
-			wv.Close()
 		}
 	case isWS:
 		r.checkCollections(ctx, abs, g, dim)

@@ -9,6 +9,7 @@ import (
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/kb/weaviatekb"
 	"warren/retrieval"
 )
 
@@ -25,7 +26,9 @@ func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
 // The workbench asks every minute, in every connection to warren serve: its checks are not
 // logged (a failure is on the analyst's screen); `warren doctor` logs them.
 func (s *Service) Doctor(ctx context.Context) doctor.Report {
-	return doctor.Run(ctx, doctor.Input{Workspace: s.WS.Dir, Sources: s.sources})
+	in := doctor.Input{Workspace: s.WS.Dir, Sources: s.sources}
+	in.Weaviate, _ = s.Store.(*weaviatekb.Backend) // checked through the open connection
+	return doctor.Run(ctx, in)
 }
 
 // Collections lists the knowledge base's collections.
