@@ -205,10 +205,19 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 	}
 	cmds := []tea.Cmd{cmd}
 	for _, k := range early {
+		// Moving and looking are replayed; a decision is not made on a cell the analyst has
+		// not seen: the replay stops there.
+		if g.mode == gasGrid && gasDecidingKeys[k.String()] {
+			cmds = append(cmds, setStatus(fmt.Sprintf("the table was still loading: %q and the keys after it were not used; the cursor is where they would have acted", k.String()), true))
+			break
+		}
 		cmds = append(cmds, g.key(k))
 	}
 	return tea.Batch(cmds...)
 }
+
+// gasDecidingKeys are the grid keys that change the table (approve, edit, reject, undo, fill).
+var gasDecidingKeys = map[string]bool{"a": true, "A": true, "e": true, "x": true, "u": true, "F": true}
 
 func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
 	g.loading, g.loaded = false, true

@@ -537,3 +537,29 @@ func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
 		t.Errorf("after l l j pressed during the load the cursor is on %s, want %s", got, want)
 	}
 }
+
+// A key that decides, pressed while the table loads, is not replayed on a cell the analyst has
+// not seen, nor is anything after it; the moves before it are.
+func TestGasDecisionPressedWhileTheTableLoadsIsNotMade(t *testing.T) {
+	be := newGasBackend(t, nil, gasFixture())
+	m := New(be)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(doctorMsg{report: doctor.Report{OK: true}})
+	m.OpenGas("")
+	load := m.gas.load("", nil)
+	for _, k := range keys("j", "a", "l", "x") {
+		m.Update(k)
+	}
+	st := settle(t, m, drain(load)...)
+	if got, want := at(m.gas), m.gas.table.Rows[m.gas.shown[1]].Name()+"/"+m.gas.fields[0].Name; got != want {
+		t.Errorf("the cursor is on %s, want %s (j replayed, nothing after a)", got, want)
+	}
+	for _, c := range m.gas.table.Rows[m.gas.shown[1]].Cells {
+		if c.Status == hmis.StatusApproved || c.Status == hmis.StatusRejected {
+			t.Errorf("a decision was made on a cell never shown: %+v", c)
+		}
+	}
+	if !strings.Contains(strings.Join(st, "\n"), "still loading") {
+		t.Errorf("the status should say why the keys were not used: %q", st)
+	}
+}
