@@ -24,6 +24,12 @@ type goroutineTB struct {
 
 func (g *goroutineTB) Helper() {}
 
+func (g *goroutineTB) Failed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.errs) > 0
+}
+
 func (g *goroutineTB) Errorf(format string, args ...any) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
