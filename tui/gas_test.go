@@ -519,13 +519,18 @@ func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
 }
 
 // Keys pressed while the first table loads are not lost: they act once it is shown.
-func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
-	be := newGasBackend(t, nil, gasFixture())
-	m := New(be)
+// gasTabLoading opens the Gas tab with its first table's load in flight (the table is not
+// there yet); the returned command answers the load.
+func gasTabLoading(t *testing.T) (*Model, tea.Cmd) {
+	m := New(newGasBackend(t, nil, gasFixture()))
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenGas("")
-	load := m.gas.load("", nil) // in flight: the table is not there yet
+	return m, m.gas.load("", nil)
+}
+
+func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
+	m, load := gasTabLoading(t)
 	for _, k := range keys("l", "l", "j") {
 		m.Update(k)
 	}
@@ -541,12 +546,7 @@ func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
 // A key that decides, pressed while the table loads, is not replayed on a cell the analyst has
 // not seen, nor is anything after it; the moves before it are.
 func TestGasDecisionPressedWhileTheTableLoadsIsNotMade(t *testing.T) {
-	be := newGasBackend(t, nil, gasFixture())
-	m := New(be)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.Update(doctorMsg{report: doctor.Report{OK: true}})
-	m.OpenGas("")
-	load := m.gas.load("", nil)
+	m, load := gasTabLoading(t)
 	for _, k := range keys("j", "a", "l", "x") {
 		m.Update(k)
 	}
