@@ -81,19 +81,20 @@ type LexicalStats struct {
 	Loads        int64 // times the index was read from warren.db
 	PostingsRead int64 // postings walked, over all searches
 	TermsPruned  int64 // query terms whose postings were left unread (MaxScore)
+	LookedUp     int64 // of those, terms whose share was looked up in the chunks' own entries
 }
 
 // lexicalCache holds a store's index and its counters.
 type lexicalCache struct {
-	mu                                      sync.Mutex // held while the index is read
-	index                                   *lexIndex
-	searches, loads, postingsRead, prunedTN atomic.Int64
+	mu                                                sync.Mutex // held while the index is read
+	index                                             *lexIndex
+	searches, loads, postingsRead, prunedTN, lookedUp atomic.Int64
 }
 
 // LexicalStats reports the lexical search's counters.
 func (s *Store) LexicalStats() LexicalStats {
 	c := &s.lexical
-	return LexicalStats{c.searches.Load(), c.loads.Load(), c.postingsRead.Load(), c.prunedTN.Load()}
+	return LexicalStats{c.searches.Load(), c.loads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load()}
 }
 
 // lexicalToken names the state of the lexical index: the collections' generations, which
@@ -425,10 +426,13 @@ func better(a, b scoredSlot) int {
 // join them, so the remaining terms' postings are left unread and their share is added to
 // the chunks that can still make the m from the chunks' own entries.
 func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m int, stats *lexicalCache) []scoredSlot {
-	order := make([]int, len(q.terms))
-	for i := range order {
-		order[i] = i
+	acc := ix.accumulator()
+	defer ix.release(acc)
+	order := acc.order[:0]
+	for i := range q.terms {
+		order = append(order, i)
 	}
+	acc.order = order
 	df := func(i int) int32 { t := q.terms[i]; return ix.postingsAt[t+1] - ix.postingsAt[t] }
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(df(a), df(b)) })
 	// left[i]: the most the terms order[i:] can add to a chunk.
@@ -436,14 +440,13 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 	for i := len(order) - 1; i >= 0; i-- {
 		left[i] = left[i+1] + r.bound(q.weights[order[i]], ix.info[q.terms[order[i]]])
 	}
-	acc := ix.accumulator()
-	defer ix.accumulators.Put(acc)
-	var touched []int32
-	var best float64
+	// theta is the m-th best score so far (0 before m chunks are seen). Scores only grow, so
+	// it only rises, and each new one is looked for among the chunks at or above the last.
+	var best, theta float64
 	walked := 0
 	for ; walked < len(order); walked++ {
-		if len(touched) >= m && left[walked] < best {
-			if theta := kthScore(acc.scores, touched, m, &acc.buf); left[walked] < theta {
+		if len(acc.touched) >= m && left[walked] < best {
+			if theta = kthScore(acc.scores, acc.touched, m, theta, &acc.buf); left[walked] < theta {
 				break
 			}
 		}
@@ -457,7 +460,7 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 			}
 			s := acc.scores[p.slot]
 			if s == 0 {
-				touched = append(touched, p.slot)
+				acc.touched = append(acc.touched, p.slot)
 			}
 			s += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
 			acc.scores[p.slot] = s
@@ -467,15 +470,16 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 	// The chunks that can still reach the m-th score: with every term walked, those at or
 	// above it (scores summed in another order may differ in the last bits, hence the margin).
 	// Otherwise those that the unread terms could lift to it; each unread term's share is then
-	// looked up in their own entries, and the m-th score rises as it goes, until the last.
-	alive := slices.Clone(touched)
+	// added to them, and the m-th score rises as it goes, until the last.
+	alive := append(acc.alive[:0], acc.touched...)
 	for j := walked; ; j++ {
-		theta := kthScore(acc.scores, alive, m, &acc.buf)
+		theta = kthScore(acc.scores, alive, m, theta, &acc.buf)
+		cut := theta
 		if j == len(order) {
-			theta *= 1 - 1e-9
+			cut *= 1 - 1e-9
 		}
 		alive = slices.DeleteFunc(alive, func(slot int32) bool {
-			if acc.scores[slot]+left[j] < theta {
+			if acc.scores[slot]+left[j] < cut {
 				acc.scores[slot] = -1 // out: no posting adds to it
 				return true
 			}
@@ -487,8 +491,11 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 		stats.prunedTN.Add(1)
 		i := order[j]
 		t := q.terms[i]
-		// A term's share is added from its postings when they are fewer than the lookups.
-		if ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]; len(ps) < 8*len(alive) {
+		// A term's share is added from its postings unless they are many times more than the
+		// chunks left: a walk through postings is sequential, a lookup in a chunk's entries
+		// is a search in memory far from the last one (32 was the fastest of 8–128 on
+		// BenchmarkHybridQuery100kCommonTerms).
+		if ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]; len(ps) < 32*len(alive) {
 			for _, p := range ps {
 				if acc.scores[p.slot] > 0 {
 					acc.scores[p.slot] += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
@@ -496,6 +503,7 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 			}
 			continue
 		}
+		stats.lookedUp.Add(1)
 		for _, slot := range alive {
 			c := &ix.chunks[slot]
 			if e, ok := ix.entry(c, t); ok {
@@ -503,9 +511,7 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 			}
 		}
 	}
-	for _, slot := range touched {
-		acc.scores[slot] = 0
-	}
+	acc.alive = alive
 	// Every chunk left is scored whole, in the query's order, so that its score does not
 	// depend on the order the terms were walked in.
 	out := make([]scoredSlot, len(alive))
@@ -533,14 +539,28 @@ func (ix *lexIndex) entry(c *lexChunk, term int32) (lexEntry, bool) {
 	return lexEntry{}, false
 }
 
-// lexAccumulator holds a search's partial scores, one per chunk; it is handed back all zero.
-type lexAccumulator struct{ scores, buf []float64 }
+// lexAccumulator is a search's scratch space: a partial score per chunk, all zero between
+// searches, the chunks touched, and buffers.
+type lexAccumulator struct {
+	scores, buf    []float64
+	touched, alive []int32
+	order          []int
+}
 
 func (ix *lexIndex) accumulator() *lexAccumulator {
 	if a, ok := ix.accumulators.Get().(*lexAccumulator); ok {
 		return a
 	}
 	return &lexAccumulator{scores: make([]float64, len(ix.chunks))}
+}
+
+// release zeroes the scores the search touched and hands the accumulator back.
+func (ix *lexIndex) release(acc *lexAccumulator) {
+	for _, slot := range acc.touched {
+		acc.scores[slot] = 0
+	}
+	acc.touched = acc.touched[:0]
+	ix.accumulators.Put(acc)
 }
 
 func sortedQuery(q indexedQuery) indexedQuery {
@@ -556,17 +576,26 @@ func sortedQuery(q indexedQuery) indexedQuery {
 	return out
 }
 
-// kthScore is the m-th largest score of the touched chunks (0 with fewer than m); buf is
-// scratch space.
-func kthScore(scores []float64, touched []int32, m int, buf *[]float64) float64 {
-	if len(touched) < m || m <= 0 {
+// kthScore is the m-th largest score of the given chunks (0 with fewer than m). floor is a
+// score known to be at or below it (an earlier m-th score, as scores only grow): only the
+// scores at or above it are selected from. buf is scratch space.
+func kthScore(scores []float64, slots []int32, m int, floor float64, buf *[]float64) float64 {
+	if len(slots) < m || m <= 0 {
 		return 0
 	}
 	s := (*buf)[:0]
-	for _, slot := range touched {
-		s = append(s, scores[slot])
+	for _, slot := range slots {
+		if v := scores[slot]; v >= floor {
+			s = append(s, v)
+		}
 	}
 	*buf = s
+	if len(s) < m { // not a floor after all: select from every score
+		if floor <= 0 {
+			return 0
+		}
+		return kthScore(scores, slots, m, 0, buf)
+	}
 	return quickselect(s, m-1)
 }
 
