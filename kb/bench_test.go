@@ -230,10 +230,10 @@ func buildBenchWorkspace(b *testing.B) string {
 func benchFiles(b *testing.B, dir string) int64 {
 	vec, log, graph := kb.VectorFiles(filepath.Join(dir, kb.VectorDir), "bench")
 	var total int64
-	for _, p := range []string{vec, log, graph} {
+	for _, p := range []string{vec, log, graph, filepath.Join(dir, kb.VectorDir, "lexical.index")} {
 		info, err := os.Stat(p)
 		if err != nil {
-			b.Fatalf("the workspace must hold its vector files: %v", err)
+			b.Fatalf("the workspace must hold its vector files and the lexical index's snapshot: %v", err)
 		}
 		total += info.Size()
 	}
@@ -264,14 +264,25 @@ func overlap(got, want []kb.Hit) int {
 }
 
 // BenchmarkOpen100k measures opening a workspace of 100,000 chunks × 768 dimensions until
-// a dense search has answered: SQLite opened, the vector files and the graph read. It
-// fails unless every open read the files and the graph (none rebuilt from warren.db, none
-// built) and the search went through the graph. read-ms is reading the same files' bytes
-// alone, in the same run.
+// a dense and a lexical search have answered: SQLite opened, the vector files, the graph and
+// the lexical index's snapshot read. It fails unless every open read the files, the graph and
+// the snapshot (none rebuilt from warren.db, none built) and the dense search went through
+// the graph. read-ms is reading the same files' bytes alone, in the same run.
 func BenchmarkOpen100k(b *testing.B) {
 	dir := buildBenchWorkspace(b)
-	size := benchFiles(b, dir)
 	ctx := context.Background()
+	voc := newVocabulary(rand.New(rand.NewPCG(1, 2)))
+	func() { // the snapshot, as the first search after the last write leaves it
+		ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ws.Close()
+		if _, err := kb.NewStore(ws).Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+			b.Fatal(err)
+		}
+	}()
+	size := benchFiles(b, dir)
 	q := benchVectors.query(0, benchChunks)
 	for b.Loop() {
 		ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
@@ -283,15 +294,22 @@ func BenchmarkOpen100k(b *testing.B) {
 		if err != nil || len(hits) != 10 {
 			b.Fatalf("open: %v", err)
 		}
+		if lex, err := store.Lexical(ctx, voc.text(3), "en", kb.Scope{}, 10); err != nil || len(lex) == 0 {
+			b.Fatalf("open: lexical search: %v", err)
+		}
 		if st := store.VectorStats(); st.FilesRead != 1 || st.Rebuilt != 0 || st.GraphsRead != 1 || st.GraphsBuilt != 0 || st.IndexQueries != 1 {
 			b.Fatalf("the open must read the vector files and the graph, and search through it: %+v", st)
+		}
+		if st := store.LexicalStats(); st.SnapshotReads != 1 || st.Loads != 0 {
+			b.Fatalf("the open must read the lexical index's snapshot, not warren.db: %+v", st)
 		}
 		ws.Close()
 	}
 	b.StopTimer()
 	vec, log, graph := kb.VectorFiles(filepath.Join(dir, kb.VectorDir), "bench")
+	lexical := filepath.Join(dir, kb.VectorDir, "lexical.index")
 	start := time.Now()
-	for _, p := range []string{vec, log, graph} {
+	for _, p := range []string{vec, log, graph, lexical} {
 		if _, err := os.ReadFile(p); err != nil {
 			b.Fatal(err)
 		}
@@ -349,7 +367,8 @@ func BenchmarkDenseQuery100k(b *testing.B) {
 // same Searcher on the same 100,000-chunk collection, interleaved, and reports both latencies
 // and their ratio. The query vector is fixed in advance: no embedding call is included in
 // either figure. The lexical index is read before the timed searches (its read is reported
-// as lexload-ms, the heap it holds as lexheap-MB), and the lexical half is also timed alone at hybrid's depth (lexical-p50-ms).
+// from warren.db as lexload-ms, from its snapshot as lexsnapshot-ms, the heap it holds as
+// lexheap-MB), and the lexical half is also timed alone at hybrid's depth (lexical-p50-ms).
 // Queries are four content words.
 func BenchmarkHybridQuery100k(b *testing.B) {
 	benchmarkHybrid(b, func(v *vocabulary) string { return v.query(4) }, false)
@@ -376,6 +395,9 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	s := &retrieval.Searcher{Store: store, Embedder: func(string) (kb.Embedder, error) {
 		return fixedEmbedder{next: func() []float32 { return query }}, nil
 	}}
+	// The lexical index read from warren.db (as after a write), then from its snapshot (as on
+	// opening the workspace).
+	os.Remove(filepath.Join(dir, kb.VectorDir, "lexical.index"))
 	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
@@ -387,8 +409,17 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	runtime.GC()
 	runtime.ReadMemStats(&m1)
 	before := store.LexicalStats()
-	if before.Loads != 1 {
-		b.Fatalf("the first lexical search must read the index: %+v", before)
+	if before.Loads != 1 || before.SnapshotReads != 0 {
+		b.Fatalf("the first lexical search must read the index from warren.db: %+v", before)
+	}
+	reopened := kb.NewStore(ws)
+	t0 = time.Now()
+	if _, err := reopened.Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+		b.Fatal(err)
+	}
+	snapLoad := time.Since(t0)
+	if st := reopened.LexicalStats(); st.SnapshotReads != 1 || st.Loads != 0 {
+		b.Fatalf("a second store must read the index's snapshot: %+v", st)
 	}
 	var hybrid, dense, lexical []time.Duration
 	n := 0
@@ -419,7 +450,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 		b.Fatalf("every dense half must go through the graph: %+v", st)
 	}
 	lex := store.LexicalStats()
-	if lex.Loads != 1 || lex.Searches-before.Searches != int64(2*n) {
+	if lex.Loads != 1 || lex.SnapshotReads != 0 || lex.Searches-before.Searches != int64(2*n) {
 		b.Fatalf("every lexical half must search the index in memory, read once: %+v", lex)
 	}
 	pruned := lex.TermsPruned - before.TermsPruned
@@ -429,6 +460,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	b.ReportMetric(float64(lex.PostingsRead-before.PostingsRead)/float64(n), "postings/op")
 	b.ReportMetric(float64(pruned)/float64(n), "pruned-terms/op")
 	b.ReportMetric(ms(lexLoad), "lexload-ms")
+	b.ReportMetric(ms(snapLoad), "lexsnapshot-ms")
 	b.ReportMetric(float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc))/1e6, "lexheap-MB")
 	b.ReportMetric(ms(percentile(hybrid, 0.5)), "hybrid-p50-ms")
 	b.ReportMetric(ms(percentile(hybrid, 0.95)), "hybrid-p95-ms")

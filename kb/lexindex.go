@@ -77,37 +77,40 @@ type lexIndex struct {
 // LexicalStats counts what lexical search did, so that a benchmark proves which path it
 // measured.
 type LexicalStats struct {
-	Searches     int64 // searches answered from the index in memory
-	Loads        int64 // times the index was read from warren.db
-	PostingsRead int64 // postings walked, over all searches
-	TermsPruned  int64 // query terms whose postings were left unread (MaxScore)
-	LookedUp     int64 // of those, terms whose share was looked up in the chunks' own entries
+	Searches      int64 // searches answered from the index in memory
+	Loads         int64 // times the index was read from warren.db
+	SnapshotReads int64 // times it was read from its snapshot instead
+	PostingsRead  int64 // postings walked, over all searches
+	TermsPruned   int64 // query terms whose postings were left unread (MaxScore)
+	LookedUp      int64 // of those, terms whose share was looked up in the chunks' own entries
 }
 
 // lexicalCache holds a store's index and its counters.
 type lexicalCache struct {
-	mu                                                sync.Mutex // held while the index is read
-	index                                             *lexIndex
-	searches, loads, postingsRead, prunedTN, lookedUp atomic.Int64
+	mu                                                               sync.Mutex // held while the index is read
+	index                                                            *lexIndex
+	searches, loads, snapshotReads, postingsRead, prunedTN, lookedUp atomic.Int64
 }
 
 // LexicalStats reports the lexical search's counters.
 func (s *Store) LexicalStats() LexicalStats {
 	c := &s.lexical
-	return LexicalStats{c.searches.Load(), c.loads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load()}
+	return LexicalStats{c.searches.Load(), c.loads.Load(), c.snapshotReads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load()}
 }
 
 // lexicalToken names the state of the lexical index: the collections' generations, which
-// every write raises, and the totals.
+// every write raises, the totals, and the stamp that every change to the index draws anew
+// (a collection removed and written again can reach the same generations and totals).
 func (s *Store) lexicalToken(ctx context.Context) (string, LexicalTotals, error) {
 	var gens string
 	var t LexicalTotals
 	st, err := s.prepared(ctx, `SELECT coalesce((SELECT group_concat(name || ':' || generation, ',') FROM
-	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body FROM lexical_totals WHERE id = 1`)
+	(SELECT name, generation FROM collections ORDER BY name)), ''), chunks, heading, body, stamp FROM lexical_totals WHERE id = 1`)
 	if err != nil {
 		return "", t, fmt.Errorf("couldn't read the lexical statistics: %w", err)
 	}
-	err = st.QueryRowContext(ctx).Scan(&gens, &t.Chunks, &t.Heading, &t.Body)
+	var stamp int64
+	err = st.QueryRowContext(ctx).Scan(&gens, &t.Chunks, &t.Heading, &t.Body, &stamp)
 	if errors.Is(err, sql.ErrNoRows) {
 		// A workspace indexed before the statistics existed: count it, then ask again.
 		if _, err := s.lexicalTotalsNow(ctx); err != nil {
@@ -118,10 +121,12 @@ func (s *Store) lexicalToken(ctx context.Context) (string, LexicalTotals, error)
 	if err != nil {
 		return "", t, fmt.Errorf("couldn't read the lexical statistics: %w", err)
 	}
-	return fmt.Sprintf("%s|%d|%d|%d", gens, t.Chunks, t.Heading, t.Body), t, nil
+	return fmt.Sprintf("%s|%d|%d|%d|%x", gens, t.Chunks, t.Heading, t.Body, stamp), t, nil
 }
 
-// lexicalIndex returns the index of the database as it is now, reading it when it changed.
+// lexicalIndex returns the index of the database as it is now: the one in memory, else the
+// snapshot if it reflects this state, else the index read from warren.db, which then
+// replaces the snapshot.
 func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	token, totals, err := s.lexicalToken(ctx)
 	if err != nil {
@@ -133,6 +138,11 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	if c.index != nil && c.index.token == token {
 		return c.index, nil
 	}
+	if ix, err := readLexSnapshot(s.vdir, token); err == nil {
+		c.index = ix
+		c.snapshotReads.Add(1)
+		return ix, nil
+	}
 	// A write between reading the token and reading the index leaves a token older than the
 	// index: the next search reads it again.
 	ix, err := s.readLexicalIndex(ctx, token, totals)
@@ -141,6 +151,8 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	}
 	c.index = ix
 	c.loads.Add(1)
+	// A snapshot that cannot be written costs the next process a read of warren.db, no more.
+	_ = writeLexSnapshot(s.vdir, ix)
 	return ix, nil
 }
 

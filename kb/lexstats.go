@@ -34,6 +34,13 @@ CREATE TABLE lexical_totals (
 INSERT INTO lexical_totals (id, chunks, heading, body) SELECT 1, 0, 0, 0 WHERE NOT EXISTS (SELECT 1 FROM chunks);
 `}
 
+// lexicalStampMigration adds the stamp that every change to the index draws anew, so that the
+// index's snapshot (lexsnapshot.go) is never taken for another state that reached the same
+// generations and totals.
+var lexicalStampMigration = Migration{Version: 4, Name: "lexical stamp", SQL: `
+ALTER TABLE lexical_totals ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
+`}
+
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
@@ -128,7 +135,7 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 		return nil
 	}
 	s := int64(sign)
-	if _, err := tx.ExecContext(ctx, `UPDATE lexical_totals SET chunks = chunks + ?, heading = heading + ?, body = body + ? WHERE id = 1`,
+	if _, err := tx.ExecContext(ctx, `UPDATE lexical_totals SET chunks = chunks + ?, heading = heading + ?, body = body + ?, stamp = random() WHERE id = 1`,
 		s*totals.Chunks, s*totals.Heading, s*totals.Body); err != nil {
 		return fmt.Errorf("couldn't update the lexical statistics: %w", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"unsafe"
 
 	"warren/kb/hnsw"
 )
@@ -155,12 +154,7 @@ func parseBatch(raw []byte, text string) (batch, int, bool) {
 
 // floatBytes views floats as their bytes, in the machine's order (little-endian: checked
 // by nativeLittleEndian before any file is read or written).
-func floatBytes(f []float32) []byte {
-	if len(f) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&f[0])), 4*len(f))
-}
+func floatBytes(f []float32) []byte { return tableBytes(f) }
 
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
