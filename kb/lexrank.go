@@ -1,7 +1,9 @@
 package kb
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 
 	"warren/config"
@@ -131,11 +133,19 @@ func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query,
 	if err != nil {
 		return nil, err
 	}
+	// Equal scores go by the candidates' orders, then their positions, as the embedded store's
+	// go by rowid: each candidate's rowid is its rank in that order (from 1: rowid 0 would
+	// mean "deleted").
+	byOrder := make([]int, len(cands))
+	for i := range byOrder {
+		byOrder[i] = i
+	}
+	slices.SortStableFunc(byOrder, func(a, b int) int { return cmp.Compare(cands[a].Order, cands[b].Order) })
 	docs := make([]lexicalDoc, len(cands))
 	ids := make(map[int64]string, len(cands))
-	for i, c := range cands {
-		// The candidate's position keeps equal orders apart; rowid 0 would mean "deleted".
-		docs[i] = newLexicalDoc(c.Order*int64(len(cands)+1)+int64(i)+1, c.Heading, c.Body)
+	for rank, i := range byOrder {
+		c := cands[i]
+		docs[i] = newLexicalDoc(int64(rank)+1, c.Heading, c.Body)
 		ids[docs[i].rowid] = c.ID
 	}
 	r := p.rankerOver(totals)

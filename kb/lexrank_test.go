@@ -38,8 +38,21 @@ func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []st
 	return out, nil
 }
 
+// farOrders hands out the same candidates with orders far apart (as a server's clock-based
+// orders are): the ranking must not depend on their size.
+type farOrders struct{ embeddedSource }
+
+func (f farOrders) LexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]LexicalCandidate, error) {
+	cands, err := f.embeddedSource.LexicalCandidates(ctx, rare, common, scope, m, want)
+	for i := range cands {
+		cands[i].Order *= 1e17
+	}
+	return cands, err
+}
+
 // RankLexical over the embedded store's index ranks exactly as the store's own Lexical: it is
-// the same ranking, feedback and tie-break, whoever proposes the candidates.
+// the same ranking, feedback and tie-break, whoever proposes the candidates, whatever the
+// size of their orders.
 func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 	_, store := openTestStore(t)
 	ctx := context.Background()
@@ -74,12 +87,14 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := RankLexical(ctx, embeddedSource{store}, p, tc.query, "en", tc.scope, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want) == 0 || !slices.Equal(got, want) {
-				t.Errorf("budget %d, %q %+v:\n got %v\nwant %v", budget, tc.query, tc.scope, got, want)
+			for _, src := range []LexicalSource{embeddedSource{store}, farOrders{embeddedSource{store}}} {
+				got, err := RankLexical(ctx, src, p, tc.query, "en", tc.scope, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("%T, budget %d, %q %+v:\n got %v\nwant %v", src, budget, tc.query, tc.scope, got, want)
+				}
 			}
 		}
 	}

@@ -204,17 +204,20 @@ func objectID(kind, key string) string {
 // orderStep leaves room for a document's chunks between two orders handed out.
 const orderStep = 10_000
 
-// orderEpoch keeps orders (milliseconds since 2024 × orderStep) below 2^53, so they survive
-// GraphQL's JSON numbers exactly for centuries.
+// ordersPerSecond: orders follow the clock in seconds since orderEpoch, with room for 256
+// documents a second (a faster ingest runs ahead of the clock, still in order). That keeps
+// them below 2^53, which GraphQL's JSON numbers hold exactly, until 2135; in milliseconds
+// they would have run out in 2052.
+const ordersPerSecond = 256 * orderStep
+
 var orderEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// nextOrder returns the order of a document's first chunk: rising with the time of the
-// write, and within one process strictly rising, so equal scores rank older chunks first
-// as in the embedded store.
+// nextOrder hands out the order of a document's first chunk: after every order this backend
+// handed out before, and after the clock's.
 func (b *Backend) nextOrder() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	o := time.Since(orderEpoch).Milliseconds() * orderStep
+	o := int64(time.Since(orderEpoch).Seconds()) * ordersPerSecond
 	if o <= b.lastOrder {
 		o = b.lastOrder + orderStep
 	}
