@@ -459,6 +459,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	}
 	b.ReportMetric(float64(lex.PostingsRead-before.PostingsRead)/float64(n), "postings/op")
 	b.ReportMetric(float64(pruned)/float64(n), "pruned-terms/op")
+	b.ReportMetric(float64(lex.StoppedInside-before.StoppedInside)/float64(n), "stopped-inside/op")
 	b.ReportMetric(ms(lexLoad), "lexload-ms")
 	b.ReportMetric(ms(snapLoad), "lexsnapshot-ms")
 	b.ReportMetric(float64(int64(m1.HeapAlloc)-int64(m0.HeapAlloc))/1e6, "lexheap-MB")

@@ -72,6 +72,10 @@ type lexIndex struct {
 	docs        map[string]int32
 
 	accumulators sync.Pool // of *lexAccumulator
+
+	impactMu     sync.Mutex
+	impacts      map[int32][]lexPosting // terms' postings by impact (impactOrder)
+	impactRanker ranker
 }
 
 // LexicalStats counts what lexical search did, so that a benchmark proves which path it
@@ -83,19 +87,20 @@ type LexicalStats struct {
 	PostingsRead  int64 // postings walked, over all searches
 	TermsPruned   int64 // query terms whose postings were left unread (MaxScore)
 	LookedUp      int64 // of those, terms whose share was looked up in the chunks' own entries
+	StoppedInside int64 // terms whose walk in impact order stopped before their last posting
 }
 
 // lexicalCache holds a store's index and its counters.
 type lexicalCache struct {
-	mu                                                               sync.Mutex // held while the index is read
-	index                                                            *lexIndex
-	searches, loads, snapshotReads, postingsRead, prunedTN, lookedUp atomic.Int64
+	mu                                                                              sync.Mutex // held while the index is read
+	index                                                                           *lexIndex
+	searches, loads, snapshotReads, postingsRead, prunedTN, lookedUp, stoppedInside atomic.Int64
 }
 
 // LexicalStats reports the lexical search's counters.
 func (s *Store) LexicalStats() LexicalStats {
 	c := &s.lexical
-	return LexicalStats{c.searches.Load(), c.loads.Load(), c.snapshotReads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load()}
+	return LexicalStats{c.searches.Load(), c.loads.Load(), c.snapshotReads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load(), c.stoppedInside.Load()}
 }
 
 // lexicalToken names the state of the lexical index: the collections' generations, which
@@ -436,7 +441,12 @@ func better(a, b scoredSlot) int {
 // their scores. Terms are walked from the fewest postings up; once the best m seen so far
 // all score above what the remaining terms could give an unseen chunk, no unseen chunk can
 // join them, so the remaining terms' postings are left unread and their share is added to
-// the chunks that can still make the m from the chunks' own entries.
+// the chunks that can still make the m, from those postings or the chunks' own entries.
+//
+// A term of many postings is walked in impact order (its largest shares first), so that the
+// walk can stop inside it: once a share plus what the later terms could add falls below the
+// m-th score, the rest of that term's postings cannot bring in an unseen chunk either, and
+// are added to the chunks still in the running like an unread term's.
 func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m int, stats *lexicalCache) []scoredSlot {
 	acc := ix.accumulator()
 	defer ix.release(acc)
@@ -455,6 +465,20 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 	// theta is the m-th best score so far (0 before m chunks are seen). Scores only grow, so
 	// it only rises, and each new one is looked for among the chunks at or above the last.
 	var best, theta float64
+	add := func(slot int32, share float64) {
+		s := acc.scores[slot]
+		if s == 0 {
+			acc.touched = append(acc.touched, slot)
+		}
+		s += share
+		acc.scores[slot] = s
+		best = max(best, s)
+	}
+	// The term walked in part, if any: its postings rest (in impact order) are unread, and
+	// none of them adds more than restBound.
+	partial := -1
+	var rest []lexPosting
+	var restBound float64
 	walked := 0
 	for ; walked < len(order); walked++ {
 		if len(acc.touched) >= m && left[walked] < best {
@@ -464,53 +488,93 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 		}
 		i := order[walked]
 		t := q.terms[i]
+		w := q.weights[i]
 		ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]
-		stats.postingsRead.Add(int64(len(ps)))
-		for _, p := range ps {
-			if in != nil && !in(p.slot) {
-				continue
+		if len(ps) < impactWalkMin {
+			stats.postingsRead.Add(int64(len(ps)))
+			for _, p := range ps {
+				if in == nil || in(p.slot) {
+					add(p.slot, r.contribution(w, p.head, p.body, ix.lengths[p.slot]))
+				}
 			}
-			s := acc.scores[p.slot]
-			if s == 0 {
-				acc.touched = append(acc.touched, p.slot)
-			}
-			s += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
-			acc.scores[p.slot] = s
-			best = max(best, s)
+			continue
 		}
+		byImpact := ix.impactOrder(r, t)
+		next := 2 * m // where the m-th score is looked at next
+		stopped := -1
+		for at, p := range byImpact {
+			share := r.contribution(w, p.head, p.body, ix.lengths[p.slot])
+			if at == next {
+				next *= 2
+				if len(acc.touched) >= m {
+					theta = kthScore(acc.scores, acc.touched, m, theta, &acc.buf)
+					if bound := share*(1+1e-9) + left[walked+1]; bound < theta {
+						stopped = at
+						break
+					}
+				}
+			}
+			if in == nil || in(p.slot) {
+				add(p.slot, share)
+			}
+		}
+		if stopped < 0 {
+			stats.postingsRead.Add(int64(len(byImpact)))
+			continue
+		}
+		stats.postingsRead.Add(int64(stopped))
+		stats.stoppedInside.Add(1)
+		partial, rest = walked, byImpact[stopped:]
+		p := rest[0]
+		restBound = r.contribution(w, p.head, p.body, ix.lengths[p.slot]) * (1 + 1e-9)
+		walked++
+		break
 	}
-	// The chunks that can still reach the m-th score: with every term walked, those at or
+	// What is left to add: the term walked in part, then the unread ones; more[k] is the most
+	// the steps from k on can add to a chunk.
+	steps := order[walked:]
+	more := left[walked:]
+	if partial >= 0 {
+		steps = order[partial:]
+		more = slices.Clone(left[partial:])
+		more[0] = more[1] + restBound
+	}
+	// The chunks that can still reach the m-th score: with every term added, those at or
 	// above it (scores summed in another order may differ in the last bits, hence the margin).
-	// Otherwise those that the unread terms could lift to it; each unread term's share is then
-	// added to them, and the m-th score rises as it goes, until the last.
+	// Otherwise those that the terms left could lift to it; each term's share is then added
+	// to them, and the m-th score rises as it goes, until the last.
 	alive := append(acc.alive[:0], acc.touched...)
-	for j := walked; ; j++ {
+	for k := 0; ; k++ {
 		theta = kthScore(acc.scores, alive, m, theta, &acc.buf)
 		cut := theta
-		if j == len(order) {
+		if k == len(steps) {
 			cut *= 1 - 1e-9
 		}
 		alive = slices.DeleteFunc(alive, func(slot int32) bool {
-			if acc.scores[slot]+left[j] < cut {
+			if acc.scores[slot]+more[k] < cut {
 				acc.scores[slot] = -1 // out: no posting adds to it
 				return true
 			}
 			return false
 		})
-		if j == len(order) {
+		if k == len(steps) {
 			break
 		}
 		stats.prunedTN.Add(1)
-		i := order[j]
+		i := steps[k]
 		t := q.terms[i]
+		w := q.weights[i]
+		ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]
+		inPart := k == 0 && partial >= 0
+		if inPart {
+			ps = rest
+		}
 		// A term's share is added from its postings unless they are many times more than the
-		// chunks left: a walk through postings is sequential, a lookup in a chunk's entries
-		// is a search in memory far from the last one (32 was the fastest of 8–128 on
-		// BenchmarkHybridQuery100kCommonTerms).
-		if ps := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]; len(ps) < 32*len(alive) {
+		// chunks left (postingsWalkRatio).
+		if len(ps) < postingsWalkRatio*len(alive) {
 			for _, p := range ps {
 				if acc.scores[p.slot] > 0 {
-					acc.scores[p.slot] += r.contribution(q.weights[i], p.head, p.body, ix.lengths[p.slot])
+					acc.scores[p.slot] += r.contribution(w, p.head, p.body, ix.lengths[p.slot])
 				}
 			}
 			continue
@@ -518,9 +582,15 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 		stats.lookedUp.Add(1)
 		for _, slot := range alive {
 			c := &ix.chunks[slot]
-			if e, ok := ix.entry(c, t); ok {
-				acc.scores[slot] += r.contribution(q.weights[i], e.head, e.body, c.length)
+			e, ok := ix.entry(c, t)
+			if !ok {
+				continue
 			}
+			// Of the term walked in part, only the postings not walked are added.
+			if inPart && !impactAfter(r, lexPosting{slot, e.head, e.body}, c.length, rest[0], ix.lengths[rest[0].slot]) {
+				continue
+			}
+			acc.scores[slot] += r.contribution(w, e.head, e.body, c.length)
 		}
 	}
 	acc.alive = alive
@@ -532,6 +602,52 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 	}
 	slices.SortFunc(out, better)
 	return out[:min(len(out), m)]
+}
+
+// postingsWalkRatio: an unread term's share is added from its postings when they are fewer
+// than this many times the chunks left, else looked up in each chunk's entries. A walk through
+// postings is sequential, a lookup is a search in memory far from the last one; 32 was the
+// fastest of 8–128 on BenchmarkHybridQuery100kCommonTerms. A variable for the tests.
+var postingsWalkRatio = 32
+
+// impactWalkMin is the number of postings from which a term is walked in impact order (a
+// variable for the tests).
+var impactWalkMin = 2048
+
+// impact is a posting's share of a chunk's score per unit of query weight: the order of a
+// term's postings by impact is the same for every query.
+func (r ranker) impact(p lexPosting, length int32) float64 {
+	return r.contribution(1, p.head, p.body, length)
+}
+
+// impactAfter reports whether posting p comes at or after posting at in impact order (share
+// down, then slot up).
+func impactAfter(r ranker, p lexPosting, pLength int32, at lexPosting, atLength int32) bool {
+	a, b := r.impact(p, pLength), r.impact(at, atLength)
+	return a < b || a == b && p.slot >= at.slot
+}
+
+// impactOrder returns a term's postings by impact, largest first (then by slot), sorted on
+// first use and kept with the index for the ranker that sorted them.
+func (ix *lexIndex) impactOrder(r ranker, t int32) []lexPosting {
+	ix.impactMu.Lock()
+	defer ix.impactMu.Unlock()
+	if ix.impacts == nil || ix.impactRanker != r {
+		ix.impacts, ix.impactRanker = map[int32][]lexPosting{}, r
+	}
+	if ps, ok := ix.impacts[t]; ok {
+		return ps
+	}
+	ps := slices.Clone(ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]])
+	key := make([]float64, len(ix.chunks)) // by slot: postings of one term hold distinct slots
+	for _, p := range ps {
+		key[p.slot] = r.impact(p, ix.lengths[p.slot])
+	}
+	slices.SortFunc(ps, func(a, b lexPosting) int {
+		return cmp.Or(cmp.Compare(key[b.slot], key[a.slot]), cmp.Compare(a.slot, b.slot))
+	})
+	ix.impacts[t] = ps
+	return ps
 }
 
 // entry finds a term among the chunk's entries.

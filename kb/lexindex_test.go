@@ -20,7 +20,9 @@ func zipfText(r *rand.Rand, z *rand.Zipf, n int) string {
 }
 
 // The candidates found with postings left unread are the best m of an exhaustive BM25 ranking
-// of every chunk (ranker.score over the chunks' indexed terms), with the same scores.
+// of every chunk (ranker.score over the chunks' indexed terms), with the same scores: whether
+// terms are walked in index order only, or the common ones in impact order (and a walk
+// stops inside a term).
 func TestLexicalCandidatesAreTheExhaustiveTop(t *testing.T) {
 	_, store := openTestStore(t)
 	ctx := context.Background()
@@ -46,31 +48,42 @@ func TestLexicalCandidatesAreTheExhaustiveTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	rk := store.rankerOver(ix.totals)
-	before := store.LexicalStats()
-	for n := range 40 {
-		q := newLexicalQuery(strings.Fields(zipfText(r, z, 2+n%4)))
-		ix.weigh(q)
-		q = q.found()
-		m := 5 + n%20
-		got := ix.candidates(rk, ix.queryOf(q), nil, m, &store.lexical)
-		docs := slices.Clone(all)
-		rk.score(docs, q)
-		want := topDocs(docs, m)
-		if len(got) != len(want) {
-			t.Fatalf("%v: %d candidates, want %d", q, len(got), len(want))
-		}
-		for i := range want {
-			if c := ix.chunks[got[i].slot]; c.rowid != want[i].rowid || got[i].score != want[i].score {
-				t.Errorf("%v m=%d #%d: chunk %d scored %v, want %d scored %v", q, m, i, c.rowid, got[i].score, want[i].rowid, want[i].score)
+	defer func(walkMin, ratio int) { impactWalkMin, postingsWalkRatio = walkMin, ratio }(impactWalkMin, postingsWalkRatio)
+	for _, walkMin := range []int{len(ix.chunks) + 1, 40, 8} {
+		for _, ratio := range []int{32, 0} {
+			impactWalkMin, postingsWalkRatio = walkMin, ratio
+			before := store.LexicalStats()
+			for n := range 60 {
+				q := newLexicalQuery(strings.Fields(zipfText(r, z, 2+n%4)))
+				ix.weigh(q)
+				q = q.found()
+				m := 5 + n%20
+				got := ix.candidates(rk, ix.queryOf(q), nil, m, &store.lexical)
+				docs := slices.Clone(all)
+				rk.score(docs, q)
+				want := topDocs(docs, m)
+				if len(got) != len(want) {
+					t.Fatalf("%v: %d candidates, want %d", q, len(got), len(want))
+				}
+				for i := range want {
+					if c := ix.chunks[got[i].slot]; c.rowid != want[i].rowid || got[i].score != want[i].score {
+						t.Errorf("impact walk from %d postings, walk ratio %d, %v m=%d #%d: chunk %d scored %v, want %d scored %v",
+							walkMin, ratio, q, m, i, c.rowid, got[i].score, want[i].rowid, want[i].score)
+					}
+				}
+			}
+			after := store.LexicalStats()
+			walkedShares := after.TermsPruned - after.LookedUp - (before.TermsPruned - before.LookedUp)
+			if ratio > 0 && walkedShares == 0 {
+				t.Errorf("impact walk from %d postings: no unread term's share was added from its postings", walkMin)
+			}
+			if ratio == 0 && (walkedShares != 0 || after.LookedUp == before.LookedUp) {
+				t.Errorf("impact walk from %d postings: with walk ratio 0 every unread term's share must be looked up", walkMin)
+			}
+			if stopped := after.StoppedInside - before.StoppedInside; (walkMin < len(ix.chunks)) != (stopped > 0) {
+				t.Errorf("impact walk from %d postings: %d walks stopped inside a term", walkMin, stopped)
 			}
 		}
-	}
-	after := store.LexicalStats()
-	if after.TermsPruned-after.LookedUp == before.TermsPruned-before.LookedUp {
-		t.Error("no unread term's share was added from its postings: that path went untested")
-	}
-	if after.LookedUp == before.LookedUp {
-		t.Error("no unread term's share was looked up in the chunks' entries: that path went untested")
 	}
 }
 
