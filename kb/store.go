@@ -99,6 +99,9 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// preparedChunkReads: Chunks prepares its statement for reads of up to this many chunks.
+const preparedChunkReads = 64
+
 // DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
 // confirmed on CISI (see README, Retrieval quality).
 const DefaultHeadingWeight = 4.0
@@ -457,7 +460,17 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
+	query := `SELECT ` + chunkColumns + ` FROM chunks WHERE id IN (?` + strings.Repeat(",?", len(ids)-1) + `)`
+	var rows *sql.Rows
+	var err error
+	if len(ids) <= preparedChunkReads { // the sizes searches ask for: prepared once each
+		var st *sql.Stmt
+		if st, err = s.prepared(ctx, query); err == nil {
+			rows, err = st.QueryContext(ctx, args...)
+		}
+	} else {
+		rows, err = s.db.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read chunks: %w", err)
 	}
