@@ -140,9 +140,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	return out, nil
 }
 
-// fused runs the rankings the mode asks for, side by side, and combines them. In hybrid
-// mode the lexical side also scores its own hits against the query vector once the dense side
-// has embedded it, while the dense side searches, so that scoring is off the critical path.
+// fused runs the rankings the mode asks for, side by side, and combines them. The dense side
+// (embedding the query, then searching) goes to a goroutine of its own and the lexical side
+// runs on the caller's: a goroutine can take a while to be scheduled on an idle core (0.2 ms
+// on average on this 2-core machine), and the lexical side, which in hybrid mode also scores
+// its own hits against the query vector once the dense side has embedded it, is the longer one
+// when the embedding call is quick.
 func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, error) {
 	depth := req.K
 	if mode == Hybrid {
@@ -151,17 +154,8 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 	var lexical, dense []kb.Hit
 	var similar map[string]float64
 	var lexErr, denseErr error
-	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; closed empty on failure
-	var wg sync.WaitGroup
-	if mode != Dense {
-		wg.Go(func() {
-			lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
-			if mode == Hybrid && lexErr == nil {
-				similar, lexErr = s.similarities(ctx, lexical, <-embedded)
-			}
-		})
-	}
-	if mode != Lexical {
+	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; empty on failure
+	denseSide := func() {
 		var queries []groupQuery
 		queries, denseErr = s.embedQuery(ctx, req.Query, req.Scope, plan)
 		embedded <- queries
@@ -169,7 +163,19 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 			dense, denseErr = s.searchDense(ctx, queries, depth)
 		}
 	}
-	close(embedded)
+	var wg sync.WaitGroup
+	switch mode {
+	case Dense:
+		denseSide()
+	case Hybrid:
+		wg.Go(denseSide)
+	}
+	if mode != Dense {
+		lexical, lexErr = s.Store.Lexical(ctx, req.Query, req.Language, req.Scope, depth)
+		if mode == Hybrid && lexErr == nil {
+			similar, lexErr = s.similarities(ctx, lexical, <-embedded)
+		}
+	}
 	wg.Wait()
 	if err := errors.Join(lexErr, denseErr); err != nil {
 		return nil, err
