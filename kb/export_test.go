@@ -118,3 +118,14 @@ func (r *RawVectors) Exact(q []float32, k int) []Hit {
 	h, _ := r.c.search(appendNormalised(nil, q), k, true)
 	return h
 }
+
+// WaitLexicalIndexReady waits until the lexical index in memory has sorted its common terms'
+// postings by impact (prepareImpacts), so that a benchmark times searches, not that sorting.
+func (s *Store) WaitLexicalIndexReady() {
+	s.lexical.mu.Lock()
+	ix := s.lexical.index
+	s.lexical.mu.Unlock()
+	if ix != nil {
+		<-ix.impactsReady
+	}
+}

@@ -76,6 +76,7 @@ type lexIndex struct {
 	impactMu     sync.Mutex
 	impacts      map[int32][]lexPosting // terms' postings by impact (impactOrder)
 	impactRanker ranker
+	impactsReady chan struct{} // closed once prepareImpacts is done
 }
 
 // LexicalStats counts what lexical search did, so that a benchmark proves which path it
@@ -143,21 +144,22 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	if c.index != nil && c.index.token == token {
 		return c.index, nil
 	}
-	if ix, err := readLexSnapshot(s.vdir, token); err == nil {
-		c.index = ix
+	ix, err := readLexSnapshot(s.vdir, token)
+	if err == nil {
 		c.snapshotReads.Add(1)
-		return ix, nil
-	}
-	// A write between reading the token and reading the index leaves a token older than the
-	// index: the next search reads it again.
-	ix, err := s.readLexicalIndex(ctx, token, totals)
-	if err != nil {
-		return nil, err
+	} else {
+		// A write between reading the token and reading the index leaves a token older than
+		// the index: the next search reads it again.
+		if ix, err = s.readLexicalIndex(ctx, token, totals); err != nil {
+			return nil, err
+		}
+		c.loads.Add(1)
+		// A snapshot that cannot be written costs the next process a read of warren.db, no more.
+		_ = writeLexSnapshot(s.vdir, ix)
 	}
 	c.index = ix
-	c.loads.Add(1)
-	// A snapshot that cannot be written costs the next process a read of warren.db, no more.
-	_ = writeLexSnapshot(s.vdir, ix)
+	ix.impactsReady = make(chan struct{})
+	go ix.prepareImpacts(s.rankerOver(ix.totals), impactWalkMin)
 	return ix, nil
 }
 
@@ -627,27 +629,64 @@ func impactAfter(r ranker, p lexPosting, pLength int32, at lexPosting, atLength 
 	return a < b || a == b && p.slot >= at.slot
 }
 
-// impactOrder returns a term's postings by impact, largest first (then by slot), sorted on
-// first use and kept with the index for the ranker that sorted them.
+// impactOrder returns a term's postings by impact, largest first (then by slot), kept with
+// the index for the ranker that sorted them: sorted by prepareImpacts after the index is read,
+// or here on first use.
 func (ix *lexIndex) impactOrder(r ranker, t int32) []lexPosting {
 	ix.impactMu.Lock()
-	defer ix.impactMu.Unlock()
 	if ix.impacts == nil || ix.impactRanker != r {
 		ix.impacts, ix.impactRanker = map[int32][]lexPosting{}, r
 	}
-	if ps, ok := ix.impacts[t]; ok {
+	ps, ok := ix.impacts[t]
+	ix.impactMu.Unlock()
+	if ok {
 		return ps
 	}
-	ps := slices.Clone(ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]])
-	key := make([]float64, len(ix.chunks)) // by slot: postings of one term hold distinct slots
-	for _, p := range ps {
-		key[p.slot] = r.impact(p, ix.lengths[p.slot])
+	ps = ix.sortByImpact(r, t)
+	ix.impactMu.Lock()
+	if ix.impactRanker == r {
+		ix.impacts[t] = ps
 	}
-	slices.SortFunc(ps, func(a, b lexPosting) int {
-		return cmp.Or(cmp.Compare(key[b.slot], key[a.slot]), cmp.Compare(a.slot, b.slot))
-	})
-	ix.impacts[t] = ps
+	ix.impactMu.Unlock()
 	return ps
+}
+
+func (ix *lexIndex) sortByImpact(r ranker, t int32) []lexPosting {
+	type keyed struct {
+		impact float64
+		lexPosting
+	}
+	postings := ix.postings[ix.postingsAt[t]:ix.postingsAt[t+1]]
+	ks := make([]keyed, len(postings))
+	for i, p := range postings {
+		ks[i] = keyed{r.impact(p, ix.lengths[p.slot]), p}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(b.impact, a.impact), cmp.Compare(a.slot, b.slot))
+	})
+	out := make([]lexPosting, len(ks))
+	for i, k := range ks {
+		out[i] = k.lexPosting
+	}
+	return out
+}
+
+// prepareImpacts sorts, most common first, every term that a walk would take in impact
+// order, so that searches do not sort them on first use; it runs beside the searches after
+// the index is read (0.1–0.2 s at 100,000 chunks) and closes ix.impactsReady when done.
+func (ix *lexIndex) prepareImpacts(r ranker, walkMin int) {
+	defer close(ix.impactsReady)
+	var terms []int32
+	for t := range ix.terms {
+		if ix.postingsAt[t+1]-ix.postingsAt[t] >= int32(walkMin) {
+			terms = append(terms, int32(t))
+		}
+	}
+	df := func(t int32) int32 { return ix.postingsAt[t+1] - ix.postingsAt[t] }
+	slices.SortFunc(terms, func(a, b int32) int { return cmp.Compare(df(b), df(a)) })
+	for _, t := range terms {
+		ix.impactOrder(r, t)
+	}
 }
 
 // entry finds a term among the chunk's entries.
