@@ -480,6 +480,76 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	b.ReportMetric(float64(percentile(hybrid, 0.5))/float64(percentile(dense, 0.5)), "p50-ratio")
 }
 
+// BenchmarkHybridHalvesSideBySide100k times the two halves of a hybrid query (a lexical search
+// at hybrid's depth, words drawn with the corpus's frequencies, and a dense search through the
+// graph) alone, side by side in two goroutines, and in turn, on the 100,000-chunk collection,
+// and how long the second goroutine took to start: what running them in parallel can save on
+// this machine.
+func BenchmarkHybridHalvesSideBySide100k(b *testing.B) {
+	dir := buildBenchWorkspace(b)
+	ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.Close()
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	voc := newVocabulary(rand.New(rand.NewPCG(1, 2)))
+	if _, err := store.Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+		b.Fatal(err)
+	}
+	store.WaitLexicalIndexReady()
+	lexical := func(text string) {
+		if _, err := store.Lexical(ctx, text, "en", kb.Scope{}, 40); err != nil {
+			b.Error(err)
+		}
+	}
+	dense := func(q []float32) {
+		if hits, err := store.Dense(ctx, q, kb.Scope{}, 40); err != nil || len(hits) == 0 {
+			b.Error("dense search:", err)
+		}
+	}
+	var lexAlone, denseAlone, sideBySide, inTurn, start []time.Duration
+	n := 0
+	for b.Loop() {
+		q, text := benchVectors.query(n, benchChunks), voc.text(4)
+		n++
+		t := time.Now()
+		lexical(text)
+		lexAlone = append(lexAlone, time.Since(t))
+		t = time.Now()
+		dense(q)
+		denseAlone = append(denseAlone, time.Since(t))
+		q, text = benchVectors.query(n+benchChunks/2, benchChunks), voc.text(4)
+		var wg sync.WaitGroup
+		var started time.Time
+		t = time.Now()
+		wg.Go(func() { started = time.Now(); dense(q) })
+		lexical(text)
+		wg.Wait()
+		sideBySide = append(sideBySide, time.Since(t))
+		start = append(start, started.Sub(t))
+		q, text = benchVectors.query(n+benchChunks/4, benchChunks), voc.text(4)
+		t = time.Now()
+		lexical(text)
+		dense(q)
+		inTurn = append(inTurn, time.Since(t))
+	}
+	b.StopTimer()
+	if st := store.VectorStats(); st.IndexQueries != int64(3*n) || st.ScanQueries != 0 {
+		b.Fatalf("every dense search must go through the graph: %+v", st)
+	}
+	if st := store.LexicalStats(); st.Loads+st.SnapshotReads != 1 || st.Searches != int64(3*n+1) {
+		b.Fatalf("every lexical search must search the index in memory, read once: %+v", st)
+	}
+	b.ReportMetric(ms(percentile(lexAlone, 0.5)), "lexical-p50-ms")
+	b.ReportMetric(ms(percentile(denseAlone, 0.5)), "dense-p50-ms")
+	b.ReportMetric(ms(percentile(sideBySide, 0.5)), "side-by-side-p50-ms")
+	b.ReportMetric(ms(percentile(inTurn, 0.5)), "in-turn-p50-ms")
+	b.ReportMetric(ms(percentile(start, 0.5)), "goroutine-start-p50-ms")
+	b.ReportMetric(ms(percentile(start, 0.9)), "goroutine-start-p90-ms")
+}
+
 // BenchmarkIngestCorpus ingests shared/data/corpus through its registry with the built-in
 // embedder into a fresh workspace and reports chunks per second.
 func BenchmarkIngestCorpus(b *testing.B) {
