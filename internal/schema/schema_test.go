@@ -16,6 +16,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 1, Name: "meta"},
 		{Version: 2, Name: "knowledge base"},
 		{Version: 3, Name: "lexical statistics"},
+		{Version: 4, Name: "lexical stamp"},
 		{Version: 10, Name: "runs and checkpoints"},
 		{Version: 11, Name: "ledger and call journal"},
 		{Version: 12, Name: "ledger names the host"},
