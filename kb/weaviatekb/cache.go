@@ -13,7 +13,7 @@ import (
 )
 
 // What searches read that changes only when the knowledge base is written (the lexical
-// index's totals, document frequencies, each collection's document counts) is kept between
+// index's totals, document frequencies and the term table, each collection's document counts) is kept between
 // searches, valid for one state of the list of collections.
 //
 // Every write stamps its collection with a version: a "writing" one before it changes
@@ -71,6 +71,7 @@ type readCache struct {
 	snap    *snapshot
 	totals  *kb.LexicalTotals
 	df      map[string]int64
+	table   map[string]int64     // every term's frequency (termtable.go); nil when not kept
 	counts  map[string]docCounts // nil when not kept
 	pending []pendingRead
 }
@@ -82,6 +83,7 @@ type pendingRead struct {
 	done   time.Time
 	totals *kb.LexicalTotals
 	df     map[string]int64
+	table  map[string]int64
 	counts map[string]docCounts
 }
 
@@ -123,6 +125,9 @@ func (c *readCache) commitLocked(p pendingRead) {
 	if p.counts != nil {
 		c.counts = p.counts
 	}
+	if p.table != nil {
+		c.table = p.table
+	}
 	if len(p.df) > 0 {
 		if c.df == nil || len(c.df)+len(p.df) > maxKeptTerms {
 			c.df = make(map[string]int64, len(p.df))
@@ -134,7 +139,7 @@ func (c *readCache) commitLocked(p pendingRead) {
 }
 
 func (c *readCache) resetLocked() {
-	c.snap, c.totals, c.df, c.counts, c.pending = nil, nil, nil, nil, nil
+	c.snap, c.totals, c.df, c.table, c.counts, c.pending = nil, nil, nil, nil, nil, nil
 }
 
 // invalidate forgets the list and every figure: this process is writing.
@@ -183,6 +188,16 @@ func (c *readCache) keptFrequencies(s *snapshot, terms []string, out map[string]
 		}
 	}
 	return missing
+}
+
+// keptTable returns the term table kept for s.
+func (c *readCache) keptTable(s *snapshot) (map[string]int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap == nil || c.snap.key != s.key || c.table == nil {
+		return nil, false
+	}
+	return c.table, true
 }
 
 // keptCounts returns the document counts kept for s.

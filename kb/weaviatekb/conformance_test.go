@@ -235,20 +235,31 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		t.Fatalf("only %d queries from the sample workspace", len(queries))
 	}
 	t.Run("lexical", func(t *testing.T) {
-		for _, q := range queries {
-			want, err := embedded.Lexical(ctx, q.text, "", q.scope, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := wv.Lexical(ctx, q.text, "", q.scope, 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ties, ok := sameRanking(want, got, 1e-9); !ok || ties > 0 || len(want) == 0 {
-				t.Errorf("%q %+v:\nembedded %v\nweaviate %v", q.text, q.scope, want, got)
+		compare := func() {
+			for _, q := range queries {
+				want, err := embedded.Lexical(ctx, q.text, "", q.scope, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := wv.Lexical(ctx, q.text, "", q.scope, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ties, ok := sameRanking(want, got, 1e-9); !ok || ties > 0 || len(want) == 0 {
+					t.Errorf("%q %+v:\nembedded %v\nweaviate %v", q.text, q.scope, want, got)
+				}
 			}
 		}
-		t.Logf("%d lexical queries: identical top 10", len(queries))
+		compare()
+		// Again with every frequency from the term table, none counted on the server.
+		searchUntilTableKept(t, wv, queries[0].text)
+		counted, used := wv.termCounts.Load(), wv.TermTableStats().Used
+		compare()
+		if st := wv.TermTableStats(); wv.termCounts.Load() != counted || st.Used-used < int64(len(queries)) {
+			t.Errorf("the second pass counted %d terms on the server and used the table %d times for %d queries",
+				wv.termCounts.Load()-counted, st.Used-used, len(queries))
+		}
+		t.Logf("%d lexical queries: identical top 10, with frequencies counted and from the term table", len(queries))
 	})
 	t.Run("dense", func(t *testing.T) {
 		ties := 0

@@ -212,8 +212,12 @@ func (b *Backend) DocumentFrequencies(ctx context.Context, terms []string) (map[
 }
 
 // frequencies adds to out the document frequency of each term over the listed collections,
-// 0 for a term found nowhere: those kept, and the others counted (and kept once confirmed).
+// 0 for a term found nowhere: all from the term table when one is kept (termtable.go), else
+// those kept, and the others counted (and kept once confirmed).
 func (b *Backend) frequencies(ctx context.Context, s *snapshot, terms []string, out map[string]int64) error {
+	if len(terms) == 0 || b.tableFrequencies(s, terms, out) {
+		return nil
+	}
 	missing := b.cache.keptFrequencies(s, slices.Compact(slices.Sorted(slices.Values(terms))), out)
 	if len(missing) == 0 {
 		return nil

@@ -87,6 +87,14 @@ type Backend struct {
 	classes   map[string]bool // chunk classes known to exist
 
 	termCounts atomic.Int64 // document frequencies counted on the server (term × class), for tests
+
+	bg     context.Context // background reads (the term table), cancelled by Close
+	stopBg context.CancelFunc
+
+	tableMu                            sync.Mutex
+	tableReading                       bool   // a term table is being read
+	tableGaveUp                        string // the list of collections whose table was incomplete
+	tableBuilt, tableFailed, tableUsed atomic.Int64
 }
 
 var (
@@ -111,6 +119,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, err
 	}
 	b := &Backend{client: client, opts: opts, classes: map[string]bool{}}
+	b.bg, b.stopBg = context.WithCancel(context.Background())
 	if opts.GRPC != "" {
 		if b.rpc, err = dialRPC(opts); err != nil {
 			return nil, err
@@ -127,8 +136,10 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	return b, nil
 }
 
-// Close ends warren's own gRPC connection; the backend is not used afterwards.
+// Close ends warren's own gRPC connection and the background reads; the backend is not used
+// afterwards.
 func (b *Backend) Close() error {
+	b.stopBg()
 	if b.rpc == nil {
 		return nil
 	}

@@ -63,12 +63,14 @@ func collectionObj(b *Backend, c collectionObject) *models.Object {
 		Properties: map[string]any{"name": c.Name, "embedder": c.Embedder, "dim": c.Dim, "generation": c.Generation, "version": c.Version}}
 }
 
-func documentObj(b *Backend, d *kb.Document, chunks int, hash string) *models.Object {
+// documentObj is a document's record; terms is its term_chunks (termtable.go), "" while the
+// document is being rewritten or removed.
+func documentObj(b *Backend, d *kb.Document, chunks int, hash, terms string) *models.Object {
 	meta, _ := json.Marshal(d.Meta)
 	return &models.Object{Class: b.documentClass(), ID: strfmt.UUID(objectID("document", d.ID)),
 		Properties: map[string]any{"doc_id": d.ID, "collection": d.Collection, "source": d.Source, "title": d.Title,
 			"format": d.Format, "language": d.Language, "hash": hash, "meta": string(meta), "chunks": chunks,
-			"ingested_at": time.Now().UTC().Format(time.RFC3339)}}
+			"ingested_at": time.Now().UTC().Format(time.RFC3339), "term_chunks": terms}}
 }
 
 // ensureCollection returns a collection's object as the write should store it: new on first
@@ -133,7 +135,7 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 	if existed && old.Hash != "" {
 		stale := *doc
 		stale.Collection, stale.Source = old.Collection, old.Source
-		if err := b.put(ctx, []*models.Object{marked, documentObj(b, &stale, old.Chunks, "")}); err != nil {
+		if err := b.put(ctx, []*models.Object{marked, documentObj(b, &stale, old.Chunks, "", "")}); err != nil {
 			return err
 		}
 	} else {
@@ -141,8 +143,10 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 	}
 	class := b.chunkClass(doc.Collection)
 	order := b.nextOrder()
+	terms := make([][2]string, len(chunks))
 	for i, c := range chunks {
 		heading, body := kb.IndexedTerms(c, doc.Language)
+		terms[i] = [2]string{heading, body}
 		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i],
 			Properties: map[string]any{
 				"chunk_id": c.ID, "doc": c.Doc, "collection": c.Collection, "section": c.Section,
@@ -163,7 +167,7 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 		return err
 	}
 	col.Version = newVersion(false)
-	if err := b.put(ctx, []*models.Object{documentObj(b, doc, len(chunks), doc.Hash), collectionObj(b, col)}); err != nil {
+	if err := b.put(ctx, []*models.Object{documentObj(b, doc, len(chunks), doc.Hash, termChunks(terms)), collectionObj(b, col)}); err != nil {
 		return fmt.Errorf("couldn't record %s: %w", doc.ID, err)
 	}
 	return nil
@@ -218,7 +222,7 @@ func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	defer b.cache.invalidate()
 	doc := &kb.Document{ID: old.ID, Collection: old.Collection, Title: old.Title, Source: old.Source,
 		Format: old.Format, Language: old.Language, Meta: old.Meta}
-	first := []*models.Object{documentObj(b, doc, old.Chunks, "")}
+	first := []*models.Object{documentObj(b, doc, old.Chunks, "", "")}
 	if colFound {
 		col.Version = newVersion(true)
 		first = append(first, collectionObj(b, col))

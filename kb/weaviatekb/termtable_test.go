@@ -1,0 +1,190 @@
+package weaviatekb
+
+import (
+	"context"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-openapi/strfmt"
+	"github.com/weaviate/weaviate/entities/models"
+
+	"warren/internal/testkb"
+	"warren/kb"
+)
+
+func TestTermChunksCountEachChunkOnce(t *testing.T) {
+	v := termChunks([][2]string{
+		{"helium leak", "helium leak check helium"},
+		{"", "leak of silane"},
+		{"", ""},
+	})
+	if !strings.HasPrefix(v, termChunksHeader) {
+		t.Fatalf("no header: %q", v)
+	}
+	table := map[string]int64{"silane": 1}
+	if !addTermChunks(v, table) {
+		t.Fatalf("couldn't read back %q", v)
+	}
+	want := map[string]int64{"helium": 1, "leak": 2, "check": 1, "of": 1, "silane": 2}
+	if !maps.Equal(table, want) {
+		t.Errorf("got %v, want %v", table, want)
+	}
+	if !addTermChunks(termChunks(nil), map[string]int64{}) {
+		t.Error("a document without terms must still count as read")
+	}
+	for _, bad := range []string{"", "helium 1\n", termChunksHeader + "helium\n", termChunksHeader + "helium x\n", termChunksHeader + " 3\n"} {
+		if addTermChunks(bad, map[string]int64{}) {
+			t.Errorf("%q was read as a term list", bad)
+		}
+	}
+}
+
+// searchUntilTableKept searches until the term table is read and kept: the first search
+// starts the read, and a list read after it ends confirms it.
+func searchUntilTableKept(t *testing.T, b *Backend, query string) {
+	t.Helper()
+	ctx := context.Background()
+	for range 3 {
+		if _, err := b.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.WaitTermTable(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	used := b.TermTableStats().Used
+	if _, err := b.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if b.TermTableStats().Used == used {
+		t.Fatalf("the search did not use the term table: %+v", b.TermTableStats())
+	}
+}
+
+// The table's frequencies are the server's own counts, for every term of the sample workspace
+// and for a term found nowhere, before and after another process writes; a record without
+// terms (as an earlier warren wrote) or chunks without a record leave the table unused and the
+// counts right.
+func TestTermTableEqualsTheServersCounts(t *testing.T) {
+	opts := testServer(t)
+	wv := openTestBackend(t, opts)
+	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
+	ctx := context.Background()
+	const query = "helium leak check of the gas cabinet"
+
+	sameAsCounted := func(t *testing.T) {
+		t.Helper()
+		searchUntilTableKept(t, wv, query)
+		s := wv.cache.current()
+		table, ok := wv.cache.keptTable(s)
+		if !ok || len(table) < 100 {
+			t.Fatalf("no table kept (%d terms)", len(table))
+		}
+		terms := slices.Sorted(maps.Keys(table))
+		terms = append(terms, "zzznowherezzz")
+		counted := map[string]int64{}
+		if err := wv.frequenciesGraphQL(ctx, s, terms, counted); err != nil {
+			t.Fatal(err)
+		}
+		for _, term := range terms {
+			if table[term] != counted[term] {
+				t.Errorf("%q: table %d, server %d", term, table[term], counted[term])
+			}
+		}
+		before := wv.termCounts.Load()
+		got, err := wv.DocumentFrequencies(ctx, []string{"helium", "zzznowherezzz"})
+		if err != nil || got["helium"] != counted["helium"] || got["zzznowherezzz"] != 0 || wv.termCounts.Load() != before {
+			t.Errorf("DocumentFrequencies %v %v, %d terms counted on the server", got, err, wv.termCounts.Load()-before)
+		}
+	}
+	sameAsCounted(t)
+
+	other := openAgain(t, wv, nil)
+	doc := &kb.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
+		Format: "markdown", Source: "/nowhere/helium-note.md", Meta: map[string]string{},
+		Sections: []kb.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
+	if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("after another process wrote", sameAsCounted)
+
+	unusable := func(t *testing.T, spoil func()) {
+		t.Helper()
+		spoil()
+		failed := wv.TermTableStats().Failed
+		for range 3 {
+			if _, err := wv.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
+				t.Fatal(err)
+			}
+			if err := wv.WaitTermTable(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := wv.TermTableStats()
+		if st.Failed == failed {
+			t.Errorf("the table was not found incomplete: %+v", st)
+		}
+		if _, ok := wv.cache.keptTable(wv.cache.current()); ok {
+			t.Error("an incomplete table was kept")
+		}
+		fresh := openAgain(t, wv, nil)
+		got, err := wv.Lexical(ctx, query, "", kb.Scope{}, 10)
+		want, err2 := fresh.Lexical(ctx, query, "", kb.Scope{}, 10)
+		if err != nil || err2 != nil || !slices.Equal(got, want) {
+			t.Errorf("counted again: %v %v\nfresh: %v %v", got, err, want, err2)
+		}
+	}
+	t.Run("a record without terms", func(t *testing.T) {
+		unusable(t, func() {
+			info, ok, err := other.Document(ctx, doc.ID)
+			if err != nil || !ok {
+				t.Fatal(ok, err)
+			}
+			earlier := *doc
+			if err := other.put(ctx, []*models.Object{documentObj(other, &earlier, info.Chunks, info.Hash, "")}); err != nil {
+				t.Fatal(err)
+			}
+			other.cache.invalidate()
+			cols, _ := other.collections(ctx)
+			for _, c := range cols {
+				if c.Name == doc.Collection {
+					c.Version = newVersion(false) // the write is seen as a change of the list
+					if err := other.put(ctx, []*models.Object{collectionObj(other, c)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+	})
+	t.Run("chunks without a record", func(t *testing.T) {
+		if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil { // the record again
+			t.Fatal(err)
+		}
+		unusable(t, func() {
+			orphan := &models.Object{Class: other.chunkClass(doc.Collection), ID: strfmt.UUID(objectID("chunk", "orphan#1")),
+				Properties: map[string]any{"chunk_id": "orphan#1", "doc": "standards/orphan.md", "collection": doc.Collection,
+					"heading_terms": "helium", "body_terms": "helium leak", "heading_len": 1, "body_len": 2},
+				Vector: make([]float32, 0)}
+			vecs, err := kb.Builtin{}.Embed(ctx, []string{"helium leak"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			orphan.Vector = vecs[0]
+			if err := other.put(ctx, []*models.Object{orphan}); err != nil {
+				t.Fatal(err)
+			}
+			cols, _ := other.collections(ctx)
+			for _, c := range cols {
+				if c.Name == doc.Collection {
+					c.Version = newVersion(false)
+					if err := other.put(ctx, []*models.Object{collectionObj(other, c)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+	})
+}
