@@ -207,12 +207,23 @@ func expandQuery(docs []lexicalDoc, q lexicalQuery, feedbackDocs, feedbackTerms 
 }
 
 // mergeStrongest merges the n strongest terms of an expansion (ties by term) into the query
-// (mergeExpansion); expandQuery and lexIndex.expand end with it. It sorts expansion.
+// (mergeExpansion); expandQuery and lexIndex.expand end with it. It reorders expansion.
 func mergeStrongest(q, expansion lexicalQuery, n int) (out, fresh lexicalQuery) {
-	slices.SortFunc(expansion, func(a, b queryTerm) int {
+	stronger := func(a, b queryTerm) int {
 		return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
-	})
-	return mergeExpansion(q, expansion[:min(len(expansion), n)])
+	}
+	if n > 0 && n < len(expansion) {
+		// Only the terms that can be among the n strongest are sorted: those at or above the
+		// n-th weight (a feedback of 5 chunks offers some hundreds of terms for 30 places).
+		weights := make([]float64, len(expansion))
+		for i, e := range expansion {
+			weights[i] = e.weight
+		}
+		nth := quickselect(weights, n-1)
+		expansion = slices.DeleteFunc(expansion, func(e queryTerm) bool { return e.weight < nth })
+	}
+	slices.SortFunc(expansion, stronger)
+	return mergeExpansion(q, expansion[:min(len(expansion), max(n, 0))])
 }
 
 // mergeExpansion gives the query's own terms half of its weight and the expansion's terms,

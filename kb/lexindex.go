@@ -712,6 +712,8 @@ type lexAccumulator struct {
 	scores, buf    []float64
 	touched, alive []int32
 	order          []int
+	rel            []float64 // a weight per term, for the feedback (expand)
+	met            []int32   // the terms whose rel is set
 }
 
 func (ix *lexIndex) accumulator() *lexAccumulator {
@@ -834,26 +836,41 @@ func (ix *lexIndex) expand(cands []scoredSlot, q lexicalQuery, feedbackDocs, fee
 	if sum <= 0 || feedbackTerms <= 0 {
 		return q
 	}
-	rel := map[int32]float64{}
+	// Each term's weight goes in the accumulator's per-term scratch (all zero between uses),
+	// in the order the terms are first met.
+	acc := ix.accumulator()
+	defer ix.release(acc)
+	if acc.rel == nil {
+		acc.rel = make([]float64, len(ix.terms))
+	}
+	met := acc.met[:0]
 	for _, c := range best {
 		ch := &ix.chunks[c.slot]
 		if ch.length == 0 {
 			continue
 		}
 		share := c.score / sum / float64(ch.length)
+		if share <= 0 { // adds nothing (and a weight of 0 would not mark its terms as met)
+			continue
+		}
 		for _, e := range ix.entries[ch.lo:ch.hi] {
 			// One addition per occurrence, as expandQuery makes them.
-			w := rel[e.term]
+			w := acc.rel[e.term]
+			if w == 0 {
+				met = append(met, e.term)
+			}
 			for range int(e.head) + int(e.body) {
 				w += share
 			}
-			rel[e.term] = w
+			acc.rel[e.term] = w
 		}
 	}
-	expansion := make(lexicalQuery, 0, len(rel))
-	for t, w := range rel {
-		expansion = append(expansion, queryTerm{term: ix.terms[t], weight: w})
+	expansion := make(lexicalQuery, 0, len(met))
+	for _, t := range met {
+		expansion = append(expansion, queryTerm{term: ix.terms[t], weight: acc.rel[t]})
+		acc.rel[t] = 0
 	}
+	acc.met = met
 	out, fresh := mergeStrongest(q, expansion, feedbackTerms)
 	ix.weigh(fresh)
 	return append(out, fresh...)

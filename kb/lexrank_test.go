@@ -1,8 +1,10 @@
 package kb
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -96,6 +98,30 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 					t.Errorf("%T, budget %d, %q %+v:\n got %v\nwant %v", src, budget, tc.query, tc.scope, got, want)
 				}
 			}
+		}
+	}
+}
+
+// mergeStrongest selects the n strongest terms as sorting them all would, ties by term
+// included.
+func TestMergeStrongestTakesTheStrongestTermsAsAFullSortWould(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 200 {
+		var expansion lexicalQuery
+		for i := range 1 + r.IntN(300) {
+			// Few distinct weights, so many terms tie at the n-th.
+			expansion = append(expansion, queryTerm{term: fmt.Sprintf("t%03d", r.IntN(1000)+i*1000), weight: float64(1 + r.IntN(6))})
+		}
+		n := r.IntN(len(expansion) + 5)
+		q := lexicalQuery{{term: "query", weight: 1}, {term: expansion[0].term, weight: 2}}
+		sorted := slices.Clone(expansion)
+		slices.SortFunc(sorted, func(a, b queryTerm) int {
+			return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
+		})
+		wantOut, wantFresh := mergeExpansion(q, sorted[:min(len(sorted), n)])
+		gotOut, gotFresh := mergeStrongest(q, slices.Clone(expansion), n)
+		if !slices.Equal(gotOut, wantOut) || !slices.Equal(gotFresh, wantFresh) {
+			t.Fatalf("round %d, n %d of %d: got %v %v, want %v %v", round, n, len(expansion), gotOut, gotFresh, wantOut, wantFresh)
 		}
 	}
 }
