@@ -37,6 +37,9 @@ type MigrateReport struct {
 func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateReport, error) {
 	url := s.WS.Config.KB.Weaviate.URL
 	rep := &MigrateReport{To: opts.To, URL: url}
+	if opts.To != kb.BackendWeaviate && opts.To != kb.BackendEmbedded { // before any server is asked
+		return rep, fmt.Errorf("couldn't migrate the knowledge base to %q: allowed is %s or %s", opts.To, kb.BackendWeaviate, kb.BackendEmbedded)
+	}
 	if url == "" {
 		return rep, errors.New("couldn't migrate the knowledge base: kb.weaviate.url is not set (the Weaviate server to copy to or from)")
 	}
@@ -57,11 +60,9 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 	case kb.BackendWeaviate:
 		src, dst, target = embedded, server, "weaviate "+url
 		rep.From = kb.BackendEmbedded
-	case kb.BackendEmbedded:
+	default:
 		src, dst, target = server, embedded, "embedded from weaviate "+url
 		rep.From = kb.BackendWeaviate
-	default:
-		return rep, fmt.Errorf("couldn't migrate the knowledge base to %q: allowed is %s or %s", opts.To, kb.BackendWeaviate, kb.BackendEmbedded)
 	}
 	rep.Report, err = kbcopy.Copy(ctx, s.WS.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
 	return rep, err

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"warren/config"
@@ -76,5 +77,24 @@ func TestCancelledIngestEndsItsJobCanceled(t *testing.T) {
 	list, _ := s.Jobs.List(context.Background())
 	if !rep.Canceled || len(list) != 1 || list[0].State != jobs.JobCanceled {
 		t.Fatalf("report canceled %v, jobs %+v", rep.Canceled, list)
+	}
+}
+
+// A destination that is not a backend is refused before any server is asked: the error names
+// the allowed ones, not a connection that failed.
+func TestMigrateRefusesAnUnknownDestinationFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ws")
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, config.Sources{Flags: map[string]string{"ollama.host": "127.0.0.1:9", "kb.embedder": "builtin",
+		"kb.weaviate.url": "http://127.0.0.1:9"}}, Options{Owner: "ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	_, err = s.MigrateKB(context.Background(), MigrateOptions{To: "qdrant"})
+	if err == nil || !strings.Contains(err.Error(), `to "qdrant": allowed is weaviate or embedded`) {
+		t.Errorf("want the destination refused, got %v", err)
 	}
 }
