@@ -17,6 +17,8 @@ import (
 	"warren/config"
 	"warren/internal/shareddata"
 	"warren/kb"
+	"warren/llm"
+	"warren/llm/llmtest"
 	"warren/registry"
 	"warren/retrieval"
 )
@@ -375,17 +377,49 @@ func BenchmarkDenseQuery100k(b *testing.B) {
 // beside the searches after the read as impactsort-ms), and the lexical half is also timed alone at hybrid's depth (lexical-p50-ms).
 // Queries are four content words.
 func BenchmarkHybridQuery100k(b *testing.B) {
-	benchmarkHybrid(b, func(v *vocabulary) string { return v.query(4) }, false)
+	benchmarkHybrid(b, func(v *vocabulary) string { return v.query(4) }, false, false)
 }
 
 // BenchmarkHybridQuery100kCommonTerms is the worst case: query words drawn with the corpus's
 // own frequencies, so most queries contain terms found in most chunks. It fails unless some
 // of those terms' postings were left unread (pruned-terms/op).
 func BenchmarkHybridQuery100kCommonTerms(b *testing.B) {
-	benchmarkHybrid(b, func(v *vocabulary) string { return v.text(4) }, true)
+	benchmarkHybrid(b, func(v *vocabulary) string { return v.text(4) }, true, false)
 }
 
-func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune bool) {
+// BenchmarkHybridQuery100kCommonTermsWithEmbedCall is the worst case with the query's
+// embedding call included in both figures: each query is embedded through the model gateway
+// by the scripted Ollama server (a loopback HTTP request, no added latency), whose vector is
+// checked and then replaced by the query's given one, so the searches are those of the other
+// benchmarks. It fails unless the server answered one embedding request per search.
+func BenchmarkHybridQuery100kCommonTermsWithEmbedCall(b *testing.B) {
+	benchmarkHybrid(b, func(v *vocabulary) string { return v.text(4) }, true, true)
+}
+
+// callingEmbedder embeds through the gateway, checks the vector's length, and hands out the
+// given query vector instead.
+type callingEmbedder struct {
+	g    *llm.Gateway
+	next func() []float32
+}
+
+func (e callingEmbedder) ID() string { return fmt.Sprintf("bench:%d", benchDim) }
+func (e callingEmbedder) Embed(ctx context.Context, texts []string, _ func(int)) ([][]float32, error) {
+	got, err := e.g.Embed(ctx, texts, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		if len(got[i]) != benchDim {
+			return nil, fmt.Errorf("the server gave %d dimensions, not %d", len(got[i]), benchDim)
+		}
+		out[i] = e.next()
+	}
+	return out, nil
+}
+
+func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune, embedCall bool) {
 	dir := buildBenchWorkspace(b)
 	ws, err := kb.Open(dir, config.Sources{}, kb.Migrations)
 	if err != nil {
@@ -396,9 +430,19 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	ctx := context.Background()
 	voc := newVocabulary(rand.New(rand.NewPCG(1, 2)))
 	var query []float32
-	s := &retrieval.Searcher{Store: store, Embedder: func(string) (kb.Embedder, error) {
-		return fixedEmbedder{next: func() []float32 { return query }}, nil
-	}}
+	var emb kb.Embedder = fixedEmbedder{next: func() []float32 { return query }}
+	var srv *llmtest.Server
+	if embedCall {
+		srv = llmtest.New(b)
+		c := config.Default()
+		c.Ollama.Host = srv.URL
+		g, err := llm.New(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		emb = callingEmbedder{g: g, next: func() []float32 { return query }}
+	}
+	s := &retrieval.Searcher{Store: store, Embedder: func(string) (kb.Embedder, error) { return emb, nil }}
 	// The lexical index read from warren.db (as after a write), then from its snapshot (as on
 	// opening the workspace).
 	os.Remove(filepath.Join(dir, kb.VectorDir, "lexical.index"))
@@ -456,6 +500,11 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	b.StopTimer()
 	if st := store.VectorStats(); st.IndexQueries != int64(2*n) || st.ScanQueries != 0 {
 		b.Fatalf("every dense half must go through the graph: %+v", st)
+	}
+	if srv != nil {
+		if got := srv.Count("/api/embed"); got != 2*n {
+			b.Fatalf("the model server answered %d embedding requests for %d searches", got, 2*n)
+		}
 	}
 	lex := store.LexicalStats()
 	if lex.Loads != 1 || lex.SnapshotReads != 0 || lex.Searches-before.Searches != int64(2*n) {
