@@ -15,11 +15,12 @@ import (
 // carries, in term_chunks, how many of its chunks hold each of their analysed terms. Summed
 // over the documents of the listed collections, these are the frequencies the server would
 // count. The table is read beside the searches after the list of collections changed, and is
-// used once it is complete and confirmed like every kept figure (cache.go): every document of
-// those collections carries its terms, and their chunks add up to the chunks the server holds
-// (a new document whose ingest died after its first chunks has no record yet). Until then, and
-// over a knowledge base written before term_chunks, terms are counted on the server. Several
-// warren servers stay right: the table is read from the records as they are now.
+// used once it is complete and confirmed like every kept figure (cache.go): the documents'
+// chunks add up to the chunks the server holds (a new document whose ingest died after its
+// first chunks has no record yet). A record without its terms (written before term_chunks, or
+// by a write that died) has its document's chunks' terms read instead. Until the table is
+// kept, terms are counted on the server. Several warren servers stay right: the table is read
+// from the records as they are now.
 
 // termChunksHeader begins every term_chunks value, so a record written before the property
 // existed (empty) is told from a document without terms.
@@ -64,13 +65,18 @@ func termChunks(terms [][2]string) string {
 	return sb.String()
 }
 
-// addTermChunks adds a term_chunks value to the table; false when it is not one (a record
-// written before the property, or one whose document is being rewritten).
+// addTermChunks adds a term_chunks value to the table; false, adding nothing, when it is not
+// one (a record written before the property, or one whose document is being rewritten).
 func addTermChunks(v string, table map[string]int64) bool {
 	rest, ok := strings.CutPrefix(v, termChunksHeader)
 	if !ok {
 		return false
 	}
+	type termCount struct {
+		term  string
+		count int64
+	}
+	var read []termCount
 	for line := range strings.SplitSeq(rest, "\n") {
 		if line == "" {
 			continue
@@ -80,7 +86,10 @@ func addTermChunks(v string, table map[string]int64) bool {
 		if !ok || err != nil || t == "" {
 			return false
 		}
-		table[t] += count
+		read = append(read, termCount{t, count})
+	}
+	for _, tc := range read {
+		table[tc.term] += tc.count
 	}
 	return true
 }
@@ -156,9 +165,10 @@ func (b *Backend) WaitTermTable(ctx context.Context) error {
 	}
 }
 
-// readTermTable sums the term_chunks of every document record of the listed collections; nil
-// when one lacks them, when their chunks are not all the chunks the server holds, or when the
-// table would exceed maxTableTerms.
+// readTermTable sums the term_chunks of every document record of the listed collections. A
+// record without them (written before the property, or by a write that died) has its
+// document's chunks read instead. It returns nil when the documents' chunks are not all the
+// chunks the server holds, or when the table would exceed maxTableTerms.
 func (b *Backend) readTermTable(ctx context.Context, s *snapshot) (map[string]int64, error) {
 	in := map[string]bool{}
 	for _, c := range s.cols {
@@ -166,15 +176,17 @@ func (b *Backend) readTermTable(ctx context.Context, s *snapshot) (map[string]in
 	}
 	table := map[string]int64{}
 	var chunks int64
-	complete := true
+	type docRef struct{ collection, id string }
+	var without []docRef // records without their terms
 	after := ""
-	for complete {
+	for {
 		args := fmt.Sprintf("limit: %d", termPage)
 		if after != "" {
 			args += ", after: " + quote(after)
 		}
 		var data struct {
 			Get map[string][]struct {
+				DocID      string `json:"doc_id"`
 				Collection string `json:"collection"`
 				Chunks     int64  `json:"chunks"`
 				TermChunks string `json:"term_chunks"`
@@ -183,24 +195,37 @@ func (b *Backend) readTermTable(ctx context.Context, s *snapshot) (map[string]in
 				} `json:"_additional"`
 			}
 		}
-		q := fmt.Sprintf(`{ Get { %s(%s) { collection chunks term_chunks _additional { id } } } }`, b.documentClass(), args)
+		q := fmt.Sprintf(`{ Get { %s(%s) { doc_id collection chunks term_chunks _additional { id } } } }`, b.documentClass(), args)
 		if err := b.graphQL(ctx, q, &data); err != nil {
 			return nil, fmt.Errorf("couldn't read the documents' terms: %w", err)
 		}
 		page := data.Get[b.documentClass()]
 		for _, d := range page {
-			if !in[d.Collection] {
-				continue
+			switch {
+			case !in[d.Collection]:
+			case addTermChunks(d.TermChunks, table):
+				chunks += d.Chunks
+			default:
+				without = append(without, docRef{d.Collection, d.DocID})
 			}
-			chunks += d.Chunks
-			complete = complete && addTermChunks(d.TermChunks, table) && len(table) <= maxTableTerms
+		}
+		if len(table) > maxTableTerms {
+			return nil, nil
 		}
 		if len(page) < termPage {
 			break
 		}
 		after = page[len(page)-1].Additional.ID
 	}
-	if !complete {
+	for _, d := range without {
+		terms, n, err := b.chunkTerms(ctx, d.collection, d.id)
+		if err != nil {
+			return nil, err
+		}
+		addTermChunks(termChunks(terms), table)
+		chunks += int64(n)
+	}
+	if len(table) > maxTableTerms {
 		return nil, nil
 	}
 	totals, err := b.totals(ctx, s)
@@ -211,4 +236,33 @@ func (b *Backend) readTermTable(ctx context.Context, s *snapshot) (map[string]in
 		return nil, nil
 	}
 	return table, nil
+}
+
+// chunkTerms reads the analysed heading and body terms of a document's chunks in its
+// collection, and how many chunks there are.
+func (b *Backend) chunkTerms(ctx context.Context, collection, doc string) ([][2]string, int, error) {
+	class := b.chunkClass(collection)
+	var out [][2]string
+	for offset := 0; ; offset += pageSize {
+		if offset+pageSize > maxResults {
+			return nil, 0, fmt.Errorf("couldn't read the terms of %s: more than %d chunks (Weaviate's QUERY_MAXIMUM_RESULTS)", doc, maxResults)
+		}
+		var data struct {
+			Get map[string][]struct {
+				Heading string `json:"heading_terms"`
+				Body    string `json:"body_terms"`
+			}
+		}
+		q := fmt.Sprintf(`{ Get { %s(where: %s, limit: %d, offset: %d) { heading_terms body_terms } } }`, class, equal("doc", doc), pageSize, offset)
+		if err := b.graphQL(ctx, q, &data); err != nil {
+			return nil, 0, fmt.Errorf("couldn't read the terms of %s: %w", doc, err)
+		}
+		page := data.Get[class]
+		for _, c := range page {
+			out = append(out, [2]string{c.Heading, c.Body})
+		}
+		if len(page) < pageSize {
+			return out, len(out), nil
+		}
+	}
 }
