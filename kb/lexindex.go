@@ -77,6 +77,7 @@ type lexIndex struct {
 	impacts      map[int32][]lexPosting // terms' postings by impact (impactOrder)
 	impactRanker ranker
 	impactsReady chan struct{} // closed once prepareImpacts is done
+	replaced     atomic.Bool   // a newer index took its place: prepareImpacts stops
 }
 
 // LexicalStats counts what lexical search did, so that a benchmark proves which path it
@@ -156,6 +157,9 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 		c.loads.Add(1)
 		// A snapshot that cannot be written costs the next process a read of warren.db, no more.
 		_ = writeLexSnapshot(s.vdir, ix)
+	}
+	if c.index != nil {
+		c.index.replaced.Store(true)
 	}
 	c.index = ix
 	ix.impactsReady = make(chan struct{})
@@ -484,7 +488,9 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 	walked := 0
 	for ; walked < len(order); walked++ {
 		if len(acc.touched) >= m && left[walked] < best {
-			if theta = kthScore(acc.scores, acc.touched, m, theta, &acc.buf); left[walked] < theta {
+			// With the margin: a chunk at exactly the m-th score must not lose its tie to
+			// rounding.
+			if theta = kthScore(acc.scores, acc.touched, m, theta, &acc.buf); left[walked] < theta*(1-1e-9) {
 				break
 			}
 		}
@@ -542,16 +548,14 @@ func (ix *lexIndex) candidates(r ranker, q indexedQuery, in func(int32) bool, m 
 		more[0] = more[1] + restBound
 	}
 	// The chunks that can still reach the m-th score: with every term added, those at or
-	// above it (scores summed in another order may differ in the last bits, hence the margin).
+	// above it (scores summed in another order may differ in the last bits, hence the margin,
+	// which the bounds of the terms left get too).
 	// Otherwise those that the terms left could lift to it; each term's share is then added
 	// to them, and the m-th score rises as it goes, until the last.
 	alive := append(acc.alive[:0], acc.touched...)
 	for k := 0; ; k++ {
 		theta = kthScore(acc.scores, alive, m, theta, &acc.buf)
-		cut := theta
-		if k == len(steps) {
-			cut *= 1 - 1e-9
-		}
+		cut := theta * (1 - 1e-9)
 		alive = slices.DeleteFunc(alive, func(slot int32) bool {
 			if acc.scores[slot]+more[k] < cut {
 				acc.scores[slot] = -1 // out: no posting adds to it
@@ -685,6 +689,9 @@ func (ix *lexIndex) prepareImpacts(r ranker, walkMin int) {
 	df := func(t int32) int32 { return ix.postingsAt[t+1] - ix.postingsAt[t] }
 	slices.SortFunc(terms, func(a, b int32) int { return cmp.Compare(df(b), df(a)) })
 	for _, t := range terms {
+		if ix.replaced.Load() { // a write came: the new index sorts its own
+			return
+		}
 		ix.impactOrder(r, t)
 	}
 }

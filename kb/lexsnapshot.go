@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"time"
 	"unsafe"
 )
 
@@ -116,6 +117,7 @@ func writeLexSnapshot(vdir string, ix *lexIndex) error {
 		return err
 	}
 	path := lexSnapshotPath(vdir)
+	removeStaleSnapshotTemps(vdir, time.Now().Add(-staleTempAge))
 	tmp, err := os.CreateTemp(vdir, "."+lexSnapshotFile+".tmp-*")
 	if err != nil {
 		return err
@@ -131,6 +133,21 @@ func writeLexSnapshot(vdir string, ix *lexIndex) error {
 		os.Remove(tmp.Name())
 	}
 	return err
+}
+
+// staleTempAge: a snapshot's temporary file older than this was left by a process that died
+// before renaming it (a write takes well under a second); younger ones may be another
+// process's write in progress.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleSnapshotTemps removes the snapshot's temporary files last written before cutoff.
+func removeStaleSnapshotTemps(vdir string, cutoff time.Time) {
+	names, _ := filepath.Glob(filepath.Join(vdir, "."+lexSnapshotFile+".tmp-*"))
+	for _, name := range names {
+		if info, err := os.Stat(name); err == nil && info.ModTime().Before(cutoff) {
+			os.Remove(name)
+		}
+	}
 }
 
 // errStaleSnapshot: the snapshot reflects another state of the database than token.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // sameIndex fails unless two indexes hold the same tables.
@@ -153,5 +155,39 @@ func TestTheSnapshotOfAnotherDatabaseIsNotTaken(t *testing.T) {
 	hits, err := b.Lexical(ctx, "argon", "en", Scope{}, 10)
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("the other database's snapshot answered: %v %v (%+v)", hits, err, b.LexicalStats())
+	}
+}
+
+// A temporary file that a process which died before its rename left behind is removed by the
+// next write of the snapshot; one written a moment ago (another process's write in progress)
+// is left alone.
+func TestASnapshotWriteRemovesTheTempFilesOfDeadWrites(t *testing.T) {
+	ws, store := zipfStore(t, 2)
+	vdir := ws.VectorDir()
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(vdir, "."+lexSnapshotFile+".tmp-123")
+	young := filepath.Join(vdir, "."+lexSnapshotFile+".tmp-456")
+	for _, p := range []string{old, young} {
+		if err := os.WriteFile(p, []byte("half a snapshot"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.lexicalIndex(context.Background()); err != nil { // reads warren.db, writes the snapshot
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the dead write's temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(young); err != nil {
+		t.Errorf("a write in progress lost its temporary file: %v", err)
+	}
+	if _, err := os.Stat(lexSnapshotPath(vdir)); err != nil {
+		t.Errorf("no snapshot written: %v", err)
 	}
 }
