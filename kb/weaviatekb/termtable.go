@@ -132,7 +132,7 @@ func (b *Backend) startTermTable(s *snapshot) {
 	}
 	b.tableReading = true
 	b.tableMu.Unlock()
-	go func() {
+	b.bgRuns.Go(func() {
 		table, err := b.readTermTable(b.bg, s)
 		b.tableMu.Lock()
 		b.tableReading = false
@@ -145,7 +145,7 @@ func (b *Backend) startTermTable(s *snapshot) {
 			b.cache.remember(s, time.Now(), pendingRead{table: table})
 			b.tableBuilt.Add(1)
 		}
-	}()
+	})
 }
 
 // WaitTermTable waits until no table is being read (for tests and benchmarks).

@@ -90,6 +90,7 @@ type Backend struct {
 
 	bg     context.Context // background reads (the term table), cancelled by Close
 	stopBg context.CancelFunc
+	bgRuns sync.WaitGroup // the background reads, which Close waits for
 
 	tableMu                            sync.Mutex
 	tableReading                       bool   // a term table is being read
@@ -140,6 +141,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 // afterwards.
 func (b *Backend) Close() error {
 	b.stopBg()
+	b.bgRuns.Wait()
 	if b.rpc == nil {
 		return nil
 	}
