@@ -133,7 +133,7 @@ func (s *Store) lexicalToken(ctx context.Context) (string, LexicalTotals, error)
 
 // lexicalIndex returns the index of the database as it is now: the one in memory, else the
 // snapshot if it reflects this state, else the index read from warren.db, which then
-// replaces the snapshot.
+// replaces the snapshot (written once the index is in place, so searches need not wait for it).
 func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	token, totals, err := s.lexicalToken(ctx)
 	if err != nil {
@@ -141,22 +141,22 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	}
 	c := &s.lexical
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.index != nil && c.index.token == token {
+		c.mu.Unlock()
 		return c.index, nil
 	}
 	ix, err := readLexSnapshot(s.vdir, token)
-	if err == nil {
-		c.snapshotReads.Add(1)
-	} else {
+	fromDB := err != nil
+	if fromDB {
 		// A write between reading the token and reading the index leaves a token older than
 		// the index: the next search reads it again.
 		if ix, err = s.readLexicalIndex(ctx, token, totals); err != nil {
+			c.mu.Unlock()
 			return nil, err
 		}
 		c.loads.Add(1)
-		// A snapshot that cannot be written costs the next process a read of warren.db, no more.
-		_ = writeLexSnapshot(s.vdir, ix)
+	} else {
+		c.snapshotReads.Add(1)
 	}
 	if c.index != nil {
 		c.index.replaced.Store(true)
@@ -164,6 +164,11 @@ func (s *Store) lexicalIndex(ctx context.Context) (*lexIndex, error) {
 	c.index = ix
 	ix.impactsReady = make(chan struct{})
 	go ix.prepareImpacts(s.rankerOver(ix.totals), impactWalkMin)
+	c.mu.Unlock()
+	if fromDB {
+		// A snapshot that cannot be written costs the next process a read of warren.db, no more.
+		_ = writeLexSnapshot(s.vdir, ix)
+	}
 	return ix, nil
 }
 

@@ -1,10 +1,12 @@
 package kb
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -153,10 +155,58 @@ func removeStaleSnapshotTemps(vdir string, cutoff time.Time) {
 // errStaleSnapshot: the snapshot reflects another state of the database than token.
 var errStaleSnapshot = errors.New("the lexical snapshot is of another state of the database")
 
-// readLexSnapshot reads the snapshot if it reflects the database state token.
+// snapshotToken reads the token at the head of a snapshot, without the rest.
+func snapshotToken(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	next := func(n uint64) ([]byte, error) {
+		if n > 1<<20 {
+			return nil, errors.New("the lexical snapshot's head is damaged")
+		}
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	length := func() (uint64, error) {
+		b, err := next(8)
+		if err != nil {
+			return 0, err
+		}
+		return binary.LittleEndian.Uint64(b), nil
+	}
+	head, err := next(8) // magic and version
+	if err != nil {
+		return "", err
+	}
+	if binary.LittleEndian.Uint32(head) != lexSnapshotMagic || binary.LittleEndian.Uint32(head[4:]) != lexSnapshotVersion {
+		return "", errors.New("the lexical snapshot has another layout")
+	}
+	for range 2 { // the layout, then the token
+		n, err := length()
+		if err != nil {
+			return "", err
+		}
+		if head, err = next(n); err != nil {
+			return "", err
+		}
+	}
+	return string(head), nil
+}
+
+// readLexSnapshot reads the snapshot if it reflects the database state token. A snapshot of
+// another state (as after every write) is told by its head alone.
 func readLexSnapshot(vdir, token string) (*lexIndex, error) {
 	if vdir == "" || !nativeLittleEndian {
 		return nil, os.ErrNotExist
+	}
+	if got, err := snapshotToken(lexSnapshotPath(vdir)); err != nil {
+		return nil, err
+	} else if got != token {
+		return nil, errStaleSnapshot
 	}
 	raw, err := os.ReadFile(lexSnapshotPath(vdir))
 	if err != nil {

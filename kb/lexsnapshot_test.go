@@ -2,6 +2,7 @@ package kb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -189,5 +190,33 @@ func TestASnapshotWriteRemovesTheTempFilesOfDeadWrites(t *testing.T) {
 	}
 	if _, err := os.Stat(lexSnapshotPath(vdir)); err != nil {
 		t.Errorf("no snapshot written: %v", err)
+	}
+}
+
+// A snapshot of another state of the database, as every write leaves one, is told by its head
+// alone: even cut short, it answers stale, not damaged, for another token.
+func TestAStaleSnapshotIsToldByItsHead(t *testing.T) {
+	ws, store := zipfStore(t, 2)
+	ix, err := store.lexicalIndex(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vdir := ws.VectorDir()
+	if got, err := readLexSnapshot(vdir, ix.token); err != nil || got.token != ix.token {
+		t.Fatalf("the snapshot just written must be read: %v", err)
+	}
+	path := lexSnapshotPath(vdir)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readLexSnapshot(vdir, ix.token+"-later"); !errors.Is(err, errStaleSnapshot) {
+		t.Errorf("another state's token: want the stale error from the head, got %v", err)
+	}
+	if _, err := readLexSnapshot(vdir, ix.token); err == nil || errors.Is(err, errStaleSnapshot) {
+		t.Errorf("this state's token over a cut snapshot: want it damaged, got %v", err)
 	}
 }
