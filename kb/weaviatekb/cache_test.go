@@ -87,9 +87,7 @@ func TestKeptFiguresNeedAListReadBeforeAndAfter(t *testing.T) {
 // process (a second backend on the same classes) is seen by the next search, which ranks as a
 // backend that kept nothing does. A write that never finished stops the keeping.
 func TestKeptFiguresFollowAnotherWriter(t *testing.T) {
-	opts := testServer(t)
-	wv := openTestBackend(t, opts)
-	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
+	wv := sampleOnServer(t)
 	ctx := context.Background()
 	const query = "helium leak check of the gas cabinet"
 	search := func(b *Backend) []kb.Hit {
@@ -108,10 +106,7 @@ func TestKeptFiguresFollowAnotherWriter(t *testing.T) {
 	}
 
 	other := openAgain(t, wv, nil)
-	doc := &kb.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
-		Format: "markdown", Source: "/nowhere/helium-note.md", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
-	if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
+	if _, err := kb.AddDocument(ctx, other, heliumNote(), kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	after, fresh := search(wv), search(openAgain(t, wv, nil))
@@ -164,4 +159,41 @@ func TestOpenAddsTheVersionToAnEarlierSchema(t *testing.T) {
 	if _, err := again.Collections(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// sampleOnServer is the sample workspace ingested into a knowledge base of its own on the
+// test server.
+func sampleOnServer(t *testing.T) *Backend {
+	t.Helper()
+	wv := openTestBackend(t, testServer(t))
+	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
+	return wv
+}
+
+// heliumNote is a document that another process adds to the sample, changing the scores of
+// the helium queries.
+func heliumNote() *kb.Document {
+	return &kb.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
+		Format: "markdown", Source: "/nowhere/helium-note.md", Meta: map[string]string{},
+		Sections: []kb.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
+}
+
+// stampCollection gives a collection a new clean version, as the end of a write does, so that
+// searches see the list change.
+func stampCollection(t *testing.T, b *Backend, name string) {
+	t.Helper()
+	cols, err := b.collections(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cols {
+		if c.Name == name {
+			c.Version = newVersion(false)
+			if err := b.put(context.Background(), []*models.Object{collectionObj(b, c)}); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no collection %s", name)
 }

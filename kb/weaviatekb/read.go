@@ -81,9 +81,21 @@ func (c chunkObject) chunk() kb.Chunk {
 // getAll reads every object of a class, page by page with Weaviate's cursor.
 func getAll[T any](ctx context.Context, b *Backend, class, props string, keep func(T) bool) ([]T, error) {
 	var out []T
+	err := eachObject(ctx, b, class, props, pageSize, func(v T) error {
+		if keep == nil || keep(v) {
+			out = append(out, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// eachObject reads every object of a class, page by page with Weaviate's cursor, and hands
+// each to fn; the first error stops it.
+func eachObject[T any](ctx context.Context, b *Backend, class, props string, page int, fn func(T) error) error {
 	after := ""
 	for {
-		args := fmt.Sprintf("limit: %d", pageSize)
+		args := fmt.Sprintf("limit: %d", page)
 		if after != "" {
 			args += ", after: " + quote(after)
 		}
@@ -91,27 +103,27 @@ func getAll[T any](ctx context.Context, b *Backend, class, props string, keep fu
 			Get map[string][]json.RawMessage
 		}
 		if err := b.graphQL(ctx, fmt.Sprintf(`{ Get { %s(%s) { %s _additional { id } } } }`, class, args, props), &data); err != nil {
-			return nil, err
+			return err
 		}
-		page := data.Get[class]
-		for _, raw := range page {
+		objs := data.Get[class]
+		for _, raw := range objs {
 			var v T
 			if err := json.Unmarshal(raw, &v); err != nil {
-				return nil, err
+				return err
 			}
-			if keep == nil || keep(v) {
-				out = append(out, v)
+			if err := fn(v); err != nil {
+				return err
 			}
 		}
-		if len(page) < pageSize {
-			return out, nil
+		if len(objs) < page {
+			return nil
 		}
 		var last struct {
 			Additional struct {
 				ID string `json:"id"`
 			} `json:"_additional"`
 		}
-		json.Unmarshal(page[len(page)-1], &last)
+		json.Unmarshal(objs[len(objs)-1], &last)
 		after = last.Additional.ID
 	}
 }

@@ -2,6 +2,7 @@ package weaviatekb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -178,44 +179,31 @@ func (b *Backend) readTermTable(ctx context.Context, s *snapshot) (map[string]in
 	var chunks int64
 	type docRef struct{ collection, id string }
 	var without []docRef // records without their terms
-	after := ""
-	for {
-		args := fmt.Sprintf("limit: %d", termPage)
-		if after != "" {
-			args += ", after: " + quote(after)
-		}
-		var data struct {
-			Get map[string][]struct {
-				DocID      string `json:"doc_id"`
-				Collection string `json:"collection"`
-				Chunks     int64  `json:"chunks"`
-				TermChunks string `json:"term_chunks"`
-				Additional struct {
-					ID string `json:"id"`
-				} `json:"_additional"`
-			}
-		}
-		q := fmt.Sprintf(`{ Get { %s(%s) { doc_id collection chunks term_chunks _additional { id } } } }`, b.documentClass(), args)
-		if err := b.graphQL(ctx, q, &data); err != nil {
-			return nil, fmt.Errorf("couldn't read the documents' terms: %w", err)
-		}
-		page := data.Get[b.documentClass()]
-		for _, d := range page {
-			switch {
-			case !in[d.Collection]:
-			case addTermChunks(d.TermChunks, table):
-				chunks += d.Chunks
-			default:
-				without = append(without, docRef{d.Collection, d.DocID})
-			}
+	type record struct {
+		DocID      string `json:"doc_id"`
+		Collection string `json:"collection"`
+		Chunks     int64  `json:"chunks"`
+		TermChunks string `json:"term_chunks"`
+	}
+	errTooMany := errors.New("too many terms")
+	err := eachObject(ctx, b, b.documentClass(), "doc_id collection chunks term_chunks", termPage, func(d record) error {
+		switch {
+		case !in[d.Collection]:
+		case addTermChunks(d.TermChunks, table):
+			chunks += d.Chunks
+		default:
+			without = append(without, docRef{d.Collection, d.DocID})
 		}
 		if len(table) > maxTableTerms {
-			return nil, nil
+			return errTooMany
 		}
-		if len(page) < termPage {
-			break
-		}
-		after = page[len(page)-1].Additional.ID
+		return nil
+	})
+	if errors.Is(err, errTooMany) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the documents' terms: %w", err)
 	}
 	for _, d := range without {
 		terms, n, err := b.chunkTerms(ctx, d.collection, d.id)

@@ -3,7 +3,6 @@ package weaviatekb
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
 
-	"warren/internal/testkb"
 	"warren/kb"
 )
 
@@ -71,9 +69,7 @@ func searchUntilTableKept(t *testing.T, b *Backend, query string) {
 // without its terms (as an earlier warren wrote them); chunks without a record leave the table
 // unused and the counts right.
 func TestTermTableEqualsTheServersCounts(t *testing.T) {
-	opts := testServer(t)
-	wv := openTestBackend(t, opts)
-	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
+	wv := sampleOnServer(t)
 	ctx := context.Background()
 	const query = "helium leak check of the gas cabinet"
 
@@ -105,9 +101,7 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 	sameAsCounted(t)
 
 	other := openAgain(t, wv, nil)
-	doc := &kb.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
-		Format: "markdown", Source: "/nowhere/helium-note.md", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
+	doc := heliumNote()
 	if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -140,26 +134,15 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 		}
 	}
 	t.Run("a record without terms", func(t *testing.T) {
-		func() {
-			info, ok, err := other.Document(ctx, doc.ID)
-			if err != nil || !ok {
-				t.Fatal(ok, err)
-			}
-			earlier := *doc
-			if err := other.put(ctx, []*models.Object{documentObj(other, &earlier, info.Chunks, info.Hash, "")}); err != nil {
-				t.Fatal(err)
-			}
-			other.cache.invalidate()
-			cols, _ := other.collections(ctx)
-			for _, c := range cols {
-				if c.Name == doc.Collection {
-					c.Version = newVersion(false) // the write is seen as a change of the list
-					if err := other.put(ctx, []*models.Object{collectionObj(other, c)}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}()
+		info, ok, err := other.Document(ctx, doc.ID)
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		// The record as a warren before the term table wrote it.
+		if err := other.put(ctx, []*models.Object{documentObj(other, doc, info.Chunks, info.Hash, "")}); err != nil {
+			t.Fatal(err)
+		}
+		stampCollection(t, other, doc.Collection)
 		sameAsCounted(t)
 	})
 	t.Run("chunks without a record", func(t *testing.T) {
@@ -176,15 +159,7 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 			if err := other.put(ctx, []*models.Object{orphan}); err != nil {
 				t.Fatal(err)
 			}
-			cols, _ := other.collections(ctx)
-			for _, c := range cols {
-				if c.Name == doc.Collection {
-					c.Version = newVersion(false)
-					if err := other.put(ctx, []*models.Object{collectionObj(other, c)}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			stampCollection(t, other, doc.Collection)
 		})
 	})
 }
