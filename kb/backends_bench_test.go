@@ -410,12 +410,20 @@ func benchmarkBackendQueries(b *testing.B, c *backendCorpus, mode retrieval.Mode
 	search(benchQueries) // a query of its own, outside the timed ones
 	wv, _ := c.backend.(*weaviatekb.Backend)
 	if wv != nil && mode == retrieval.Hybrid {
-		// That query started reading Weaviate's term table; the next one's list read confirms
-		// it once read, and the timed queries take their frequencies from it.
-		if err := wv.WaitTermTable(ctx); err != nil {
-			b.Fatal(err)
+		// Weaviate's term table is read once the list of collections has stayed the same for
+		// a moment after the ingest, and confirmed by a later search's list read; the timed
+		// queries take their frequencies from it.
+		deadline := time.Now().Add(2 * time.Minute)
+		for used := wv.TermTableStats().Used; wv.TermTableStats().Used == used; {
+			if time.Now().After(deadline) {
+				b.Fatalf("no query used the term table within 2 minutes: %+v", wv.TermTableStats())
+			}
+			time.Sleep(200 * time.Millisecond)
+			search(benchQueries + 1)
+			if err := wv.WaitTermTable(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
-		search(benchQueries + 1)
 	}
 	var vectors kb.VectorStats
 	var lexical kb.LexicalStats

@@ -69,6 +69,7 @@ const maxKeptTerms = 200_000
 type readCache struct {
 	mu      sync.Mutex
 	snap    *snapshot
+	since   time.Time // when a list read first saw snap
 	totals  *kb.LexicalTotals
 	df      map[string]int64
 	table   map[string]int64     // every term's frequency (termtable.go); nil when not kept
@@ -101,7 +102,7 @@ func (c *readCache) observe(s *snapshot, start time.Time) {
 	defer c.mu.Unlock()
 	if c.snap == nil || c.snap.key != s.key {
 		c.resetLocked()
-		c.snap = s
+		c.snap, c.since = s, start
 		return
 	}
 	keep := c.pending[:0]
@@ -188,6 +189,16 @@ func (c *readCache) keptFrequencies(s *snapshot, terms []string, out map[string]
 		}
 	}
 	return missing
+}
+
+// unchangedFor is how long list reads have seen s (0 when it is not the list last seen).
+func (c *readCache) unchangedFor(s *snapshot) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap == nil || c.snap.key != s.key {
+		return 0
+	}
+	return time.Since(c.since)
 }
 
 // keptTable returns the term table kept for s.

@@ -197,3 +197,27 @@ func stampCollection(t *testing.T, b *Backend, name string) {
 	}
 	t.Fatalf("no collection %s", name)
 }
+
+// unchangedFor counts from the first list read that saw the list, and starts again when the
+// list changes or this process writes.
+func TestUnchangedForCountsFromTheFirstReadOfTheList(t *testing.T) {
+	var c readCache
+	a := newSnapshot([]collectionObject{{Name: "a", Version: newVersion(false)}})
+	b := newSnapshot([]collectionObject{{Name: "a", Version: newVersion(false)}})
+	if c.unchangedFor(a) != 0 {
+		t.Fatal("a list never seen has not stayed the same")
+	}
+	c.observe(a, time.Now().Add(-time.Minute))
+	c.observe(a, time.Now())
+	if d := c.unchangedFor(a); d < 59*time.Second {
+		t.Errorf("seen for a minute, unchanged for %s", d)
+	}
+	c.observe(b, time.Now())
+	if c.unchangedFor(a) != 0 || c.unchangedFor(b) > time.Second {
+		t.Errorf("after the list changed: %s and %s", c.unchangedFor(a), c.unchangedFor(b))
+	}
+	c.invalidate()
+	if c.unchangedFor(b) != 0 {
+		t.Error("after this process's write the list still counts as unchanged")
+	}
+}

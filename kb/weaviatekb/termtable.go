@@ -107,9 +107,14 @@ func (b *Backend) TermTableStats() TermTableStats {
 	return TermTableStats{Built: b.tableBuilt.Load(), Failed: b.tableFailed.Load(), Used: b.tableUsed.Load()}
 }
 
+// termTableSettle is how long the list of collections must stay the same before the table is
+// read for it: during an ingest every document changes the list, and a table read after each
+// would be read for nothing (a variable for the tests).
+var termTableSettle = 2 * time.Second
+
 // tableFrequencies sets in out the frequency of every term from the table kept for s and
-// reports whether there was one; without one, it starts reading it (unless a collection is
-// being written, or the table was found incomplete for this list already).
+// reports whether there was one; without one, it starts reading it once the list has settled
+// (unless a collection is being written, or the table was found incomplete for this list).
 func (b *Backend) tableFrequencies(s *snapshot, terms []string, out map[string]int64) bool {
 	if table, ok := b.cache.keptTable(s); ok {
 		for _, t := range terms {
@@ -118,7 +123,7 @@ func (b *Backend) tableFrequencies(s *snapshot, terms []string, out map[string]i
 		b.tableUsed.Add(1)
 		return true
 	}
-	if !s.writing {
+	if !s.writing && b.cache.unchangedFor(s) >= termTableSettle {
 		b.startTermTable(s)
 	}
 	return false
@@ -127,7 +132,7 @@ func (b *Backend) tableFrequencies(s *snapshot, terms []string, out map[string]i
 // startTermTable reads the table for s in the background, one read at a time.
 func (b *Backend) startTermTable(s *snapshot) {
 	b.tableMu.Lock()
-	if b.tableReading || b.tableGaveUp == s.key {
+	if b.tableReading || b.tableGaveUp == s.key || b.tableRead == s.key {
 		b.tableMu.Unlock()
 		return
 	}
@@ -140,6 +145,8 @@ func (b *Backend) startTermTable(s *snapshot) {
 		if err != nil || table == nil {
 			b.tableGaveUp = s.key // not again until the list changes
 			b.tableFailed.Add(1)
+		} else {
+			b.tableRead = s.key // kept once a list read confirms it: not read again meanwhile
 		}
 		b.tableMu.Unlock()
 		if table != nil {

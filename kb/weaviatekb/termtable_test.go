@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-openapi/strfmt"
 	"github.com/weaviate/weaviate/entities/models"
@@ -42,25 +43,58 @@ func TestTermChunksCountEachChunkOnce(t *testing.T) {
 	}
 }
 
-// searchUntilTableKept searches until the term table is read and kept: the first search
-// starts the read, and a list read after it ends confirms it.
+// The tests read the term table as soon as a search sees a list of collections;
+// TestTheTermTableWaitsForTheListToSettle sets the wait itself.
+func init() { termTableSettle = 0 }
+
+// searchUntilTableKept searches until the term table is kept for the list of collections as
+// it is now and a search used it: the first search starts reading it, and a list read after
+// the read ends confirms it. (A search also runs over the list seen before while it reads the
+// list again, so a table used is not enough: it may be the table of a list that just changed.)
 func searchUntilTableKept(t *testing.T, b *Backend, query string) {
 	t.Helper()
 	ctx := context.Background()
-	for range 3 {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, kept := b.cache.keptTable(b.cache.current())
+		used := b.TermTableStats().Used
 		if _, err := b.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
 			t.Fatal(err)
+		}
+		if _, still := b.cache.keptTable(b.cache.current()); kept && still && b.TermTableStats().Used > used {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no search used the term table within a minute: %+v", b.TermTableStats())
 		}
 		if err := b.WaitTermTable(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	used := b.TermTableStats().Used
-	if _, err := b.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
-		t.Fatal(err)
+}
+
+// While the list of collections keeps changing (an ingest writes document after document),
+// no table is read; once it has stayed the same for termTableSettle, the next search reads it.
+func TestTheTermTableWaitsForTheListToSettle(t *testing.T) {
+	wv := sampleOnServer(t)
+	ctx := context.Background()
+	defer func(d time.Duration) { termTableSettle = d }(termTableSettle)
+	termTableSettle = time.Hour
+	for range 3 {
+		if _, err := wv.Lexical(ctx, "helium leak check", "", kb.Scope{}, 10); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if b.TermTableStats().Used == used {
-		t.Fatalf("the search did not use the term table: %+v", b.TermTableStats())
+	wv.tableMu.Lock()
+	reading := wv.tableReading
+	wv.tableMu.Unlock()
+	if st := wv.TermTableStats(); reading || st.Built+st.Failed+st.Used > 0 {
+		t.Fatalf("a table was read before the list settled: reading %v, %+v", reading, st)
+	}
+	termTableSettle = 0
+	searchUntilTableKept(t, wv, "helium leak check")
+	if st := wv.TermTableStats(); st.Built != 1 {
+		t.Errorf("want one table read once the list settled: %+v", st)
 	}
 }
 

@@ -95,6 +95,7 @@ type Backend struct {
 	tableMu                            sync.Mutex
 	tableReading                       bool   // a term table is being read
 	tableGaveUp                        string // the list of collections whose table was incomplete
+	tableRead                          string // the list of collections whose table was read last
 	tableBuilt, tableFailed, tableUsed atomic.Int64
 }
 
