@@ -15,8 +15,8 @@ import (
 // took 335 ms (p50) at 100,000 chunks, most of it counting. So every document's record also
 // carries, in term_chunks, how many of its chunks hold each of their analysed terms. Summed
 // over the documents of the listed collections, these are the frequencies the server would
-// count. The table is read beside the searches after the list of collections changed, and is
-// used once it is complete and confirmed like every kept figure (cache.go): the documents'
+// count. The table is read beside the searches once the list of collections has stayed the
+// same for termTableSettle, and is used once it is complete and confirmed like every kept figure (cache.go): the documents'
 // chunks add up to the chunks the server holds (a new document whose ingest died after its
 // first chunks has no record yet). A record without its terms (written before term_chunks, or
 // by a write that died) has its document's chunks' terms read instead. Until the table is
