@@ -50,6 +50,10 @@ pids+=($!)
 "$work/warren" -w "$ws" ingest --registry sample/registry.json --embedder builtin >/dev/null
 
 t() { tmux -L "$socket" "$@"; }
+# A session that lives as long as the script keeps the tmux server up: when the last session
+# was killed the server exits, and a new-session right after could reach the server while it
+# was exiting ("server exited unexpectedly", seen once in CI).
+t new-session -d -s keeper "sleep 86400"
 screen() { t capture-pane -p -t "$session" 2>/dev/null || true; }
 passed=0
 fail() {

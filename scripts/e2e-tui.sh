@@ -42,6 +42,10 @@ pids+=($!)
 "$work/warren" -w "$work/ws" tox import sample/tox/profiles.json >/dev/null
 
 t() { tmux -L "$socket" "$@"; }
+# A session that lives as long as the script keeps the tmux server up: when the last session
+# was killed the server exits, and a new-session right after could reach the server while it
+# was exiting ("server exited unexpectedly", seen once in CI).
+t new-session -d -s keeper "sleep 86400"
 # start opens warren in a new session of the given size, talking to the server on port $3.
 start() {
 	session="$1"
