@@ -13,8 +13,8 @@ import (
 )
 
 // What searches read that changes only when the knowledge base is written (the lexical
-// index's totals, document frequencies and the term table, each collection's document counts) is kept between
-// searches, valid for one state of the list of collections.
+// index's totals, document frequencies and the term table, each collection's document
+// counts) is kept between searches, valid for one state of the list of collections.
 //
 // Every write stamps its collection with a version: a "writing" one before it changes
 // anything, a new clean one when it is done (versions are random, never reused). A read lists

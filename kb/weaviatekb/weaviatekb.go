@@ -5,8 +5,9 @@
 // Lexical search is warren's: Weaviate's BM25 (k1 and b as configured, no stop words, over the
 // terms warren's analyser wrote) only proposes candidates, the term frequencies come from the
 // documents' records (termtable.go), and warren ranks them (kb.RankLexical) from statistics
-// over the whole knowledge base, as the embedded store does over its index in memory. Dense search is Weaviate's HNSW with cosine distance; a
-// search within one document is filtered so tightly that Weaviate scans it exactly. What a
+// over the whole knowledge base, as the embedded store does over its index in memory. Dense
+// search is Weaviate's HNSW with cosine distance; a search within one document is filtered so
+// tightly that Weaviate scans it exactly. What a
 // search reads that only a write changes (the index's totals, term counts, document counts)
 // is kept for the next searches while the list of collections, which every write stamps,
 // stays the same (cache.go).
