@@ -140,9 +140,29 @@ SELECT c.name, c.embedder,
        (SELECT coalesce(sum(chunks), 0) FROM documents d WHERE d.collection = c.name)
 FROM collections c ORDER BY c.name`
 
+// collectionHeadsQuery is collectionsQuery without the documents' counts, which read the
+// documents table: enough to tell whether the vectors in memory are current, as every dense
+// search asks.
+const collectionHeadsQuery = `
+SELECT c.name, c.embedder,
+       CASE WHEN c.dim > 0 THEN c.dim
+            ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
+       c.generation, 0, 0
+FROM collections c ORDER BY c.name`
+
 // Collections lists the stored collections.
 func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
-	st, err := s.prepared(ctx, collectionsQuery)
+	return s.listCollections(ctx, collectionsQuery)
+}
+
+// collectionHeads lists the stored collections without their documents and chunks counted
+// (Documents and Chunks are 0).
+func (s *Store) collectionHeads(ctx context.Context) ([]CollectionInfo, error) {
+	return s.listCollections(ctx, collectionHeadsQuery)
+}
+
+func (s *Store) listCollections(ctx context.Context, query string) ([]CollectionInfo, error) {
+	st, err := s.prepared(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list collections: %w", err)
 	}

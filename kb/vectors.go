@@ -226,9 +226,10 @@ func appendNormalised(data, v []float32) []float32 {
 }
 
 // fresh reloads the named collections (all when none are named) whose generation in
-// warren.db differs from memory, and returns every collection as stored.
+// warren.db differs from memory, and returns every collection as stored, uncounted
+// (collectionHeads).
 func (vs *vectorStore) fresh(ctx context.Context, s *Store, names []string) ([]CollectionInfo, error) {
-	cols, err := s.Collections(ctx)
+	cols, err := s.collectionHeads(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := s.fused(ctx, Request{Query: "beta alpha", K: 10, Mode: Hybrid}, Hybrid, plan)
+		res, _, err := s.fused(ctx, Request{Query: "beta alpha", K: 10, Mode: Hybrid}, Hybrid, plan)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,5 +101,85 @@ func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
 	first, second = rank(&Searcher{Store: withoutSimilarities{store}, Embedder: embedder, DenseWeight: 0.8})
 	if first.Score <= second.Score {
 		t.Errorf("without similarities the lexical order should stand: first %.3f, second %.3f", first.Score, second.Score)
+	}
+}
+
+// chunkReads records every Chunks call a search makes.
+type chunkReads struct {
+	*kb.Store
+	asked [][]string
+}
+
+func (c *chunkReads) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
+	c.asked = append(c.asked, append([]string(nil), ids...))
+	return c.Store.Chunks(ctx, ids)
+}
+
+// Hybrid search reads its lexical hits' chunks while the dense side searches, and afterwards
+// reads only the chunks of the fused best that were not among them; every result carries its
+// whole chunk either way.
+func TestHybridReadsTheLexicalBestAheadAndOnlyTheOthersAfter(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	add := func(id, text string) {
+		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
+			Sections: []kb.Section{{Number: "1", Heading: "", Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		add(fmt.Sprintf("beta%d", i), strings.Repeat("beta ", 3-i)+"far")
+	}
+	for i := range 20 { // close to the query without its word: dense hits only
+		add(fmt.Sprintf("near%02d", i), fmt.Sprintf("near near gamma%d", i))
+	}
+	reads := &chunkReads{Store: store}
+	s := &Searcher{Store: reads, Embedder: func(string) (kb.Embedder, error) { return keywordEmbedder{}, nil }, DenseWeight: 0.5}
+	res, err := s.Search(ctx, Request{Query: "beta alpha", K: 5, Mode: Hybrid, Language: "en"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 5 || len(reads.asked) != 2 {
+		t.Fatalf("want 5 results from two reads, got %d results from %d reads: %v", len(res), len(reads.asked), reads.asked)
+	}
+	if got := strings.Join(reads.asked[0], ","); got != "beta0#0000,beta1#0000,beta2#0000" {
+		t.Errorf("the read ahead should ask for the lexical hits, best first: %s", got)
+	}
+	ahead := map[string]bool{}
+	for _, id := range reads.asked[0] {
+		ahead[id] = true
+	}
+	var dense []string
+	for _, r := range res {
+		if !ahead[r.ID] {
+			dense = append(dense, r.ID)
+		}
+	}
+	if strings.Join(reads.asked[1], ",") != strings.Join(dense, ",") || len(dense) == 0 {
+		t.Errorf("the second read should ask for the fused results not read ahead (%v), asked %v", dense, reads.asked[1])
+	}
+	for _, r := range res {
+		want, err := store.Chunks(ctx, []string{r.ID})
+		if err != nil || len(want) != 1 || r.Chunk != want[0] {
+			t.Errorf("result %s does not carry its stored chunk: %+v", r.ID, r.Chunk)
+		}
+	}
+	// When the fused best are all lexical hits, the read ahead is the only read.
+	reads.asked, s.DenseWeight = nil, 0.1
+	if res, err = s.Search(ctx, Request{Query: "beta alpha", K: 2, Mode: Hybrid, Language: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(reads.asked) != 1 || len(res) != 2 || res[0].Text == "" || res[1].Text == "" {
+		t.Errorf("want one read for two lexical results, got %d reads: %v", len(reads.asked), reads.asked)
 	}
 }

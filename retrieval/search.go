@@ -4,9 +4,11 @@
 package retrieval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -106,11 +108,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	var fused []Result
+	var byID map[string]kb.Chunk // the chunks read so far
 	switch {
 	case mode == Hybrid && plan.builtinOnly:
 		fused, err = s.lexicalFirst(ctx, req, plan)
 	default:
-		fused, err = s.fused(ctx, req, mode, plan)
+		fused, byID, err = s.fused(ctx, req, mode, plan)
 	}
 	if err != nil {
 		return nil, err
@@ -118,17 +121,23 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	if len(fused) > req.K {
 		fused = fused[:req.K]
 	}
-	ids := make([]string, len(fused))
-	for i, r := range fused {
-		ids[i] = r.ID
+	var ids []string
+	for _, r := range fused {
+		if _, ok := byID[r.ID]; !ok {
+			ids = append(ids, r.ID)
+		}
 	}
-	chunks, err := s.Store.Chunks(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]kb.Chunk, len(chunks))
-	for _, c := range chunks {
-		byID[c.ID] = c
+	if len(ids) > 0 {
+		chunks, err := s.Store.Chunks(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		if byID == nil {
+			byID = make(map[string]kb.Chunk, len(chunks))
+		}
+		for _, c := range chunks {
+			byID[c.ID] = c
+		}
 	}
 	out := fused[:0]
 	for _, r := range fused {
@@ -142,17 +151,23 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 
 // fused runs the rankings the mode asks for, side by side, and combines them. The dense side
 // (embedding the query, then searching) goes to a goroutine of its own and the lexical side
-// runs on the caller's: a goroutine can take a while to be scheduled on an idle core (0.2 ms
-// on average on this 2-core machine), and the lexical side, which in hybrid mode also scores
-// its own hits against the query vector once the dense side has embedded it, is the longer one
-// when the embedding call is quick.
-func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, error) {
+// runs on the caller's: a goroutine takes about 0.1 ms to start on an idle core of this
+// 2-core machine, and the lexical side, which in hybrid mode also scores its own hits against
+// the query vector once the dense side has embedded it, is the longer one when the embedding
+// call is quick.
+//
+// In hybrid mode the lexical side then reads its best K chunks while the dense side is still
+// searching: most of fusion's best K are among them (the lexical ranking has the larger
+// share), and Search reads only the others. They are returned by ID. Read after the fusion,
+// they took 0.14 ms of a 0.8 ms hybrid query at 100,000 chunks.
+func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, map[string]kb.Chunk, error) {
 	depth := req.K
 	if mode == Hybrid {
 		depth = max(4*req.K, 40) // fusion needs the tails of both rankings
 	}
 	var lexical, dense []kb.Hit
 	var similar map[string]float64
+	var read map[string]kb.Chunk
 	var lexErr, denseErr error
 	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; empty on failure
 	denseSide := func() {
@@ -175,10 +190,13 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 		if mode == Hybrid && lexErr == nil {
 			similar, lexErr = s.similarities(ctx, lexical, <-embedded)
 		}
+		if mode == Hybrid && lexErr == nil {
+			read, lexErr = s.readAhead(ctx, lexical[:min(len(lexical), req.K)])
+		}
 	}
 	wg.Wait()
 	if err := errors.Join(lexErr, denseErr); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ranked := len(dense)
 	if mode == Hybrid {
@@ -188,7 +206,24 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 	if w <= 0 || w > 1 {
 		w = DefaultDenseWeight
 	}
-	return fuse(mode, lexical, dense, ranked, w), nil
+	return fuse(mode, lexical, dense, ranked, w), read, nil
+}
+
+// readAhead reads the hits' chunks, by ID.
+func (s *Searcher) readAhead(ctx context.Context, hits []kb.Hit) (map[string]kb.Chunk, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ChunkID
+	}
+	chunks, err := s.Store.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]kb.Chunk, len(chunks))
+	for _, c := range chunks {
+		byID[c.ID] = c
+	}
+	return byID, nil
 }
 
 // similarityScorer is a backend that can score given chunks against a query vector without
@@ -429,37 +464,44 @@ const dimensionProbe = 3 * time.Second
 // have no dense rank. The other modes keep their one ranking's scores. Ties keep lexical
 // order, then dense order, so results are deterministic.
 func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float64) []Result {
-	byID := map[string]*Result{}
-	var order []string
-	add := func(hits []kb.Hit, lexicalRanking bool, weight float64) {
-		norm := minMax(hits)
-		for i, h := range hits {
-			r, ok := byID[h.ChunkID]
+	// Fused in compact records (a Result carries a whole chunk), then handed out as Results.
+	type fusedHit struct {
+		id               string
+		score            float64
+		lexRank, denRank int
+	}
+	hits := make([]fusedHit, 0, len(lexical)+len(dense))
+	at := make(map[string]int, len(lexical)+len(dense))
+	add := func(ranking []kb.Hit, lexicalRanking bool, weight float64) {
+		norm := minMax(ranking)
+		for i, h := range ranking {
+			j, ok := at[h.ChunkID]
 			if !ok {
-				r = &Result{Chunk: kb.Chunk{ID: h.ChunkID}}
-				byID[h.ChunkID] = r
-				order = append(order, h.ChunkID)
+				j = len(hits)
+				at[h.ChunkID] = j
+				hits = append(hits, fusedHit{id: h.ChunkID})
 			}
+			r := &hits[j]
 			switch {
 			case lexicalRanking:
-				r.LexicalRank = i + 1
+				r.lexRank = i + 1
 			case i < denseRanked:
-				r.DenseRank = i + 1
+				r.denRank = i + 1
 			}
 			if mode == Hybrid {
-				r.Score += weight * norm(h.Score)
+				r.score += weight * norm(h.Score)
 			} else {
-				r.Score = h.Score
+				r.score = h.Score
 			}
 		}
 	}
 	add(lexical, true, 1-denseWeight)
 	add(dense, false, denseWeight)
-	out := make([]Result, len(order))
-	for i, id := range order {
-		out[i] = *byID[id]
+	slices.SortStableFunc(hits, func(a, b fusedHit) int { return cmp.Compare(b.score, a.score) })
+	out := make([]Result, len(hits))
+	for i, h := range hits {
+		out[i] = Result{Chunk: kb.Chunk{ID: h.id}, Score: h.score, LexicalRank: h.lexRank, DenseRank: h.denRank}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out
 }
 
