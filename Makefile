@@ -47,6 +47,7 @@ bench: ## run the benchmarks, each group as the README reports it (about 11 minu
 	$(GO) test -run '^$$' -bench GatewayThroughput -benchtime 5x ./llm/
 	$(GO) test -run '^$$' -bench 'Open|Dense|Halves|Ingest' -benchtime 100x -timeout 30m ./kb/
 	$(GO) test -run '^$$' -bench HybridQuery -benchtime 1000x -timeout 30m ./kb/
+	$(GO) test -run '^$$' -bench DenseSearch20kDocuments -benchtime 50x ./retrieval/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/
 	$(GO) test -run '^$$' -bench Serve20 -benchtime 10x ./tui/serve/
 	bash scripts/e2e-tui.sh --first-frame

@@ -150,9 +150,26 @@ SELECT c.name, c.embedder,
        c.generation, 0, 0
 FROM collections c ORDER BY c.name`
 
+// searchableQuery is collectionHeadsQuery of the collections that hold chunks, found through
+// the chunks' collection index rather than counted.
+const searchableQuery = `
+SELECT c.name, c.embedder,
+       CASE WHEN c.dim > 0 THEN c.dim
+            ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
+       c.generation, 0, 0
+FROM collections c WHERE EXISTS (SELECT 1 FROM chunks k WHERE k.collection = c.name) ORDER BY c.name`
+
 // Collections lists the stored collections.
 func (s *Store) Collections(ctx context.Context) ([]CollectionInfo, error) {
 	return s.listCollections(ctx, collectionsQuery)
+}
+
+// SearchableCollections lists the collections that hold chunks, sorted by name, without
+// counting their documents and chunks (Documents and Chunks are 0). Collections counts them
+// over the documents table, which at 100,000 documents took tens of milliseconds: a search
+// plans with this instead.
+func (s *Store) SearchableCollections(ctx context.Context) ([]CollectionInfo, error) {
+	return s.listCollections(ctx, searchableQuery)
 }
 
 // collectionHeads lists the stored collections without their documents and chunks counted

@@ -183,3 +183,61 @@ func TestHybridReadsTheLexicalBestAheadAndOnlyTheOthersAfter(t *testing.T) {
 		t.Errorf("want one read for two lexical results, got %d reads: %v", len(reads.asked), reads.asked)
 	}
 }
+
+// collectionCounts records how often a search lists the collections with their counts.
+type collectionCounts struct {
+	*kb.Store
+	counted int
+}
+
+func (c *collectionCounts) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
+	c.counted++
+	return c.Store.Collections(ctx)
+}
+
+// Counting a collection's documents reads the whole documents table (tens of milliseconds at
+// 100,000 documents), so a search plans with the collections that hold chunks, uncounted; a
+// backend without that list is planned from its counts, skipping the empty collections.
+func TestSearchesDoNotCountDocuments(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	for i, col := range []string{"notes", "gone"} {
+		doc := &kb.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
+			Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.RemoveDocument(ctx, "d1"); err != nil { // "gone" stays, empty
+		t.Fatal(err)
+	}
+	embedder := func(string) (kb.Embedder, error) { return keywordEmbedder{}, nil }
+	counts := &collectionCounts{Store: store}
+	s := &Searcher{Store: counts, Embedder: embedder}
+	for _, mode := range []Mode{Hybrid, Dense} {
+		res, err := s.Search(ctx, Request{Query: "alpha beta", K: 5, Mode: mode, Language: "en"})
+		if err != nil || len(res) != 1 || res[0].Doc != "d0" {
+			t.Fatalf("%s search: %v %+v", mode, err, res)
+		}
+	}
+	if counts.counted != 0 {
+		t.Errorf("the searches counted the collections %d times", counts.counted)
+	}
+	plan, err := (&Searcher{Store: withoutSimilarities{store}, Embedder: embedder}).planDense(ctx, kb.Scope{})
+	if err != nil || len(plan.groups) != 1 || len(plan.groups[0].collections) != 1 || plan.groups[0].collections[0].Name != "notes" {
+		t.Errorf("planned from the counts, only the collection with chunks should be searched: %v %+v", err, plan)
+	}
+	plan, err = s.planDense(ctx, kb.Scope{})
+	if err != nil || len(plan.groups) != 1 || len(plan.groups[0].collections) != 1 || plan.groups[0].collections[0].Name != "notes" {
+		t.Errorf("only the collection with chunks should be searched: %v %+v", err, plan)
+	}
+}

@@ -315,6 +315,21 @@ type denseGroup struct {
 	collections []kb.CollectionInfo
 }
 
+// searchableLister is a backend that lists the collections holding chunks without counting
+// them (kb.Store.SearchableCollections).
+type searchableLister interface {
+	SearchableCollections(ctx context.Context) ([]kb.CollectionInfo, error)
+}
+
+// searchable lists the collections that hold chunks, sorted by name.
+func (s *Searcher) searchable(ctx context.Context) ([]kb.CollectionInfo, error) {
+	if l, ok := s.Store.(searchableLister); ok {
+		return l.SearchableCollections(ctx)
+	}
+	cols, err := s.Store.Collections(ctx)
+	return slices.DeleteFunc(cols, func(c kb.CollectionInfo) bool { return c.Chunks == 0 }), err
+}
+
 // planDense groups the collections in scope by the embedder that built them and finds the
 // embedder each group's query needs, without embedding anything yet.
 //
@@ -324,7 +339,7 @@ type denseGroup struct {
 // The Lexical mode still searches such a collection.
 func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, error) {
 	plan := densePlan{builtinOnly: true}
-	cols, err := s.Store.Collections(ctx)
+	cols, err := s.searchable(ctx)
 	if err != nil {
 		return plan, err
 	}
@@ -342,7 +357,7 @@ func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, er
 	groups := map[string][]kb.CollectionInfo{} // embedder → collections
 	var ids []string
 	for _, c := range cols {
-		if c.Chunks == 0 || len(wanted) > 0 && !wanted[c.Name] {
+		if len(wanted) > 0 && !wanted[c.Name] {
 			continue
 		}
 		if _, ok := groups[c.Embedder]; !ok {
