@@ -375,7 +375,8 @@ func BenchmarkDenseQuery100k(b *testing.B) {
 // what the one before it left in the caches. The lexical index is read before the timed searches (its read is reported
 // from warren.db as lexload-ms, from its snapshot as lexsnapshot-ms, the heap it holds with
 // its common terms' postings sorted by impact as lexheap-MB, and the time that sorting took
-// beside the searches after the read as impactsort-ms), and the lexical half is also timed alone at hybrid's depth (lexical-p50-ms).
+// beside the searches after the read as impactsort-ms), and the lexical half is also timed
+// alone as hybrid search asks for it, 40 chunks from a pool of 40 (lexical-p50-ms).
 // Queries are four content words.
 func BenchmarkHybridQuery100k(b *testing.B) {
 	benchmarkHybrid(b, func(v *vocabulary) string { return v.query(4) }, false, false)
@@ -493,10 +494,10 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 			b.Fatalf("dense search: %v", err)
 		}
 		dense = append(dense, time.Since(t1))
-		// The lexical half alone, at the depth hybrid search asks of it.
+		// The lexical half alone, as hybrid search asks for it.
 		text = queryText(voc)
 		t2 := time.Now()
-		if _, err := store.Lexical(ctx, text, "en", kb.Scope{}, 40); err != nil {
+		if _, err := store.LexicalPooled(ctx, text, "en", kb.Scope{}, 40, 40); err != nil {
 			b.Fatal(err)
 		}
 		lexical = append(lexical, time.Since(t2))
@@ -535,8 +536,8 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 }
 
 // BenchmarkHybridHalvesSideBySide100k times the two halves of a hybrid query (a lexical search
-// at hybrid's depth, words drawn with the corpus's frequencies, and a dense search through the
-// graph) alone, side by side in two goroutines, and in turn, on the 100,000-chunk collection,
+// as hybrid search asks for it, words drawn with the corpus's frequencies, and a dense search
+// through the graph) alone, side by side in two goroutines, and in turn, on the 100,000-chunk collection,
 // and how long the second goroutine took to start: what running them in parallel can save on
 // this machine.
 func BenchmarkHybridHalvesSideBySide100k(b *testing.B) {
@@ -554,7 +555,7 @@ func BenchmarkHybridHalvesSideBySide100k(b *testing.B) {
 	}
 	store.WaitLexicalIndexReady()
 	lexical := func(text string) {
-		if _, err := store.Lexical(ctx, text, "en", kb.Scope{}, 40); err != nil {
+		if _, err := store.LexicalPooled(ctx, text, "en", kb.Scope{}, 40, 40); err != nil {
 			b.Error(err)
 		}
 	}

@@ -451,16 +451,16 @@ func sortedQuery(q indexedQuery) indexedQuery {
 	return out
 }
 
-// search is Lexical over the index: BM25's best candidates, feedback from the best of them,
-// and the candidates ranked again by the expanded query.
-func (ix *lexIndex) search(q lexicalQuery, scope Scope, k int, r ranker, feedbackDocs, feedbackTerms int, stats *lexicalCache) []Hit {
+// search is Lexical over the index: BM25's best pool candidates, feedback from the best of
+// them, and the candidates ranked again by the expanded query.
+func (ix *lexIndex) search(q lexicalQuery, scope Scope, k, pool int, r ranker, feedbackDocs, feedbackTerms int, stats *lexicalCache) []Hit {
 	ix.weigh(q)
 	q = q.found()
 	if len(q) == 0 {
 		return nil
 	}
 	in := ix.inScope(scope)
-	cands := ix.candidates(r, ix.queryOf(q), in, max(candidateFactor*k, minCandidates), stats)
+	cands := ix.candidates(r, ix.queryOf(q), in, pool, stats)
 	if feedbackDocs > 0 && len(cands) > feedbackDocs {
 		expanded := ix.queryOf(ix.expand(cands, q, feedbackDocs, feedbackTerms))
 		for i := range cands {

@@ -110,6 +110,11 @@ func SectionScopes(section string) []string {
 
 // RankLexical ranks chunks in scope for a query as Store.Lexical does, over src.
 func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query, lang string, scope Scope, k int) ([]Hit, error) {
+	return RankLexicalPooled(ctx, src, p, query, lang, scope, k, CandidatePool(k))
+}
+
+// RankLexicalPooled ranks chunks in scope for a query as Store.LexicalPooled does, over src.
+func RankLexicalPooled(ctx context.Context, src LexicalSource, p LexicalParams, query, lang string, scope Scope, k, pool int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -129,7 +134,7 @@ func RankLexical(ctx context.Context, src LexicalSource, p LexicalParams, query,
 		return nil, nil
 	}
 	rare, common := q.splitByBudget(p.PostingsBudget)
-	cands, err := src.LexicalCandidates(ctx, termsOf(rare), termsOf(common), scope, max(candidateFactor*k, minCandidates), k)
+	cands, err := src.LexicalCandidates(ctx, termsOf(rare), termsOf(common), scope, max(pool, k), k)
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,12 @@ type Hit struct {
 // best candidateFactor × k (at least minCandidates) chunks of the query's BM25 ranking,
 // found without reading the postings of terms too common to lift an unseen chunk among them.
 func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k int) ([]Hit, error) {
+	return s.LexicalPooled(ctx, query, lang, scope, k, CandidatePool(k))
+}
+
+// LexicalPooled is Lexical with the feedback ranking again the best pool chunks of the
+// query's BM25 ranking (at least k) rather than CandidatePool(k) of them.
+func (s *Store) LexicalPooled(ctx context.Context, query, lang string, scope Scope, k, pool int) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -43,8 +49,12 @@ func (s *Store) Lexical(ctx context.Context, query, lang string, scope Scope, k 
 		return nil, err
 	}
 	s.lexical.searches.Add(1)
-	return ix.search(q, scope, k, s.rankerOver(ix.totals), s.FeedbackDocs, s.FeedbackTerms, &s.lexical), nil
+	return ix.search(q, scope, k, max(pool, k), s.rankerOver(ix.totals), s.FeedbackDocs, s.FeedbackTerms, &s.lexical), nil
 }
+
+// CandidatePool is how many of a query's best chunks by BM25 a lexical search for k ranks
+// again after the feedback: candidateFactor × k, at least minCandidates.
+func CandidatePool(k int) int { return max(candidateFactor*k, minCandidates) }
 
 // Candidates: candidateFactor × k chunks (at least minCandidates) are ranked again after the
 // feedback, which leaves it room to reorder.

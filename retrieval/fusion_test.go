@@ -241,3 +241,72 @@ func TestSearchesDoNotCountDocuments(t *testing.T) {
 		t.Errorf("only the collection with chunks should be searched: %v %+v", err, plan)
 	}
 }
+
+// pools records the lexical rankings a search asks for.
+type pools struct {
+	*kb.Store
+	asked [][2]int // k, pool
+}
+
+func (p *pools) LexicalPooled(ctx context.Context, query, lang string, scope kb.Scope, k, pool int) ([]kb.Hit, error) {
+	p.asked = append(p.asked, [2]int{k, pool})
+	return p.Store.LexicalPooled(ctx, query, lang, scope, k, pool)
+}
+
+func (p *pools) Lexical(ctx context.Context, query, lang string, scope kb.Scope, k int) ([]kb.Hit, error) {
+	return p.LexicalPooled(ctx, query, lang, scope, k, kb.CandidatePool(k))
+}
+
+// Fused hybrid search asks its lexical half for its depth (4 × K, at least 40) with a pool of
+// as many; a lexical search and hybrid search over built-in vectors keep the pool of a lexical
+// search for K.
+func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	store := kb.NewStore(ws)
+	ctx := context.Background()
+	for i, col := range []string{"model", "builtin"} {
+		var emb kb.Embedder = keywordEmbedder{}
+		if col == "builtin" {
+			emb = kb.Builtin{}
+		}
+		doc := &kb.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
+			Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
+		if _, err := store.AddDocument(ctx, doc, emb, kb.DefaultChunkOptions, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := &pools{Store: store}
+	s := &Searcher{Store: p, Embedder: func(id string) (kb.Embedder, error) {
+		if id == (kb.Builtin{}).ID() {
+			return kb.Builtin{}, nil
+		}
+		return keywordEmbedder{}, nil
+	}}
+	for _, c := range []struct {
+		mode       Mode
+		collection string
+		k          int
+		want       [2]int
+	}{
+		{Hybrid, "model", 10, [2]int{40, 40}},
+		{Hybrid, "model", 25, [2]int{100, 100}},
+		{Hybrid, "builtin", 10, [2]int{10, kb.CandidatePool(10)}},
+		{Lexical, "model", 10, [2]int{10, kb.CandidatePool(10)}},
+	} {
+		p.asked = nil
+		if _, err := s.Search(ctx, Request{Query: "alpha beta", K: c.k, Mode: c.mode, Language: "en", Scope: kb.Scope{Collections: []string{c.collection}}}); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.asked) != 1 || p.asked[0] != c.want {
+			t.Errorf("%s search of %s for %d: asked %v, want one ranking of (k, pool) %v", c.mode, c.collection, c.k, p.asked, c.want)
+		}
+	}
+}

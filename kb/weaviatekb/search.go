@@ -21,6 +21,12 @@ import (
 // Lexical ranks chunks by warren's BM25 with pseudo-relevance feedback (kb.RankLexical), the
 // candidates and statistics coming from Weaviate, all read over one list of collections.
 func (b *Backend) Lexical(ctx context.Context, query, lang string, scope kb.Scope, k int) ([]kb.Hit, error) {
+	return b.LexicalPooled(ctx, query, lang, scope, k, kb.CandidatePool(k))
+}
+
+// LexicalPooled is Lexical with the feedback ranking again the best pool candidates, as
+// kb.Store.LexicalPooled.
+func (b *Backend) LexicalPooled(ctx context.Context, query, lang string, scope kb.Scope, k, pool int) ([]kb.Hit, error) {
 	terms := analysis.QueryTerms(query, lang)
 	if k <= 0 || len(terms) == 0 {
 		return nil, nil
@@ -29,7 +35,7 @@ func (b *Backend) Lexical(ctx context.Context, query, lang string, scope kb.Scop
 	err := b.read(ctx, func(s *snapshot) error {
 		var err error
 		src := &lexicalReader{b: b, snap: s, prefetch: terms, df: map[string]int64{}}
-		hits, err = kb.RankLexical(ctx, src, b.opts.Lexical, query, lang, scope, k)
+		hits, err = kb.RankLexicalPooled(ctx, src, b.opts.Lexical, query, lang, scope, k, pool)
 		return err
 	})
 	return hits, err
