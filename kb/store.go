@@ -131,11 +131,14 @@ type CollectionInfo struct {
 	Chunks     int `json:"chunks"`
 }
 
-const collectionsQuery = `
+// collectionHead selects a collection's name, embedder, dimension and generation.
+const collectionHead = `
 SELECT c.name, c.embedder,
        CASE WHEN c.dim > 0 THEN c.dim
             ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
-       c.generation,
+       c.generation`
+
+const collectionsQuery = collectionHead + `,
        (SELECT count(*) FROM documents d WHERE d.collection = c.name),
        (SELECT coalesce(sum(chunks), 0) FROM documents d WHERE d.collection = c.name)
 FROM collections c ORDER BY c.name`
@@ -143,20 +146,11 @@ FROM collections c ORDER BY c.name`
 // collectionHeadsQuery is collectionsQuery without the documents' counts, which read the
 // documents table: enough to tell whether the vectors in memory are current, as every dense
 // search asks.
-const collectionHeadsQuery = `
-SELECT c.name, c.embedder,
-       CASE WHEN c.dim > 0 THEN c.dim
-            ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
-       c.generation, 0, 0
-FROM collections c ORDER BY c.name`
+const collectionHeadsQuery = collectionHead + `, 0, 0 FROM collections c ORDER BY c.name`
 
 // searchableQuery is collectionHeadsQuery of the collections that hold chunks, found through
 // the chunks' collection index rather than counted.
-const searchableQuery = `
-SELECT c.name, c.embedder,
-       CASE WHEN c.dim > 0 THEN c.dim
-            ELSE coalesce((SELECT length(k.vector) / 4 FROM chunks k WHERE k.collection = c.name LIMIT 1), 0) END,
-       c.generation, 0, 0
+const searchableQuery = collectionHead + `, 0, 0
 FROM collections c WHERE EXISTS (SELECT 1 FROM chunks k WHERE k.collection = c.name) ORDER BY c.name`
 
 // Collections lists the stored collections.

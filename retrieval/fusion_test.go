@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/config"
-	"warren/internal/schema"
+	"warren/internal/testkb"
 	"warren/kb"
 )
 
@@ -43,16 +42,7 @@ type withoutSimilarities struct{ kb.Backend }
 // is lexically second but close to the query overtakes the lexically first one, which is
 // far from it, once both are scored on the dense side.
 func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, text string) {
 		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
@@ -119,16 +109,7 @@ func (c *chunkReads) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, erro
 // reads only the chunks of the fused best that were not among them; every result carries its
 // whole chunk either way.
 func TestHybridReadsTheLexicalBestAheadAndOnlyTheOthersAfter(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, text string) {
 		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
@@ -199,16 +180,7 @@ func (c *collectionCounts) Collections(ctx context.Context) ([]kb.CollectionInfo
 // 100,000 documents), so a search plans with the collections that hold chunks, uncounted; a
 // backend without that list is planned from its counts, skipping the empty collections.
 func TestSearchesDoNotCountDocuments(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	for i, col := range []string{"notes", "gone"} {
 		doc := &kb.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
@@ -261,16 +233,7 @@ func (p *pools) Lexical(ctx context.Context, query, lang string, scope kb.Scope,
 // as many; a lexical search and hybrid search over built-in vectors keep the pool of a lexical
 // search for K.
 func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	for i, col := range []string{"model", "builtin"} {
 		var emb kb.Embedder = keywordEmbedder{}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"warren/config"
-	"warren/internal/schema"
+	"warren/internal/testkb"
 	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
@@ -30,16 +30,7 @@ func gatewayFor(t *testing.T, srv *llmtest.Server, embedModel string) *llm.Gatew
 // dims), and "general", embedded by the built-in embedder.
 func mixedStore(t *testing.T, srv *llmtest.Server) *kb.Store {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, collection, text string, emb kb.Embedder) {
 		doc := &kb.Document{ID: id, Collection: collection, Language: "en", Meta: map[string]string{},

@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/config"
-	"warren/internal/schema"
+	"warren/internal/testkb"
 	"warren/kb"
 )
 
@@ -29,16 +28,7 @@ func (c *countedOnly) Collections(ctx context.Context) ([]kb.CollectionInfo, err
 // collections that hold chunks, and planned from the collections' counts, interleaved. It
 // fails unless the first path counted nothing and the second counted once per search.
 func BenchmarkDenseSearch20kDocuments(b *testing.B) {
-	dir := b.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		b.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ws.Close()
-	store := kb.NewStore(ws)
+	_, store := testkb.Empty(b)
 	ctx := context.Background()
 	for i := range 20_000 {
 		doc := &kb.Document{ID: fmt.Sprintf("d%05d", i), Collection: fmt.Sprintf("c%d", i%5), Language: "en", Meta: map[string]string{},

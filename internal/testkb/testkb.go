@@ -16,6 +16,21 @@ import (
 	"warren/registry"
 )
 
+// Empty returns an open workspace in a temporary folder with nothing ingested, and its store.
+func Empty(t testing.TB) (*kb.Workspace, *kb.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := kb.Open(dir, config.Sources{}, schema.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, kb.NewStore(ws)
+}
+
 // Corpus returns an open workspace holding the shared corpus, its store and its registry
 // (as a workspace registry, documents named by their IDs).
 func Corpus(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
@@ -42,16 +57,8 @@ func fromRegistry(t testing.TB, regPath string) (*kb.Workspace, *kb.Store, *regi
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := kb.Init(dir, schema.All()); err != nil {
-		t.Fatal(err)
-	}
-	ws, err := kb.Open(dir, config.Sources{}, schema.All())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := kb.NewStore(ws)
+	ws, store := Empty(t)
+	dir := ws.Dir
 	var items []kb.Item
 	for _, name := range reg.Names() {
 		for _, d := range reg.Collections[name].Documents {
