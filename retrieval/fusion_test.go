@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -270,6 +271,48 @@ func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
 		}
 		if len(p.asked) != 1 || p.asked[0] != c.want {
 			t.Errorf("%s search of %s for %d: asked %v, want one ranking of (k, pool) %v", c.mode, c.collection, c.k, p.asked, c.want)
+		}
+	}
+}
+
+// failingLexical is the store whose lexical ranking fails.
+type failingLexical struct{ *kb.Store }
+
+func (failingLexical) LexicalPooled(context.Context, string, string, kb.Scope, int, int) ([]kb.Hit, error) {
+	return nil, errors.New("lexical index unreadable")
+}
+
+// failingEmbedder cannot embed.
+type failingEmbedder struct{ keywordEmbedder }
+
+func (failingEmbedder) Embed(context.Context, []string, func(int)) ([][]float32, error) {
+	return nil, errors.New("model server down")
+}
+
+// A hybrid search whose lexical side, or whose query embedding, fails returns that failure:
+// neither side is left waiting on the other.
+func TestHybridReturnsEitherSidesFailure(t *testing.T) {
+	_, store := testkb.Empty(t)
+	ctx := context.Background()
+	doc := &kb.Document{ID: "d", Collection: "notes", Language: "en", Meta: map[string]string{},
+		Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
+	if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Query: "alpha beta", K: 5, Mode: Hybrid, Language: "en"}
+	works := func(string) (kb.Embedder, error) { return keywordEmbedder{}, nil }
+	fails := func(string) (kb.Embedder, error) { return failingEmbedder{}, nil }
+	for _, c := range []struct {
+		s    *Searcher
+		want string
+	}{
+		{&Searcher{Store: failingLexical{store}, Embedder: works}, "lexical index unreadable"},
+		{&Searcher{Store: store, Embedder: fails}, "model server down"},
+		{&Searcher{Store: failingLexical{store}, Embedder: fails}, "model server down"},
+	} {
+		res, err := c.s.Search(ctx, req)
+		if err == nil || !strings.Contains(err.Error(), c.want) || res != nil {
+			t.Errorf("want the failure %q, got %v (%d results)", c.want, err, len(res))
 		}
 	}
 }

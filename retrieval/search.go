@@ -150,8 +150,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 }
 
 // fused runs the rankings the mode asks for, side by side, and combines them. The dense side
-// (embedding the query, then searching) runs on the caller's goroutine and the lexical side on
-// one of its own: the embedding call is the longest step of a real hybrid search, and a
+// (embedding the query, then searching) runs on the caller's goroutine and, in hybrid mode,
+// the lexical side on one of its own: the embedding call is the longest step of a real hybrid search, and a
 // goroutine takes about 0.1 ms to start on an idle core of this 2-core machine, which the
 // lexical side, shorter than the dense one, can afford.
 //
@@ -187,9 +187,11 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 		wg.Go(lexicalSide)
 	}
 	if mode != Lexical {
-		var queries []groupQuery
-		queries, denseErr = s.embedQuery(ctx, req.Query, req.Scope, plan)
-		embedded <- queries
+		queries, err := func() (q []groupQuery, err error) {
+			defer func() { embedded <- q }() // whatever happens, the lexical side is not left waiting
+			return s.embedQuery(ctx, req.Query, req.Scope, plan)
+		}()
+		denseErr = err
 		if denseErr == nil {
 			dense, denseErr = s.searchDense(ctx, queries, depth)
 		}
@@ -216,8 +218,8 @@ type pooledLexical interface {
 }
 
 // lexical is the lexical ranking that the mode fuses. For hybrid search it is the depth best
-// chunks of the query's BM25 ranking, reordered by the feedback: the candidates a lexical
-// search for K ranks again (4 × K) without the floor of 200 that such a search keeps. At
+// chunks of the query's BM25 ranking (4 × K, at least 40), reordered by the feedback: the
+// pool is the depth itself, where a lexical search for K keeps a floor of 200. At
 // K = 10 that floor took half of a hybrid query's lexical time over 100,000 chunks, and the
 // fused ranking gets its candidates from the dense side as well. On Cranfield and CISI, a pool
 // of 40 and one of 200 give lexical top tens of the same quality (kb's
