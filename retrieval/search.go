@@ -128,15 +128,8 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	if len(ids) > 0 {
-		chunks, err := s.Store.Chunks(ctx, ids)
-		if err != nil {
+		if byID, err = s.readChunks(ctx, ids, byID); err != nil {
 			return nil, err
-		}
-		if byID == nil {
-			byID = make(map[string]kb.Chunk, len(chunks))
-		}
-		for _, c := range chunks {
-			byID[c.ID] = c
 		}
 	}
 	out := fused[:0]
@@ -237,11 +230,18 @@ func (s *Searcher) readAhead(ctx context.Context, hits []kb.Hit) (map[string]kb.
 	for i, h := range hits {
 		ids[i] = h.ChunkID
 	}
+	return s.readChunks(ctx, ids, nil)
+}
+
+// readChunks reads the chunks of ids into byID (a new map when nil) and returns it.
+func (s *Searcher) readChunks(ctx context.Context, ids []string, byID map[string]kb.Chunk) (map[string]kb.Chunk, error) {
 	chunks, err := s.Store.Chunks(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]kb.Chunk, len(chunks))
+	if byID == nil {
+		byID = make(map[string]kb.Chunk, len(chunks))
+	}
 	for _, c := range chunks {
 		byID[c.ID] = c
 	}
