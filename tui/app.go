@@ -188,11 +188,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case doctorTickMsg:
 		return m.checkDoctor()
 	case statusMsg:
-		tab := msg.tab
-		if tab == untagged {
-			tab = anyTab
-		}
-		return m.setStatusNow(tab, msg.text, msg.err)
+		return m.showStatus(msg)
 	case clearStatusMsg:
 		if e, ok := m.statuses[msg.tab]; ok && e.id == msg.id {
 			delete(m.statuses, msg.tab)

@@ -208,3 +208,22 @@ func TestArrivingOnTheToxicologyTabRefreshesWaitingProposals(t *testing.T) {
 		t.Error("staying on the tab refreshes again")
 	}
 }
+
+// Commands deliver their messages in whatever order their goroutines finish: a message decided
+// before the one the tab shows (Esc's "cancelling the run…" arriving after "run canceled")
+// goes to the Log only.
+func TestAnEarlierDecidedStatusDoesNotHideALaterOne(t *testing.T) {
+	m := sized(80, 24)
+	run(t, m, "esc")
+	cancelling := newStatus("cancelling the run… it stays resumable (r)", false)
+	canceled := newStatus("run canceled; its checkpoint is kept", false)
+	cancelling.tab, canceled.tab = researchTabIndex, researchTabIndex
+	m.Update(canceled)
+	m.Update(cancelling)
+	if line := m.statusLine(); !strings.Contains(line, "run canceled") {
+		t.Fatalf("the later message is hidden by the earlier one: %q", line)
+	}
+	if !strings.Contains(m.log.View(), "cancelling the run") {
+		t.Error("the earlier message is not in the Log")
+	}
+}

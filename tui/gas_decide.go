@@ -298,7 +298,7 @@ func (g *gasTab) undo() tea.Cmd {
 		ctx := context.Background()
 		row, field, err := be.UndoGas(ctx, table)
 		if errors.Is(err, hmis.ErrNothingToUndo) {
-			return statusMsg{text: "nothing to undo in " + table + " (u undoes your own decisions)"}
+			return newStatus("nothing to undo in "+table+" (u undoes your own decisions)", false)
 		}
 		if stale := (*hmis.StaleError)(nil); errors.As(err, &stale) {
 			// The cell of the analyst's latest decision was changed since: it stays as it is.
@@ -307,10 +307,10 @@ func (g *gasTab) undo() tea.Cmd {
 			loaded := gasLoadedMsg{tables: names, table: t, focus: &hmis.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
 			f, _ := hmis.FieldByName(stale.Field)
 			text := fmt.Sprintf("can't undo your decision on %s of row %d: since then %s; your view is refreshed", f.Label, stale.Row, stale.Change())
-			return tea.BatchMsg{func() tea.Msg { return statusMsg{text: text, err: true} }, func() tea.Msg { return loaded }}
+			return tea.BatchMsg{func() tea.Msg { return newStatus(text, true) }, func() tea.Msg { return loaded }}
 		}
 		if err != nil {
-			return statusMsg{text: err.Error(), err: true}
+			return newStatus(err.Error(), true)
 		}
 		names, err := be.GasTables(ctx)
 		if err != nil {

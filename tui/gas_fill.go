@@ -151,11 +151,11 @@ func (g *gasTab) cancelFill() tea.Cmd {
 		return func() tea.Msg {
 			if run != "" {
 				if err := be.CancelJob(context.Background(), run); err == nil {
-					return statusMsg{text: "cancelling the fill: finished rows stay saved", tab: untagged}
+					return newStatus("cancelling the fill: finished rows stay saved", false)
 				}
 			}
 			f.cancel()
-			return statusMsg{text: "stopped following the fill; it goes on", tab: untagged}
+			return newStatus("stopped following the fill; it goes on", false)
 		}
 	}
 	g.fill.cancelling = true

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -16,22 +17,36 @@ const (
 	anyTab   = 100 // shown on every tab that has no message of its own
 )
 
+// A message's seq is the order in which it was decided. Commands deliver their messages in
+// whatever order their goroutines finish: "cancelling the run…", decided on Esc, could arrive
+// after "run canceled", decided when the run ended, and hide it. A message decided before the
+// one a tab shows goes to the Log tab only. 0: decided as it arrives.
+var statusSeq atomic.Int64
+
 type statusMsg struct {
 	text string
 	err  bool
 	tab  int
+	seq  int64
 }
 
 type statusEntry struct {
 	text   string
 	err    bool
 	id     int
+	seq    int64
 	screen string
+}
+
+// newStatus is a message for the status line of the tab whose panel returns it, decided now.
+func newStatus(text string, isErr bool) statusMsg {
+	return statusMsg{text: text, err: isErr, tab: untagged, seq: statusSeq.Add(1)}
 }
 
 // setStatus is a command that shows a message in the status line of the tab that returns it.
 func setStatus(text string, isErr bool) tea.Cmd {
-	return func() tea.Msg { return statusMsg{text: text, err: isErr, tab: untagged} }
+	msg := newStatus(text, isErr)
+	return func() tea.Msg { return msg }
 }
 
 // tagStatus marks the status messages that cmd produces (also inside a batch) with tab.
@@ -64,12 +79,33 @@ func (m *Model) toPanel(i int, msg tea.Msg) tea.Cmd {
 
 // setStatusNow records a message at once (for the root's own messages).
 func (m *Model) setStatusNow(tab int, text string, isErr bool) tea.Cmd {
+	return m.recordStatus(tab, text, isErr, statusSeq.Add(1))
+}
+
+// showStatus records a message that a command delivered, unless the tab shows one decided
+// after it.
+func (m *Model) showStatus(msg statusMsg) tea.Cmd {
+	tab := msg.tab
+	if tab == untagged {
+		tab = anyTab
+	}
+	if msg.seq == 0 {
+		return m.setStatusNow(tab, msg.text, msg.err)
+	}
+	if e, ok := m.statuses[tab]; ok && msg.seq < e.seq {
+		m.log.addStatus(msg.text, msg.err)
+		return nil
+	}
+	return m.recordStatus(tab, msg.text, msg.err, msg.seq)
+}
+
+func (m *Model) recordStatus(tab int, text string, isErr bool, seq int64) tea.Cmd {
 	m.statusID++
 	screen := ""
 	if tab >= 0 && tab < len(m.panels) {
 		screen = m.panels[tab].Screen()
 	}
-	m.statuses[tab] = statusEntry{text: text, err: isErr, id: m.statusID, screen: screen}
+	m.statuses[tab] = statusEntry{text: text, err: isErr, id: m.statusID, seq: seq, screen: screen}
 	m.log.addStatus(text, isErr)
 	id := m.statusID
 	wait := 8 * time.Second

@@ -128,9 +128,9 @@ func (r *researchTab) stopWatching() tea.Cmd {
 	run := r.run
 	return func() tea.Msg {
 		if err := r.be.CancelJob(context.Background(), run); err != nil && !errors.Is(err, jobs.ErrNoJob) {
-			return statusMsg{text: err.Error(), err: true, tab: untagged}
+			return newStatus(err.Error(), true)
 		}
-		return statusMsg{text: "cancelling the run… it stays resumable (r)", tab: untagged}
+		return newStatus("cancelling the run… it stays resumable (r)", false)
 	}
 }
 

@@ -570,7 +570,7 @@ func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
 		// The edited operations replace the proposal: its run is closed, not left waiting.
 		closeOld = func() tea.Msg {
 			if err := be.ToxReject(context.Background(), old, "replaced by edited operations"); err != nil {
-				return statusMsg{text: "the earlier proposal's run could not be closed: " + err.Error(), err: true}
+				return newStatus("the earlier proposal's run could not be closed: "+err.Error(), true)
 			}
 			return nil
 		}

@@ -37,9 +37,9 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 		x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
 		return func() tea.Msg {
 			// The edit run is closed as rejected, so it does not wait for approval forever.
-			status := statusMsg{text: "proposal for " + p.INCI + " rejected: nothing was saved"}
+			status := newStatus("proposal for "+p.INCI+" rejected: nothing was saved", false)
 			if err := be.ToxReject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
-				status = statusMsg{text: "proposal for " + p.INCI + " discarded, nothing was saved; its run could not be closed: " + err.Error(), err: true}
+				status = newStatus("proposal for "+p.INCI+" discarded, nothing was saved; its run could not be closed: "+err.Error(), true)
 			}
 			// The waiting proposals are listed again once the decision is recorded.
 			return tea.BatchMsg{func() tea.Msg { return status }, loadWaiting(be)}
