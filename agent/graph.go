@@ -107,9 +107,17 @@ func (g *Graph[S]) Validate() error {
 }
 
 // next returns the node after from.
-func (g *Graph[S]) next(from string, s *S) (string, error) {
+func (g *Graph[S]) next(from string, s *S) (to string, err error) {
 	if r, ok := g.routers[from]; ok {
-		to := r(s)
+		// A router's panic fails the run as its node's would.
+		defer func() {
+			if v := recover(); v != nil {
+				pe := NewPanicError(v)
+				pe.Node = from
+				to, err = "", pe
+			}
+		}()
+		to = r(s)
 		if _, ok := g.nodes[to]; !ok && to != End {
 			return "", fmt.Errorf("router after %s chose unknown node %q", from, to)
 		}

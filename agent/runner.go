@@ -72,7 +72,8 @@ type Runner[S any] struct {
 }
 
 // Start begins a new run with the given state.
-func (r *Runner[S]) Start(ctx context.Context, run, title string, state *S) (Outcome, error) {
+func (r *Runner[S]) Start(ctx context.Context, run, title string, state *S) (out Outcome, err error) {
+	defer recoverRun(run, &out, &err)
 	if err := r.Graph.Validate(); err != nil {
 		return Outcome{}, err
 	}
@@ -87,7 +88,8 @@ func (r *Runner[S]) Start(ctx context.Context, run, title string, state *S) (Out
 // Resume goes on with a run from its last checkpoint. An interrupted run needs the answer;
 // a run that failed, was cancelled or died mid-node re-runs that node from the state before
 // it.
-func (r *Runner[S]) Resume(ctx context.Context, run string, answer json.RawMessage, state *S) (Outcome, error) {
+func (r *Runner[S]) Resume(ctx context.Context, run string, answer json.RawMessage, state *S) (out Outcome, err error) {
+	defer recoverRun(run, &out, &err)
 	cp, err := r.Store.Latest(ctx, run)
 	if err != nil {
 		return Outcome{}, err
@@ -158,10 +160,10 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 		}
 		r.emit(Event{Run: run, Step: step, Node: node, Kind: EventNodeStarted})
 		start := time.Now()
-		intr, err := fn(llm.WithNode(ctx, node), state)
+		intr, err := callNode(llm.WithNode(ctx, node), node, fn, state)
 		if err != nil {
 			// The state the node may have half-changed is dropped: a resume re-runs the node
-			// from the state before it.
+			// from the state before it. A panic fails the run the same way.
 			return r.fail(ctx, run, step, node, before, err)
 		}
 		after, err := json.Marshal(state)
@@ -193,6 +195,27 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 	}
 	r.emit(Event{Run: run, Step: step, Kind: EventDone})
 	return Outcome{Run: run, Status: StatusDone, Step: step}, nil
+}
+
+// callNode runs one node; a panic in it becomes a *PanicError, so that it fails this run
+// only, checkpointed like any failed step.
+func callNode[S any](ctx context.Context, node string, fn Node[S], s *S) (intr *Interrupt, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe := NewPanicError(v)
+			pe.Node = node
+			intr, err = nil, pe
+		}
+	}()
+	return fn(ctx, s)
+}
+
+// recoverRun, deferred, fails a run whose runner code outside a node panicked (a sink, an
+// answer, a description): the checkpoints already saved stay as they are.
+func recoverRun(run string, out *Outcome, err *error) {
+	if v := recover(); v != nil {
+		*out, *err = Outcome{Run: run, Status: StatusFailed}, NewPanicError(v)
+	}
 }
 
 // fail checkpoints a run that stopped inside node, with the state from before it, so that a

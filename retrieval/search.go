@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -163,7 +164,15 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 	var read map[string]kb.Chunk
 	var lexErr, denseErr error
 	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; empty on failure
+	var lexPanic any
 	lexicalSide := func() {
+		// A panic on this goroutine would end the process, whoever searched: it is raised
+		// again on the caller's, where the job or workbench that searched recovers it.
+		defer func() {
+			if v := recover(); v != nil {
+				lexPanic = fmt.Sprintf("%v\n\nlexical side of a hybrid search:\n%s", v, debug.Stack())
+			}
+		}()
 		lexical, lexErr = s.lexical(ctx, req, mode, depth)
 		if mode == Hybrid && lexErr == nil {
 			read, lexErr = s.readAhead(ctx, lexical[:min(len(lexical), req.K)])
@@ -190,6 +199,9 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 		}
 	}
 	wg.Wait()
+	if lexPanic != nil {
+		panic(lexPanic)
+	}
 	if err := errors.Join(lexErr, denseErr); err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"warren/kb/hmis"
 	"warren/kb/toxdb"
+	"warren/service/jobs"
 )
 
 // Several analysts work on one workspace through views of one service (see As). Each gas cell
@@ -159,11 +160,17 @@ func (f *changeFeed) unsubscribe(sub *changeSub) {
 func (s *Service) Changes(ctx context.Context) <-chan Change {
 	if s.changes == nil {
 		ch := make(chan Change)
-		go func() { <-ctx.Done(); close(ch) }()
+		go func() {
+			defer jobs.Recover(s.Log, "closing a change feed panicked", "analyst", s.Owner)
+			<-ctx.Done()
+			close(ch)
+		}()
 		return ch
 	}
 	sub := s.changes.subscribe(s)
 	go func() {
+		// A server's goroutine: a bug here must not end the process.
+		defer jobs.Recover(s.Log, "leaving the change feed panicked", "analyst", s.Owner)
 		<-ctx.Done()
 		s.changes.unsubscribe(sub)
 	}()

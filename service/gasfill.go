@@ -170,7 +170,14 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 	store := s.RunStore()
 	var outcome agent.Outcome
 	var callErr error
-	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
+	work := func(jctx context.Context, em *jobs.Emitter) (_ string, err error) {
+		// A panic anywhere in the call fails it, for the caller as for the job.
+		defer func() {
+			if v := recover(); v != nil {
+				outcome, err = agent.Outcome{Run: run, Status: agent.StatusFailed}, agent.NewPanicError(v)
+				callErr = err
+			}
+		}()
 		filler := &gasfill.Filler{Gateway: s.Gateway, Searcher: s.Searcher(), Store: s.Store, Options: opts,
 			Rejected: gasfill.RejectedValues(decisions)}
 		filler.Ledger = func(e llm.LedgerEntry) {
@@ -213,7 +220,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 	if before <= len(state.Results) {
 		res.Results = slices.Clone(state.Results[before:])
 	}
-	return res, callErr
+	return res, jobs.PanicFailure(run, callErr)
 }
 
 // gasRow loads one row of a table as it is stored now.

@@ -25,7 +25,7 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
 		svc.Sink = em.Agent
 		defer func() { svc.Sink = sink }()
-		out, state, err = call(jctx)
+		out, state, err = callResearch(jctx, run, call)
 		switch {
 		case err != nil:
 			return "", err
@@ -44,7 +44,19 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 	if jerr := s.runJob(ctx, run, jobs.KindResearch, title, work, sink); jerr != nil {
 		return agent.Outcome{Run: run}, nil, jerr
 	}
-	return out, state, err
+	return out, state, jobs.PanicFailure(run, err)
+}
+
+// callResearch makes one call of a run; a panic in it, outside the runner's nodes (which
+// recover their own), fails the call with a *agent.PanicError, so that the caller learns of it
+// as the job does.
+func callResearch(ctx context.Context, run string, call ResearchCall) (out agent.Outcome, st *research.State, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, st, err = agent.Outcome{Run: run, Status: agent.StatusFailed}, nil, agent.NewPanicError(v)
+		}
+	}()
+	return call(ctx)
 }
 
 // runJob runs work as a job for a caller that waits for it: the caller's sink gets the job's

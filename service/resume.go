@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"warren/agent/gasfill"
@@ -12,7 +13,9 @@ import (
 // ResumeInterrupted goes on, in the background, with every research run and gas fill that
 // was interrupted (its process stopped or died while it ran), each as the analyst who started
 // it. It returns the jobs it resumed; interrupted ingests and toxicology batches are left for
-// their analyst to start again (they are cheap to repeat and need their files).
+// their analyst to start again (they are cheap to repeat and need their files). A job whose
+// resume fails (an error or a panic, logged) ends failed, with the reason, so that the next
+// start does not resume it into the same failure; one a shutdown stops stays interrupted.
 func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 	list, err := s.Jobs.List(ctx)
 	if err != nil {
@@ -35,6 +38,7 @@ func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 			table, err := s.gasFillTable(ctx, j.ID)
 			if err != nil {
 				s.Log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
+				view.resumeFailed(ctx, j, err)
 				continue
 			}
 			resume = func(ctx context.Context) error {
@@ -47,12 +51,30 @@ func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 		}
 		resumed = append(resumed, j)
 		go func() {
-			if err := resume(context.WithoutCancel(ctx)); err != nil {
-				s.Log.Warn("a resumed job stopped with an error", "job", j.ID, "kind", j.Kind, "owner", j.Owner, "error", err)
+			var err error
+			if perr := jobs.Guard(view.Log, "resuming an interrupted job panicked", func() { err = resume(context.WithoutCancel(ctx)) },
+				"job", j.ID, "kind", j.Kind, "owner", j.Owner); perr != nil {
+				err = perr
+			}
+			if err != nil {
+				view.Log.Warn("a resumed job stopped with an error", "job", j.ID, "kind", j.Kind, "owner", j.Owner, "error", err)
+				view.resumeFailed(ctx, j, err)
 			}
 		}()
 	}
 	return resumed, nil
+}
+
+// resumeFailed records a job whose resume failed before it ran as failed, with why; one that
+// ran has ended in its own state already, and one a shutdown stopped is left interrupted.
+func (s *Service) resumeFailed(ctx context.Context, j jobs.Job, err error) {
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	reason := fmt.Sprintf("couldn't resume it when the server started: %v; resume it by hand once that is fixed", err)
+	if _, ferr := s.Jobs.FailInterrupted(ctx, j.ID, reason); ferr != nil {
+		s.Log.Warn("couldn't record a failed resume", "job", j.ID, "error", ferr)
+	}
 }
 
 // gasFillTable reads which table a gas fill run fills from its latest checkpoint.

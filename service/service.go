@@ -83,6 +83,7 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 		closeBackend(store)
 		return nil, err
 	}
+	j.SetLogger(log) // a job's panic, with its stack, goes to the log, never to a screen
 	return &Service{WS: ws, Store: store, Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
 }
 

@@ -88,6 +88,7 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
 		return agent.Outcome{Run: run}, nil, err
 	}
+	var failed string // why the job failed, when it did
 	if sub != nil {
 		stop := context.AfterFunc(ctx, sub.Detach)
 		defer stop()
@@ -116,6 +117,9 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 				break
 			}
 		}
+		if last.State == jobs.JobFailed {
+			failed = last.Error
+		}
 		if ctx.Err() == nil && last.State == jobs.JobRunning {
 			// Its record says running but it is not live here: another warren process runs it.
 			cp, st, _ := s.RunState(context.WithoutCancel(ctx), run)
@@ -127,6 +131,10 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 		return agent.Outcome{Run: run}, nil, ErrDetached
 	}
 	cp, st, err := s.RunState(context.WithoutCancel(ctx), run)
+	if failed != "" {
+		// The job's own words: a panic outside the run's steps leaves no failed checkpoint.
+		return agent.Outcome{Run: run, Status: agent.StatusFailed, Step: cp.Step}, st, errors.New(failed)
+	}
 	if err != nil {
 		return agent.Outcome{Run: run}, nil, err
 	}

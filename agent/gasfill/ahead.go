@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"warren/agent"
 	"warren/config"
 )
 
@@ -72,6 +73,7 @@ func (st *Steps) startAhead(ctx context.Context, s *State) *ahead {
 			a.mu.Unlock()
 			g.Go(func() error {
 				defer close(job.done)
+				defer agent.Recover(&job.err) // a row that panics fails its step, not the process
 				row, err := st.Row(ctx, a.table, a.rows[pos])
 				if err != nil {
 					job.err = fmt.Errorf("couldn't load row %d of gas table %q: %w", a.rows[pos], a.table, err)

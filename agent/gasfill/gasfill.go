@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"warren/agent"
 	"warren/kb"
 	"warren/kb/hmis"
 	"warren/llm"
@@ -126,9 +127,9 @@ func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			defer agent.Recover(&err) // a row that panics stops the fill, not the process
 			res := f.fillRow(gctx, row)
-			var err error
 			if res.err != nil && stopsTheFill(res.err) {
 				err = res.err
 			}

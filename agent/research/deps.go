@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"warren/agent"
 	"warren/config"
 	"warren/kb"
 	"warren/llm"
@@ -93,7 +94,8 @@ func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 			}
 			ctx, release, err := holdCallSlot(gctx)
 			if err == nil {
-				err = fn(ctx, i)
+				// A panic here is out of the runner's reach: it fails the node instead.
+				err = agent.Catch(func() error { return fn(ctx, i) })
 				release()
 			}
 			mu.Lock()

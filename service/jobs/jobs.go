@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -106,6 +107,7 @@ type Manager struct {
 	now     func() time.Time
 
 	mu       sync.Mutex
+	log      *slog.Logger // where a job's panic is recorded; nil discards it
 	live     map[string]*liveJob
 	wg       sync.WaitGroup
 	perOwner int  // live jobs one owner may have at once; 0: no limit
@@ -155,6 +157,20 @@ func (j *Manager) markOrphans(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// SetLogger sets where the manager records what users must not see: the value and stack of
+// a job that panicked. Without one they are discarded (never printed).
+func (j *Manager) SetLogger(l *slog.Logger) {
+	j.mu.Lock()
+	j.log = l
+	j.mu.Unlock()
+}
+
+func (j *Manager) logger() *slog.Logger {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.log
 }
 
 // ErrJobRunning means a job with that id already runs.
@@ -238,10 +254,17 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 	go func() {
 		defer j.wg.Done()
 		defer cancel()
-		state, err := work(runCtx, em)
+		state, err := runWork(runCtx, work, em)
 		j.finish(id, state, err, runCtx.Err() != nil)
 	}()
 	return job, sub, nil
+}
+
+// runWork runs a job's work; a panic in it becomes the job's error, so that it ends this job
+// and no other.
+func runWork(ctx context.Context, work Work, em *Emitter) (state string, err error) {
+	defer agent.Recover(&err)
+	return work(ctx, em)
 }
 
 // attach adds a subscription to a live job; j.mu is held.
@@ -286,7 +309,22 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 	j.mu.Lock()
 	stopping := j.stopping
 	j.mu.Unlock()
+	var (
+		panicked   *agent.PanicError
+		panicEvent *agent.Event
+	)
 	switch {
+	case errors.As(err, &panicked):
+		// A bug, not a stop: the job fails, even in a shutdown, so that it is not resumed
+		// into the same panic at the next start.
+		job.State, job.Error = JobFailed, PanicFailure(id, err).Error()
+		LogPanic(j.logger(), "a job panicked; it failed and the server goes on", panicked,
+			"job", id, "kind", job.Kind, "owner", job.Owner)
+		if job.Node != "" {
+			// A step still in flight was not reported failed (the runner reports its own):
+			// it is, here, so that a screen following the job marks it.
+			panicEvent = &agent.Event{Time: j.now(), Run: id, Node: job.Node, Kind: agent.EventError, Summary: job.Error}
+		}
 	case stopping && err != nil && (canceled || errors.Is(err, context.Canceled)):
 		job.State, job.Error = JobInterrupted, "the server stopped while it ran; it resumes when the server starts again"
 	case err != nil && (canceled || errors.Is(err, context.Canceled)):
@@ -309,10 +347,34 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 	lj.job = job
 	j.mu.Unlock()
 	for s := range subs {
+		if panicEvent != nil {
+			s.push(Event{Job: job, Agent: panicEvent})
+		}
 		s.push(Event{Job: job})
 		s.close()
 	}
 	close(lj.done)
+}
+
+// FailInterrupted records as failed, with reason, a job that is still interrupted: one whose
+// resume at start-up failed, so that the next start does not resume it into the same failure.
+// A job that runs here, or any job once Shutdown began (a resume a shutdown stopped is tried
+// again at the next start), is left as it is; ok reports a job marked.
+func (j *Manager) FailInterrupted(ctx context.Context, id, reason string) (ok bool, err error) {
+	j.mu.Lock()
+	_, live := j.live[id]
+	stopping := j.stopping
+	j.mu.Unlock()
+	if live || stopping {
+		return false, nil
+	}
+	res, err := j.db.ExecContext(context.WithoutCancel(ctx), `UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ? AND state = ?`,
+		JobFailed, reason, j.now().UTC().Format(time.RFC3339Nano), id, JobInterrupted)
+	if err != nil {
+		return false, fmt.Errorf("couldn't mark job %s failed: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // Subscribe attaches to a job's events. The subscription's first event is the job as it is now
@@ -487,6 +549,10 @@ func (em *Emitter) Agent(e agent.Event) {
 			j.Node, j.NodeStarted = e.Node, e.Time
 		case agent.EventNodeFinished:
 			j.Node = ""
+		case agent.EventError:
+			if e.Node == j.Node {
+				j.Node = "" // the step in flight failed
+			}
 		}
 		if e.Kind == agent.EventNodeStarted || e.Kind == agent.EventNote {
 			j.Progress.Current = e.Node
