@@ -89,6 +89,7 @@ fuzz: ## run every fuzz target for FUZZTIME (60s by default)
 	$(GO) test -run '^$$' -fuzz '^FuzzLoadHTML$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoadPDF$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
 	$(GO) test -run '^$$' -fuzz '^FuzzPDFLayout$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/
+	$(GO) test -run '^$$' -fuzz '^FuzzText$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./internal/termsafe/
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l .); \

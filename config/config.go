@@ -48,6 +48,9 @@ type Serve struct {
 	MaxSessions       int           // connections open at once; more are refused with a message
 	IdleTimeout       time.Duration // a connection with no input for this long is closed (its jobs go on)
 	MaxJobsPerAnalyst int           // long jobs one analyst may have running at once
+	// IngestRoots are the only folders a served analyst may ingest from, absolute or relative
+	// to the workspace; each is named by its last element ("inbox/report.pdf"). Empty: none.
+	IngestRoots []string
 }
 
 // Role is one model role (chat, fast, embed): which model, on which hosts, with which options.
@@ -147,7 +150,8 @@ func Default() *Config {
 			FillConfidence:  0.3,
 			OverwriteMargin: 0.2,
 		},
-		Serve:   Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2},
+		Serve: Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2,
+			IngestRoots: []string{"inbox"}},
 		Sources: map[string]string{},
 	}
 	for _, k := range keys {

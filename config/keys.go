@@ -223,6 +223,22 @@ func init() {
 			func(c *Config) *time.Duration { return &c.Serve.IdleTimeout }),
 		intKey("serve.max_jobs_per_analyst", "long jobs (runs, fills, batches) one analyst may have running at once", 1, 100,
 			func(c *Config) *int { return &c.Serve.MaxJobsPerAnalyst }),
+		key{
+			name: "serve.ingest_roots",
+			allowed: `a list of folders, absolute or relative to the workspace, whose last names differ (they are what ` +
+				`analysts type), such as ["inbox", "/srv/shared/sds"]; empty turns ingest off in warren serve; ` +
+				`in the environment separated by commas`,
+			help: "the only folders analysts of `warren serve` may ingest from, each named by its last name (inbox/report.pdf); symbolic links out of them are refused",
+			set: func(c *Config, s string) error {
+				roots, err := ParseIngestRoots(s)
+				if err != nil {
+					return errNotAllowed{}
+				}
+				c.Serve.IngestRoots = roots
+				return nil
+			},
+			get: func(c *Config) any { return append([]string{}, c.Serve.IngestRoots...) },
+		},
 	)
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,8 +43,12 @@ func IsFolderDocument(dir string) bool {
 
 // sectionFiles lists a folder document's section files in document order: toc.json order when
 // present, else paragraphs/, annexes/ and the folder itself, each by name.
-func sectionFiles(dir string) ([]string, error) {
-	if data, err := os.ReadFile(filepath.Join(dir, "toc.json")); err == nil {
+func sectionFiles(dir string, g guard) ([]string, error) {
+	data, err := g.readFile(filepath.Join(dir, "toc.json"))
+	if errors.Is(err, ErrOutside) {
+		return nil, err
+	}
+	if err == nil {
 		var toc struct {
 			Sections []struct {
 				File string `json:"file"`
@@ -74,8 +79,8 @@ func sectionFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-func loadFolder(dir string) (*Document, error) {
-	files, err := sectionFiles(dir)
+func loadFolder(dir string, g guard) (*Document, error) {
+	files, err := sectionFiles(dir, g)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +88,11 @@ func loadFolder(dir string) (*Document, error) {
 		return nil, &SkipError{Path: dir, Reason: "a folder document without section files"}
 	}
 	doc := &Document{Source: dir, Format: "folder", Title: filepath.Base(dir), Meta: map[string]string{}}
-	if data, err := os.ReadFile(filepath.Join(dir, "meta.json")); err == nil {
+	data, err := g.readFile(filepath.Join(dir, "meta.json"))
+	if errors.Is(err, ErrOutside) {
+		return nil, err
+	}
+	if err == nil {
 		var meta map[string]any
 		if err := json.Unmarshal(data, &meta); err != nil {
 			return nil, &SkipError{Path: dir, Reason: "meta.json is not valid JSON: " + err.Error()}
@@ -98,7 +107,11 @@ func loadFolder(dir string) (*Document, error) {
 	h := sha256.New()
 	var sample strings.Builder
 	for _, rel := range files {
-		data, err := os.ReadFile(filepath.Join(dir, rel))
+		data, err := g.readFile(filepath.Join(dir, rel))
+		var outside *OutsideError
+		if errors.As(err, &outside) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read %s: %w", filepath.Join(dir, rel), err)
 		}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"warren/internal/realpath"
 )
 
 // Item is one thing to ingest: a file or folder document, with its identity in the knowledge
@@ -19,6 +22,9 @@ type Item struct {
 	Collection string
 	Title      string // overrides the loader's title when set (from a registry)
 	Skip       string // why this item cannot be read (found while collecting); reported, not loaded
+	// Within, when set, is the folder (absolute, resolved) the item was found in while walking
+	// without following links out of it: Load reads it only if it still lies there.
+	Within string
 }
 
 // File outcomes of an ingest.
@@ -169,11 +175,19 @@ func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embe
 		res.Status, res.Reason = StatusSkipped, it.Skip
 		return res
 	}
-	doc, err := Load(it.Path, opts.Load)
+	lo := opts.Load
+	if it.Within != "" {
+		lo.Within = it.Within
+	}
+	doc, err := Load(it.Path, lo)
 	var skip *SkipError
+	var outside *OutsideError
 	switch {
 	case errors.As(err, &skip):
 		res.Status, res.Reason = StatusSkipped, skip.Reason
+		return res
+	case errors.As(err, &outside):
+		res.Status, res.Reason = StatusSkipped, outside.Reason
 		return res
 	case err != nil:
 		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
@@ -275,56 +289,153 @@ type fileOutcome struct {
 	err error
 }
 
-// CollectItems turns paths into ingest items for one collection. A folder document is one
-// item; another folder is walked for files (hidden ones left out). IDs are paths relative to
-// each argument's parent folder, so `ingest sample/suppliers` names its files
-// "suppliers/<file>".
+// CollectOptions shape how CollectItemsWith walks folders.
+type CollectOptions struct {
+	// FollowSymlinks collects what a symbolic link inside a walked folder leads to even when
+	// it lies outside that folder (a linked folder is walked, once); without it such a link is
+	// reported as a skipped item that says so.
+	FollowSymlinks bool
+	// Confine, when set, lists the only folders (absolute, symbolic links resolved) a path
+	// given or a link may lead into, FollowSymlinks or not. Load the items with the same
+	// folders in LoadOptions.Confine, so that the check holds for each file as it is read.
+	Confine []string
+}
+
+// CollectItems is CollectItemsWith without options: symbolic links out of a walked folder are
+// not followed.
 func CollectItems(paths []string, collection string) ([]Item, error) {
-	var items []Item
+	return CollectItemsWith(paths, collection, CollectOptions{})
+}
+
+// CollectItemsWith turns paths into ingest items for one collection. A path given is read
+// wherever it leads, as the caller named it (with opts.Confine, one that leads outside is an
+// *OutsideError); a folder document is one item; another folder is walked for files (hidden
+// ones left out). A symbolic link met while walking is a skipped item, with its reason, when
+// it leads out of the folder (unless opts.FollowSymlinks), out of opts.Confine, nowhere, or to
+// what the walk collects anyway. IDs are paths relative to each argument's parent folder, so
+// `ingest sample/suppliers` names its files "suppliers/<file>".
+func CollectItemsWith(paths []string, collection string, opts CollectOptions) ([]Item, error) {
+	c := &collector{opts: opts, collection: collection}
 	for _, p := range paths {
 		info, err := os.Stat(p)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read %s: %w", p, err)
 		}
-		base := filepath.Dir(filepath.Clean(p))
+		// Absolute, as the real paths of the files opened later are.
+		real, err := realpath.Resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(opts.Confine) > 0 && !realpath.WithinAny(real, opts.Confine) {
+			return nil, &OutsideError{Path: p, Reason: "it leads outside the folders this ingest may read"}
+		}
+		c.base = filepath.Dir(filepath.Clean(p))
 		if !info.IsDir() || IsFolderDocument(p) {
-			items = append(items, Item{Path: p, ID: relID(base, p), Collection: collection})
+			c.items = append(c.items, Item{Path: p, ID: relID(c.base, p), Collection: collection})
 			continue
 		}
-		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				if path == p {
-					return err
-				}
-				// An unreadable file or folder is reported; the rest of the walk goes on.
-				items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection, Skip: "unreadable: " + err.Error()})
-				if d != nil && d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if strings.HasPrefix(d.Name(), ".") && path != p {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if path != p && IsFolderDocument(path) {
-					items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection})
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			items = append(items, Item{Path: path, ID: relID(base, path), Collection: collection})
-			return nil
-		})
-		if err != nil {
+		c.walked = nil
+		if !opts.FollowSymlinks {
+			c.within = real
+		}
+		if err := c.walk(p, real); err != nil {
 			return nil, fmt.Errorf("couldn't walk %s: %w", p, err)
 		}
 	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].ID < items[j].ID })
-	return items, nil
+	sort.SliceStable(c.items, func(i, j int) bool { return c.items[i].ID < c.items[j].ID })
+	return c.items, nil
+}
+
+// collector gathers the items of one CollectItemsWith call.
+type collector struct {
+	opts       CollectOptions
+	collection string
+	items      []Item
+	base       string   // the current argument's parent folder, which IDs are relative to
+	within     string   // Item.Within of what is walked: the argument's real path, unless links are followed
+	walked     []string // real paths of the folders walked for the current argument
+}
+
+func (c *collector) add(path, skip string) {
+	c.items = append(c.items, Item{Path: path, ID: relID(c.base, path), Collection: c.collection, Skip: skip, Within: c.within})
+}
+
+// walk collects the files under root, whose real path is real.
+func (c *collector) walk(root, real string) error {
+	c.walked = append(c.walked, real)
+	start := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		start = root + string(filepath.Separator) // WalkDir descends into a linked folder only so
+	}
+	return filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == start {
+				return err
+			}
+			// An unreadable file or folder is reported; the rest of the walk goes on.
+			c.add(path, "unreadable: "+err.Error())
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path == start {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return c.link(path)
+		}
+		if d.IsDir() {
+			if IsFolderDocument(path) {
+				c.add(path, "")
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		c.add(path, "")
+		return nil
+	})
+}
+
+// link decides on a symbolic link met while walking: skipped with its reason, collected, or
+// (a linked folder) walked.
+func (c *collector) link(path string) error {
+	target, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		target, err = filepath.Abs(target) // compared with absolute folders below
+	}
+	if err != nil {
+		c.add(path, "a symbolic link that leads nowhere (its target is missing)")
+		return nil
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		c.add(path, "unreadable: "+err.Error())
+		return nil
+	}
+	switch {
+	case len(c.opts.Confine) > 0 && !realpath.WithinAny(target, c.opts.Confine):
+		c.add(path, "a symbolic link that leads outside the folders this ingest may read")
+	case realpath.WithinAny(target, c.walked):
+		c.add(path, "a symbolic link within the folder: what it leads to is read under its own name")
+	case !c.opts.FollowSymlinks:
+		c.add(path, "a symbolic link out of the folder (to "+target+"); ingest with --follow-symlinks to read it")
+	case info.IsDir() && IsFolderDocument(target):
+		c.add(path, "")
+	case info.IsDir():
+		if err := c.walk(path, target); err != nil {
+			c.add(path, "unreadable: "+err.Error())
+		}
+	default:
+		c.add(path, "")
+	}
+	return nil
 }
 
 func relID(base, path string) string {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"warren/internal/realpath"
 	"warren/kb/analysis"
 )
 
@@ -21,6 +22,88 @@ const DefaultMaxFileBytes = 20 << 20
 // LoadOptions tune loading.
 type LoadOptions struct {
 	MaxFileBytes int64 // larger files are skipped with a reason; 0 means DefaultMaxFileBytes
+	// Confine, when set, lists the only folders (absolute, symbolic links resolved) whose files
+	// may be read. Each file is checked once it is open, on the open file itself, so a name
+	// swapped for a link after an earlier check is refused all the same.
+	Confine []string
+	// Within is one more folder (absolute, resolved) that every file read must lie in as well:
+	// the folder an item was found in while walking, when links out of it are not followed.
+	Within string
+}
+
+// ErrOutside means a file's real path, once symbolic links are followed, lies outside the
+// folders it may be read from (LoadOptions.Confine and Within).
+var ErrOutside = errors.New("outside the folders it may be read from")
+
+// OutsideError is a file Load refused to read because its real path lies outside the folders
+// it may be read from. It wraps ErrOutside; Reason says so without naming where it leads.
+type OutsideError struct {
+	Path   string
+	Reason string
+}
+
+func (e *OutsideError) Error() string { return fmt.Sprintf("couldn't read %s: %s", e.Path, e.Reason) }
+
+// Unwrap makes errors.Is(err, ErrOutside) hold.
+func (e *OutsideError) Unwrap() error { return ErrOutside }
+
+// guard says which files one load may read: with neither Confine nor Within, any.
+type guard struct {
+	roots  []string
+	within string
+}
+
+func (o LoadOptions) guard() guard { return guard{roots: o.Confine, within: o.Within} }
+
+func (g guard) active() bool { return len(g.roots) > 0 || g.within != "" }
+
+// check refuses real, the real path of path, when it lies outside what g allows.
+func (g guard) check(path, real string) error {
+	if len(g.roots) > 0 && !realpath.WithinAny(real, g.roots) {
+		return &OutsideError{Path: path, Reason: "it leads outside the folders this ingest may read (through a symbolic link?)"}
+	}
+	if g.within != "" && !realpath.Within(real, g.within) {
+		return &OutsideError{Path: path, Reason: "it leads out of the folder it was found in (through a symbolic link), so it was not read"}
+	}
+	return nil
+}
+
+// open opens path for reading; when g is active, the open file's real path is checked, so
+// what is read is what was checked.
+func (g guard) open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open %s: %w", path, err)
+	}
+	if !g.active() {
+		return f, nil
+	}
+	real, err := realpath.OfOpen(f, path)
+	if err == nil {
+		err = g.check(path, real)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readFile is os.ReadFile through open.
+func (g guard) readFile(path string) ([]byte, error) {
+	if !g.active() {
+		return os.ReadFile(path)
+	}
+	f, err := g.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // Formats by file extension.
@@ -30,22 +113,34 @@ var formatByExt = map[string]string{
 }
 
 // Load reads a file or a folder document. Files warren cannot or should not read come back as
-// a *SkipError that says why; the caller reports it and goes on with the next file.
-// The returned document's sections are read on demand by EachSection, so large text files
-// are streamed rather than held whole.
+// a *SkipError that says why, and files outside the folders opts confines it to as an
+// *OutsideError; the caller reports either and goes on with the next file.
+// A file is opened once and read through that handle; the sections of a text file are read on
+// demand by EachSection (reopening it, and refusing it if it is another file by then), so
+// large text files are streamed rather than held whole.
 func Load(path string, opts LoadOptions) (*Document, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the stored source names the file wherever warren runs from
 	}
+	g := opts.guard()
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
 	}
 	if info.IsDir() {
+		if g.active() {
+			real, err := realpath.Resolve(path) // absolute, as the folders it is checked against
+			if err != nil {
+				return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+			}
+			if err := g.check(path, real); err != nil {
+				return nil, err
+			}
+		}
 		if !IsFolderDocument(path) {
 			return nil, &SkipError{Path: path, Reason: "a folder, not a folder document (its Markdown files carry no section numbers)"}
 		}
-		return loadFolder(path)
+		return loadFolder(path, g)
 	}
 	limit := opts.MaxFileBytes
 	if limit <= 0 {
@@ -56,6 +151,21 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 	if !ok {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("unsupported format %q (warren reads .md, .txt, .pdf, .html)", ext)}
 	}
+	if !info.Mode().IsRegular() {
+		// A pipe or device would block the ingest or never end.
+		return nil, &SkipError{Path: path, Reason: "not a regular file"}
+	}
+	f, err := g.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &SkipError{Path: path, Reason: "not a regular file"}
+	}
 	if info.Size() == 0 {
 		return nil, &SkipError{Path: path, Reason: "empty file"}
 	}
@@ -63,21 +173,24 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
-	hash, err := checkFile(path, format != "pdf")
+	hash, err := checkFile(f, path, format != "pdf")
 	if err != nil {
 		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
 	}
 	doc := &Document{Source: path, Format: format, Hash: hash, Meta: map[string]string{},
 		Title: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
 	switch format {
 	case "markdown":
-		err = loadMarkdownFile(doc)
+		err = loadMarkdownFile(doc, f)
 	case "text":
-		err = loadTextFile(doc)
+		err = loadTextFile(doc, f, info, g)
 	case "html":
-		err = loadHTMLFile(doc)
+		err = loadHTMLFile(doc, f)
 	case "pdf":
-		err = loadPDFFile(doc)
+		err = loadPDFFile(doc, f)
 	}
 	if err != nil {
 		return nil, err
@@ -85,14 +198,9 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 	return doc, nil
 }
 
-// checkFile hashes a file in one streaming pass and, for text formats, refuses binary content
-// and invalid UTF-8 with a reason that says how to fix it.
-func checkFile(path string, text bool) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("couldn't open %s: %w", path, err)
-	}
-	defer f.Close()
+// checkFile hashes an open file in one streaming pass and, for text formats, refuses binary
+// content and invalid UTF-8 with a reason that says how to fix it.
+func checkFile(f *os.File, path string, text bool) (string, error) {
 	h := sha256.New()
 	buf := make([]byte, 64<<10)
 	var carry []byte // an incomplete UTF-8 sequence at the end of the previous block
@@ -149,8 +257,8 @@ func validPrefix(data []byte) (bool, []byte) {
 	return true, nil
 }
 
-func loadMarkdownFile(doc *Document) error {
-	data, err := os.ReadFile(doc.Source)
+func loadMarkdownFile(doc *Document, f *os.File) error {
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return fmt.Errorf("couldn't read %s: %w", doc.Source, err)
 	}
@@ -177,32 +285,27 @@ func loadMarkdownFile(doc *Document) error {
 	return nil
 }
 
-func loadTextFile(doc *Document) error {
-	f, err := os.Open(doc.Source)
-	if err != nil {
-		return err
-	}
+func loadTextFile(doc *Document, f *os.File, info os.FileInfo, g guard) error {
 	sample := make([]byte, 16<<10)
 	n, _ := io.ReadFull(f, sample)
-	f.Close()
 	doc.Language = languageOf(nil, string(sample[:n]))
 	doc.stream = func(emit func(Section) error) error {
-		f, err := os.Open(doc.Source)
+		f, err := g.open(doc.Source)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		// The hash and the checks were made on the file Load opened: text from another file
+		// put in its place meanwhile must not be stored under them.
+		if now, err := f.Stat(); err != nil || !os.SameFile(now, info) {
+			return fmt.Errorf("couldn't read %s: it was replaced while being ingested; ingest it again", doc.Source)
+		}
 		return scanText(f, "", emit)
 	}
 	return nil
 }
 
-func loadHTMLFile(doc *Document) error {
-	f, err := os.Open(doc.Source)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func loadHTMLFile(doc *Document, f *os.File) error {
 	title, md, err := htmlToMarkdown(f)
 	if err != nil {
 		return &SkipError{Path: doc.Source, Reason: "unreadable HTML: " + err.Error()}
@@ -220,8 +323,8 @@ func loadHTMLFile(doc *Document) error {
 	return nil
 }
 
-func loadPDFFile(doc *Document) error {
-	pages, err := extractPDF(doc.Source)
+func loadPDFFile(doc *Document, f *os.File) error {
+	pages, err := extractPDFFile(f)
 	if err != nil {
 		return &SkipError{Path: doc.Source, Reason: err.Error()}
 	}

@@ -46,6 +46,11 @@ func extractPDF(path string) (pages []string, err error) {
 		return nil, fmt.Errorf("couldn't open PDF: %w", err)
 	}
 	defer f.Close()
+	return extractPDFFile(f)
+}
+
+// extractPDFFile is extractPDF on a file already open (and checked, see LoadOptions.Confine).
+func extractPDFFile(f *os.File) (pages []string, err error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("couldn't open PDF: %w", err)

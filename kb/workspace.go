@@ -19,6 +19,10 @@ import (
 const (
 	VectorDir  = "vectors"
 	ExportsDir = "exports"
+	// InboxDir is where documents wait to be ingested; the default of serve.ingest_roots, the
+	// only folder analysts of `warren serve` may ingest from unless the administrator names
+	// others.
+	InboxDir = "inbox"
 )
 
 // DefaultDir is the workspace used when neither --workspace nor $WARREN_WORKSPACE names one.
@@ -79,13 +83,20 @@ func Init(dir string, migrations []Migration) (*InitResult, error) {
 			return nil, fmt.Errorf("couldn't check %s: %w", path, err)
 		}
 	}
-	for _, d := range []string{VectorDir, ExportsDir} {
-		path := filepath.Join(abs, d)
+	for _, d := range []struct {
+		name string
+		perm os.FileMode
+	}{
+		{VectorDir, 0o755}, {ExportsDir, 0o755},
+		// Documents waiting for ingest may be confidential: other accounts get nothing.
+		{InboxDir, 0o750},
+	} {
+		path := filepath.Join(abs, d.name)
 		_, statErr := os.Stat(path)
-		if err := os.MkdirAll(path, 0o755); err != nil {
+		if err := os.MkdirAll(path, d.perm); err != nil {
 			return nil, fmt.Errorf("couldn't create %s: %w", path, err)
 		}
-		note(d+"/", statErr != nil)
+		note(d.name+"/", statErr != nil)
 	}
 	dbPath := filepath.Join(abs, DBFileName)
 	_, statErr := os.Stat(dbPath)

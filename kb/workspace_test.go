@@ -17,7 +17,7 @@ func TestInitCreatesEveryPartAndOpens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"warren.toml", "registry.json", "vectors/", "exports/", "warren.db"}
+	want := []string{"warren.toml", "registry.json", "vectors/", "exports/", "inbox/", "warren.db"}
 	if strings.Join(res.Created, ",") != strings.Join(want, ",") || len(res.Existing) != 0 {
 		t.Fatalf("created %v existing %v", res.Created, res.Existing)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"warren/internal/realpath"
 )
 
 // The kinds of Problem Check reports.
@@ -38,11 +40,17 @@ func Conflicts(problems []Problem) []Problem {
 }
 
 // Outside reports the documents of r whose path, relative to dir (the registry file's folder),
-// leads out of dir: an absolute path elsewhere, or one that climbs out with "..".
+// leads out of dir: an absolute path elsewhere, one that climbs out with "..", or one that
+// leads out through a symbolic link (the folder and each path are compared with their links
+// followed; of a path that does not exist, the part that does).
 func (r *Registry) Outside(dir string) []Problem {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		root = filepath.Clean(dir)
+	}
+	realRoot, err := realpath.Resolve(root)
+	if err != nil {
+		realRoot = root
 	}
 	var problems []Problem
 	for _, coll := range r.Names() {
@@ -51,10 +59,18 @@ func (r *Registry) Outside(dir string) []Problem {
 			if !filepath.IsAbs(full) {
 				full = filepath.Join(root, full)
 			}
-			rel, err := filepath.Rel(root, filepath.Clean(full))
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			full = filepath.Clean(full)
+			real, err := realpath.Resolve(full)
+			switch {
+			case !realpath.Within(full, root):
 				problems = append(problems, Problem{ProblemOutside, d.Path,
 					fmt.Sprintf("collection %s: %s is outside the registry's folder %s", coll, full, root)})
+			case err != nil:
+				problems = append(problems, Problem{ProblemOutside, d.Path,
+					fmt.Sprintf("collection %s: where %s leads can't be told (%v), so it may be outside the registry's folder %s", coll, full, err, root)})
+			case !realpath.Within(real, realRoot):
+				problems = append(problems, Problem{ProblemOutside, d.Path,
+					fmt.Sprintf("collection %s: %s leads through a symbolic link to %s, outside the registry's folder %s", coll, full, real, root)})
 			}
 		}
 	}

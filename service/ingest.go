@@ -27,6 +27,9 @@ type IngestOptions struct {
 	// (the built-in embedder when Ollama's is missing, say).
 	Progress func(kb.Progress)
 	Note     func(string)
+
+	confine []string            // served: the only folders read (kb.LoadOptions.Confine)
+	shown   func(string) string // served: names server paths as the analyst does
 }
 
 // IngestJob runs Ingest as a job (kind ingest, progress in files), so that it is recorded and
@@ -36,20 +39,26 @@ func (s *Service) IngestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 		rep *kb.IngestReport
 		err error
 	)
+	shown := opts.shown
+	if shown == nil {
+		shown = func(p string) string { return p }
+	}
 	title := fmt.Sprintf("ingest of %d file(s)", len(items))
 	if len(items) == 1 {
-		title = "ingest of " + items[0].Path
+		title = "ingest of " + shown(items[0].Path)
 	}
 	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
 		progress := opts.Progress
 		o := opts
 		o.Progress = func(p kb.Progress) {
+			p.Current = shown(p.Current)
 			em.Progress(jobs.Progress{Done: p.FilesDone, Total: p.Files, Current: p.Current})
 			if progress != nil {
 				progress(p)
 			}
 		}
 		rep, err = s.Ingest(jctx, items, o)
+		hideReport(rep, opts.shown)
 		switch {
 		case err != nil:
 			return "", err
@@ -108,7 +117,7 @@ func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOption
 		rep, err := kb.Ingest(ctx, s.Store, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: opts.Force,
 			Chunk: kb.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20},
+			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine},
 			Progress: func(p kb.Progress) {
 				if opts.Progress != nil {
 					p.Files, p.FilesDone = len(items), p.FilesDone+offset

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"warren/internal/realpath"
 	"warren/kb"
 	"warren/registry"
 )
@@ -46,7 +47,19 @@ func IngestRegistry(path string, allowOutside bool) (*registry.Registry, []kb.It
 	if outside := reg.Outside(dir); len(outside) > 0 && !allowOutside {
 		return nil, nil, &RegistryRefusal{Path: path, Outside: true, Problems: outside}
 	}
-	return reg, RegistryItems(reg, dir), nil
+	items := RegistryItems(reg, dir)
+	if !allowOutside {
+		// Checked again on each file as it is read: a document swapped for a link out of the
+		// folder after the check above is skipped, not read.
+		real, err := realpath.Resolve(dir) // absolute: the open file's real path is
+		if err != nil {
+			return nil, nil, fmt.Errorf("couldn't resolve the registry's folder %s: %w", dir, err)
+		}
+		for i := range items {
+			items[i].Within = real
+		}
+	}
+	return reg, items, nil
 }
 
 // SynonymProposal is the names one stored document could also be referred to by.

@@ -3,11 +3,15 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"warren/agent"
 	"warren/agent/research"
 	"warren/internal/atomicfile"
+	"warren/kb"
 	"warren/llm"
 	"warren/retrieval"
 )
@@ -91,8 +95,24 @@ func (s *Service) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, er
 	return s.RunStore().Ledger(ctx, run)
 }
 
-// ExportReport writes a run's report as Markdown into the workspace's exports folder.
+// ExportReport writes a run's report as Markdown into the workspace's exports folder, and
+// only there: a run name that would make it another folder is refused. A served view for an
+// analyst who is not an admin returns the file's path inside the workspace
+// (exports/research-RUN.md), not its server path.
 func (s *Service) ExportReport(run, markdown string) (string, error) {
+	if run == "" || run == "." || run == ".." || strings.ContainsAny(run, `/\`) || filepath.Base(run) != run {
+		return "", fmt.Errorf("couldn't export the report of run %q: a run name has no folders in it; export a run the sessions list shows", run)
+	}
 	path := s.reportPath(run, "")
-	return path, atomicfile.WriteFile(path, []byte(markdown), 0o644)
+	shown := path
+	if s.hidesPaths() {
+		shown = filepath.ToSlash(filepath.Join(kb.ExportsDir, filepath.Base(path)))
+	}
+	if err := atomicfile.WriteFile(path, []byte(markdown), 0o644); err != nil {
+		if s.hidesPaths() {
+			err = errors.New(s.pathHider(nil)(err.Error()))
+		}
+		return shown, fmt.Errorf("couldn't export the report of run %s: %w", run, err)
+	}
+	return shown, nil
 }

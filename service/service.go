@@ -39,6 +39,8 @@ type Service struct {
 	Owner string
 	// Admin may answer, approve and cancel any analyst's jobs, not only its own.
 	Admin bool
+	// served marks a view of `warren serve` (see Served): ingest only from serve.ingest_roots.
+	served bool
 
 	changes *changeFeed // every view's gas decisions and toxicology saves (see Changes)
 
@@ -89,10 +91,10 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 
 // As is a view of the same open workspace that acts for another analyst: it shares the
 // stores, the model gateway, the jobs and the change feed, and must not be closed itself (the
-// service it came from owns the workspace).
+// service it came from owns the workspace). A view of a served view is served too.
 func (s *Service) As(analyst string, admin bool) *Service {
 	return &Service{WS: s.WS, Store: s.Store, Gateway: s.Gateway, Jobs: s.Jobs, Log: s.Log,
-		Owner: analyst, Admin: admin, sources: s.sources, changes: s.changes}
+		Owner: analyst, Admin: admin, served: s.served, sources: s.sources, changes: s.changes}
 }
 
 // MayDecide reports whether this analyst may answer, approve or cancel a job owned by owner: its

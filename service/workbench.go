@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"path/filepath"
 
 	"warren/agent/toxedit"
 	"warren/config"
@@ -15,8 +16,14 @@ import (
 
 // The use cases below are the workbench's (tui.Backend); the CLI calls the same ones.
 
-// Workspace is the workspace folder.
-func (s *Service) Workspace() string { return s.WS.Dir }
+// Workspace is the workspace folder; a served view for an analyst who is not an admin names
+// it by its name only, not by its path on the server.
+func (s *Service) Workspace() string {
+	if s.hidesPaths() {
+		return filepath.Base(s.WS.Dir)
+	}
+	return s.WS.Dir
+}
 
 // Budgets are the configured run budgets.
 func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
@@ -28,7 +35,15 @@ func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
 func (s *Service) Doctor(ctx context.Context) doctor.Report {
 	in := doctor.Input{Workspace: s.WS.Dir, Sources: s.sources}
 	in.Weaviate, _ = s.Store.(*weaviatekb.Backend) // checked through the open connection
-	return doctor.Run(ctx, in)
+	rep := doctor.Run(ctx, in)
+	if s.hidesPaths() {
+		hide := s.pathHider(nil)
+		rep.Workspace = hide(rep.Workspace)
+		for i := range rep.Checks {
+			rep.Checks[i].Detail, rep.Checks[i].Fix = hide(rep.Checks[i].Detail), hide(rep.Checks[i].Fix)
+		}
+	}
+	return rep
 }
 
 // Collections lists the knowledge base's collections.
@@ -57,8 +72,22 @@ func (s *Service) Search(ctx context.Context, req retrieval.Request) ([]retrieva
 }
 
 // IngestPaths adds files and folders to one collection with the configured embedder and
-// records them in the workspace registry.
+// records them in the workspace registry. A served view (see Served) reads only inside the
+// folders of serve.ingest_roots: each path begins with a folder's name ("inbox/sds/x.pdf",
+// "inbox" for all of it), and one that is absolute, climbs out with "..", or leads out
+// through a symbolic link is refused with an error that wraps ErrOutsideIngestRoots and names
+// the folders allowed; links out of them met while walking, or swapped in before a file is
+// read, are reported as skipped. Elsewhere a path is read wherever it leads, as the account
+// may, but links out of a walked folder are not followed (see kb.CollectItems).
 func (s *Service) IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error) {
+	if s.served {
+		items, opts, err := s.servedItems(paths, collection)
+		if err != nil {
+			return nil, err
+		}
+		opts.Progress = progress
+		return s.IngestJob(ctx, items, opts)
+	}
 	items, err := kb.CollectItems(paths, collection)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"warren/doctor"
+	"warren/internal/termsafe"
 	"warren/tui/styles"
 )
 
@@ -292,7 +293,7 @@ func (m *Model) Render() string {
 	b.WriteString(m.statusLine())
 	b.WriteByte('\n')
 	b.WriteString(truncate(m.helpLine(), m.width))
-	return b.String()
+	return termsafe.Styled(b.String()) // see safe
 }
 
 // helpLine lists the most useful keys of the current view that fit the width, then where to
@@ -367,13 +368,13 @@ func (m *Model) header() string {
 			models = fmt.Sprintf("models: %d problem(s)", fails)
 		}
 	}
-	left := m.st.Header.Render("warren") + " " + m.st.Subtle.Render(m.be.Workspace())
+	left := m.st.Header.Render("warren") + " " + m.st.Subtle.Render(safeLine(m.be.Workspace()))
 	if m.served {
 		who := m.analyst
 		if m.admin {
 			who += " (admin)"
 		}
-		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(m.be.Workspace())
+		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(safeLine(m.be.Workspace()))
 	}
 	right := models + " · " + m.research.stateLabel()
 	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)

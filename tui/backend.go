@@ -55,7 +55,13 @@ type Backend interface {
 	DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error)
 	Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error)
 	Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error)
+	// IngestPaths ingests files and folders into a collection. Served, each path begins with
+	// the name of one of IngestRoots ("inbox/report.pdf"); others are refused with an error
+	// that wraps service.ErrOutsideIngestRoots and names the folders allowed.
 	IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
+	// IngestRoots names the folders a served analyst may ingest from, as they type them; nil
+	// when not served (any path the account can read), empty when the server allows none.
+	IngestRoots() []string
 
 	// GasTables lists the workspace's gas tables by name.
 	GasTables(ctx context.Context) ([]string, error)

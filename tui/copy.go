@@ -11,8 +11,10 @@ import (
 )
 
 // copyText puts text on the clipboard through OSC 52, which the terminal (also at the far end
-// of an SSH connection, and tmux with set-clipboard on) turns into a clipboard write.
+// of an SSH connection, and tmux with set-clipboard on) turns into a clipboard write. The text
+// is made safe first (see safe): pasted into a terminal, escape sequences would drive it.
 func copyText(text, what string) tea.Cmd {
+	text = safe(text)
 	return tea.Batch(tea.SetClipboard(text), setStatus(fmt.Sprintf("copied %s (%d characters) to the clipboard", what, len(text)), false))
 }
 

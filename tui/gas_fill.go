@@ -270,5 +270,5 @@ func (g *gasTab) fillLine() string {
 	if f.cancelling {
 		hint = " · cancelling after the row in flight…"
 	}
-	return g.st.Unresolved.Render(text) + g.st.Subtle.Render(hint)
+	return g.st.Unresolved.Render(safeLine(text)) + g.st.Subtle.Render(hint) // the owner and the row's name
 }

@@ -148,7 +148,7 @@ func (g *gasTab) titleLine() string {
 	if len(g.tables) > 1 {
 		parts = append(parts, fmt.Sprintf("table %d of %d (t switches)", indexOf(g.tables, t.Name)+1, len(g.tables)))
 	}
-	return g.st.Title.Render("Gas table "+t.Name) + g.st.Subtle.Render(" · "+strings.Join(parts, " · "))
+	return g.st.Title.Render("Gas table "+safeLine(t.Name)) + g.st.Subtle.Render(" · "+strings.Join(parts, " · "))
 }
 
 func indexOf(list []string, s string) int {
@@ -190,7 +190,7 @@ func (g *gasTab) barLines() []string {
 		if g.saving {
 			state = g.st.Subtle.Render("  saving…")
 		}
-		out = append(out, g.st.Key.Render("Edit "+f.Label+" of "+name+": ")+g.input.View()+state)
+		out = append(out, g.st.Key.Render("Edit "+f.Label+" of "+oneLine(name)+": ")+g.input.View()+state)
 	case gasAsk:
 		out = append(out, g.st.Key.Render("Ask the table: ")+g.input.View())
 	case gasExpr:
@@ -200,7 +200,7 @@ func (g *gasTab) barLines() []string {
 		out = append(out, g.fillLine())
 	}
 	if g.running() && g.mode != gasExpr {
-		out = append(out, g.st.Unresolved.Render("asking the model… ")+g.st.Subtle.Render("“"+g.asking+"” · esc cancels"))
+		out = append(out, g.st.Unresolved.Render("asking the model… ")+g.st.Subtle.Render("“"+safeLine(g.asking)+"” · esc cancels"))
 	} else if g.running() {
 		out = append(out, g.st.Subtle.Render("running the expression…"))
 	}
@@ -212,14 +212,14 @@ func (g *gasTab) barLines() []string {
 		if g.barFocus {
 			head, hint = "▸ "+head, "  e/enter edits · esc clears · ↓ to the table"
 		}
-		out = append(out, g.st.Selected.Render(head)+q.res.Expression+
+		out = append(out, g.st.Selected.Render(head)+safeLine(q.res.Expression)+
 			g.st.Subtle.Render(fmt.Sprintf("  → %d of %d rows", len(q.res.Rows), len(g.table.Rows))+hint))
 		if q.res.Fallback {
 			note := q.res.Note // tablequery's note says it is a fallback, what it searches for, and why
 			if note == "" {
 				note = "fallback: a word search without the model"
 			}
-			lines := strings.Split(wrap(note, g.width), "\n") // two lines: what it searches for, and why
+			lines := strings.Split(wrap(safe(note), g.width), "\n") // two lines: what it searches for, and why
 			for i := range lines {
 				lines[i] = strings.TrimRight(lines[i], " ")
 			}
@@ -232,7 +232,7 @@ func (g *gasTab) barLines() []string {
 		}
 	}
 	if g.inputErr != "" {
-		out = append(out, g.st.StatusError.Render("! "+g.inputErr))
+		out = append(out, g.st.StatusError.Render("! "+safeLine(g.inputErr)))
 	}
 	return out
 }
@@ -340,8 +340,9 @@ func (g *gasTab) cell(r *hmis.Row, i, w int, curRow bool) string {
 }
 
 // oneLine puts a value on one line: sheet text that didn't validate is kept as written, line
-// breaks of the spreadsheet cell included, and a break would split the grid's row in two.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// breaks of the spreadsheet cell included, and a break would split the grid's row in two. It
+// makes the value safe as well (see safe): it is how outside text is put on a line.
+func oneLine(s string) string { return strings.Join(strings.Fields(safe(s)), " ") }
 
 // detailInfo describes the cell under the cursor: what it holds and where it came from.
 type detailInfo struct {
@@ -357,8 +358,11 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 		return detailInfo{}, false
 	}
 	c := r.Cells[f.Name]
-	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", r.Name(), r.ID), doc: f.Doc, value: oneLine(valueUnit(c)),
-		status: statusWord(c.Status), method: c.Method, source: c.SourceDoc, section: c.SourceSection, excerpt: c.Excerpt, note: c.Note}
+	// Everything but the label, the field's description and the status comes from the sheet,
+	// the documents or the model.
+	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", oneLine(r.Name()), r.ID), doc: f.Doc, value: oneLine(valueUnit(c)),
+		status: statusWord(c.Status), method: safeLine(c.Method), source: safeLine(c.SourceDoc), section: safeLine(c.SourceSection),
+		excerpt: safe(c.Excerpt), note: safe(c.Note)}
 	if c.Value == "" {
 		d.value = "—"
 	}
@@ -367,7 +371,7 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	}
 	switch c.Status {
 	case hmis.StatusApproved, hmis.StatusEdited, hmis.StatusRejected:
-		d.by = c.By
+		d.by = safeLine(c.By)
 		if d.by == "" {
 			d.by = "—" // decided before names were recorded
 		}

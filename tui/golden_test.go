@@ -79,6 +79,7 @@ func (fixture) Search(context.Context, retrieval.Request) ([]retrieval.Result, e
 func (fixture) IngestPaths(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
 	return &kb.IngestReport{}, nil
 }
+func (fixture) IngestRoots() []string { return nil }
 
 // The fixture's workspace has no gas table: the Gas tab shows its empty state. The desk's own
 // snapshots and flows run on gasBackend (gas_backend_test.go), over SQLite and a scripted model.

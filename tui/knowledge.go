@@ -212,7 +212,15 @@ func (k *knowledgeTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		if k.ingest != nil {
 			return setStatus("an ingest is running: esc cancels it", false)
 		}
-		k.inputFor, k.input.Placeholder = "ingest", "path to a file or folder, then enter (collection: general)"
+		placeholder := "path to a file or folder, then enter (collection: general)"
+		if roots := k.be.IngestRoots(); k.served || roots != nil {
+			// Served, only the administrator's folders can be read, named as the analyst types them.
+			if len(roots) == 0 {
+				return setStatus("ingest is off on this server: the administrator names no folder for it (serve.ingest_roots)", true)
+			}
+			placeholder = fmt.Sprintf("a file or folder in %s, e.g. %s/report.pdf, then enter (collection: general)", ingestFolders(roots), roots[0])
+		}
+		k.inputFor, k.input.Placeholder = "ingest", placeholder
 		k.input.SetValue(k.drafts["ingest"])
 		return k.input.Focus()
 	case "m":
@@ -298,6 +306,18 @@ func (k *knowledgeTab) search(q string) tea.Cmd {
 	}
 }
 
+// ingestFolders lists the folders a served analyst may ingest from: "inbox/ or sds/".
+func ingestFolders(roots []string) string {
+	shown := make([]string, len(roots))
+	for i, r := range roots {
+		shown[i] = r + "/"
+	}
+	if n := len(shown); n > 1 {
+		return strings.Join(shown[:n-1], ", ") + " or " + shown[n-1]
+	}
+	return shown[0]
+}
+
 func (k *knowledgeTab) startIngest(path string) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &ingestState{tick: make(chan struct{}, 1)}
@@ -341,7 +361,7 @@ func (k *knowledgeTab) View() string {
 	}
 	var cols []string
 	for _, c := range k.cols {
-		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", c.Name, c.Documents, c.Chunks, c.Embedder))
+		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", safeLine(c.Name), c.Documents, c.Chunks, safeLine(c.Embedder)))
 	}
 	if len(cols) == 0 {
 		b.WriteString(k.st.Subtle.Render("The knowledge base is empty: press i to ingest a file or folder.") + "\n")
@@ -354,17 +374,17 @@ func (k *knowledgeTab) View() string {
 		b.WriteString(k.st.Title.Render("Documents") + "\n")
 		b.WriteString(listWindow(len(k.docs), k.docCur, room, func(i int) string {
 			d := k.docs[i]
-			return fmt.Sprintf("%-40s %-12s %4d chunks  %s", d.ID, d.Collection, d.Chunks, d.Title)
+			return fmt.Sprintf("%-40s %-12s %4d chunks  %s", safeLine(d.ID), safeLine(d.Collection), d.Chunks, safeLine(d.Title))
 		}, k.st, k.width))
 	case "chunks":
-		b.WriteString(k.st.Title.Render("Chunks of "+k.chunkOf) + k.st.Subtle.Render("  esc: back to documents") + "\n")
+		b.WriteString(k.st.Title.Render("Chunks of "+safeLine(k.chunkOf)) + k.st.Subtle.Render("  esc: back to documents") + "\n")
 		if k.chunkAt < len(k.chunks) {
 			c := k.chunks[k.chunkAt]
-			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), orNone(c.SectionPath), c.Heading))
-			b.WriteString(wrap(c.Text, min(k.width, 110)))
+			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), orNone(c.SectionPath), safeLine(c.Heading)))
+			b.WriteString(wrap(safe(c.Text), min(k.width, 110)))
 		}
 	case "results":
-		b.WriteString(k.st.Title.Render(fmt.Sprintf("Results for “%s”", k.query)) + k.st.Subtle.Render(fmt.Sprintf("  %s · esc: back", searchModes[k.mode])) + "\n")
+		b.WriteString(k.st.Title.Render(fmt.Sprintf("Results for “%s”", safeLine(k.query))) + k.st.Subtle.Render(fmt.Sprintf("  %s · esc: back", searchModes[k.mode])) + "\n")
 		if len(k.results) == 0 {
 			b.WriteString(k.st.Subtle.Render("No matching passages."))
 		}
@@ -383,8 +403,8 @@ func (k *knowledgeTab) View() string {
 		if k.resCur < len(k.results) {
 			r := k.results[k.resCur]
 			b.WriteString(k.st.Title.Render(oneLine(k.title(r.Doc)+" "+r.Section+" — "+r.Heading)) + "\n")
-			b.WriteString(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, r.Doc, r.Collection, orNone(r.SectionPath))) + "\n\n")
-			b.WriteString(wrap(r.Text, min(k.width, 110)))
+			b.WriteString(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, safeLine(r.Doc), safeLine(r.Collection), orNone(r.SectionPath))) + "\n\n")
+			b.WriteString(wrap(safe(r.Text), min(k.width, 110)))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -59,7 +59,7 @@ func (l *logTab) addEvents(events []agent.Event) {
 			}
 			line = fmt.Sprintf("%s %-7s %s", ts, e.Kind, text)
 		}
-		l.lines = append(l.lines, line)
+		l.lines = append(l.lines, safeLine(line)) // summaries and errors quote documents and models
 	}
 	if len(l.lines) > maxLogLines {
 		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
@@ -72,7 +72,7 @@ func (l *logTab) addStatus(text string, isErr bool) {
 	if isErr {
 		kind = "error"
 	}
-	l.lines = append(l.lines, fmt.Sprintf("%s %-7s %s", time.Now().Format("15:04:05"), kind, strings.Join(strings.Fields(text), " ")))
+	l.lines = append(l.lines, fmt.Sprintf("%s %-7s %s", time.Now().Format("15:04:05"), kind, strings.Join(strings.Fields(safe(text)), " ")))
 	if len(l.lines) > maxLogLines {
 		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
 	}

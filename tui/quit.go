@@ -62,7 +62,7 @@ func (m *Model) quitView() string {
 	var b strings.Builder
 	b.WriteString(m.st.Title.Render("Quit warren?") + "\n\n")
 	for _, r := range m.quitting.reasons {
-		b.WriteString(wrap("• "+r, min(m.width, 100)) + "\n")
+		b.WriteString(wrap("• "+safeLine(r), min(m.width, 100)) + "\n") // a reason may name a run or a table
 	}
 	closing := "Saved runs stay resumable from sessions (ctrl+o); text in a field is lost. y quits, any other key stays."
 	if m.served {

@@ -7,8 +7,22 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"warren/internal/termsafe"
 	"warren/tui/styles"
 )
+
+// Text from outside warren (documents, passages, file names, model output, job and run names,
+// table values, what other analysts typed) goes through safe or safeLine before it is styled
+// or rendered: no escape sequence or control character in it reaches the terminal, and a
+// one-line value stays on its line. Render passes the whole frame through termsafe.Styled as
+// well, which keeps warren's own colours and removes anything else that a place drawing
+// outside text without these might have let through.
+
+// safe is outside text with its line breaks, such as a passage or a report.
+func safe(s string) string { return termsafe.Text(s) }
+
+// safeLine is an outside value shown on one line: a name, a title, a cell.
+func safeLine(s string) string { return termsafe.Line(s) }
 
 // truncate cuts a styled line to width cells.
 func truncate(s string, width int) string {

@@ -89,7 +89,10 @@ type reportRenderedMsg struct {
 	lines    []string
 }
 
+// set shows a report. Its Markdown is made safe before glamour renders it (see safe): glamour
+// passes escape sequences in the text through.
 func (v *reportView) set(md string) {
+	md = safe(md)
 	v.markdown, v.offset, v.sel = md, 0, -1
 	v.setLines(strings.Split(md, "\n"), false)
 	v.streamed.Reset()

@@ -54,7 +54,8 @@ func (r *researchTab) withBanner(view string) string {
 	var banner string
 	switch {
 	case r.readOnly():
-		banner = fmt.Sprintf("watching %s's run · only %s or an admin answers, approves or cancels it · esc stops watching", r.owner, r.owner)
+		owner := safeLine(r.owner)
+		banner = fmt.Sprintf("watching %s's run · only %s or an admin answers, approves or cancels it · esc stops watching", owner, owner)
 	case r.watching:
 		banner = "following your run live · esc cancels it (it stays resumable)"
 	default:
@@ -91,7 +92,7 @@ func (r *researchTab) runView() string {
 	if r.state != nil {
 		q = r.state.Question
 	}
-	b.WriteString(r.st.Title.Render("Run "+r.run) + "  " + r.st.Subtle.Render(q) + "\n")
+	b.WriteString(r.st.Title.Render("Run "+r.run) + "  " + r.st.Subtle.Render(safeLine(q)) + "\n")
 	node, phase := "", ""
 	if n := len(r.trail); n > 0 {
 		node, phase = r.trail[n-1].node, phaseOf(r.trail[n-1].node)
@@ -148,11 +149,11 @@ func (r *researchTab) runView() string {
 				dur = time.Since(t.started).Round(time.Second).String()
 			}
 		}
-		b.WriteString(fmt.Sprintf("%s %-16s %-9s %s\n", mark, t.node, dur, r.st.Subtle.Render(t.summary)))
+		b.WriteString(fmt.Sprintf("%s %-16s %-9s %s\n", mark, t.node, dur, r.st.Subtle.Render(safeLine(t.summary))))
 	}
 	if s := r.report.streamed.String(); s != "" && r.running() {
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		b.WriteString("\n" + r.st.Subtle.Render("writing: "+lines[len(lines)-1]))
+		b.WriteString("\n" + r.st.Subtle.Render("writing: "+safeLine(lines[len(lines)-1])))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -170,22 +171,22 @@ func (r *researchTab) refineView() string {
 	b.WriteString(r.st.Title.Render(fmt.Sprintf("Refinement, round %d", p.Iteration)) +
 		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %% · %s found", 100*p.Coverage, plural(passages, "passage"))) + "\n")
 	if r.state != nil && r.state.Question != "" {
-		b.WriteString(clip(wrap("Question: "+r.state.Question, r.width), 2) + "\n")
+		b.WriteString(clip(wrap("Question: "+safe(r.state.Question), r.width), 2) + "\n")
 	}
 	if len(p.Gaps) > 0 {
-		b.WriteString(clip(wrap(r.st.Subtle.Render("Gaps: "+strings.Join(p.Gaps, "; ")), r.width), 2) + "\n")
+		b.WriteString(clip(wrap(r.st.Subtle.Render("Gaps: "+safe(strings.Join(p.Gaps, "; "))), r.width), 2) + "\n")
 	}
 	if a := p.Analysis; a != nil && a.String() != "" {
 		// How the question is read so far: the analyst corrects it in the answer.
-		b.WriteString(clip(wrap(r.st.Subtle.Render("Analysis: "+a.String()), r.width), 2) + "\n")
+		b.WriteString(clip(wrap(r.st.Subtle.Render("Analysis: "+safe(a.String())), r.width), 2) + "\n")
 	}
 	if r.state != nil && len(r.state.Evidence) > 0 {
 		var docs []string
 		seen := map[string]bool{}
 		for _, e := range r.state.Evidence {
-			name := e.Doc
+			name := safeLine(e.Doc)
 			if e.Section != "" {
-				name += " § " + e.Section
+				name += " § " + safeLine(e.Section)
 			}
 			if !seen[name] {
 				seen[name] = true
@@ -201,7 +202,7 @@ func (r *researchTab) refineView() string {
 	}
 	b.WriteString("\n")
 	for i, q := range p.Questions {
-		b.WriteString(wrap(fmt.Sprintf("%d. %s", i+1, q), r.width) + "\n")
+		b.WriteString(wrap(fmt.Sprintf("%d. %s", i+1, safe(q)), r.width) + "\n")
 	}
 	b.WriteString("\n" + r.answer.View())
 	return b.String()
@@ -259,7 +260,7 @@ func (r *researchTab) sessionsView() string {
 		if j.Progress.Total > 0 {
 			progress = fmt.Sprintf(" %d/%d", j.Progress.Done, j.Progress.Total)
 		}
-		others = append(others, fmt.Sprintf("%s (%s%s)", j.Title, j.Owner, progress))
+		others = append(others, fmt.Sprintf("%s (%s%s)", safeLine(j.Title), safeLine(j.Owner), progress))
 	}
 	if len(others) > 0 {
 		b.WriteString(truncate(r.st.Subtle.Render("Also running: "+strings.Join(others, " · ")), r.width) + "\n")
@@ -273,14 +274,15 @@ func (r *researchTab) sessionsView() string {
 		run := r.runs[i]
 		status, owner := run.Status, ""
 		if j, ok := r.runJobs[run.ID]; ok {
-			owner = j.Owner
+			owner = safeLine(j.Owner)
 			if j.State == jobs.JobRunning {
 				status = "running"
 			}
 		}
-		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, status, run.Steps, run.Title)
+		title := safeLine(run.Title)
+		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, status, run.Steps, title)
 		if owner != "" {
-			line = fmt.Sprintf("%-24s %-12s %-10s %3d steps  %s", run.ID, status, owner, run.Steps, run.Title)
+			line = fmt.Sprintf("%-24s %-12s %-10s %3d steps  %s", run.ID, status, owner, run.Steps, title)
 		}
 		if i == r.runsCur {
 			line = r.st.Selected.Render("▸ " + line)
@@ -297,8 +299,8 @@ func (r *researchTab) passageView() string {
 	if c == nil {
 		return ""
 	}
-	head := fmt.Sprintf("%s %s — %s", c.Doc, c.Section, c.Heading)
+	head := safeLine(fmt.Sprintf("%s %s — %s", c.Doc, c.Section, c.Heading))
 	return r.st.Title.Render(head) + "\n" +
-		r.st.Subtle.Render(fmt.Sprintf("collection %s · %s · chunk %s · bytes %d–%d", c.Collection, orNone(c.SectionPath), c.ID, c.Start, c.End)) +
-		"\n\n" + wrap(c.Text, min(r.width, 110))
+		r.st.Subtle.Render(fmt.Sprintf("collection %s · %s · chunk %s · bytes %d–%d", safeLine(c.Collection), orNone(c.SectionPath), safeLine(c.ID), c.Start, c.End)) +
+		"\n\n" + wrap(safe(c.Text), min(r.width, 110))
 }

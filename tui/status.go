@@ -132,7 +132,7 @@ func (m *Model) statusLine() string {
 	if !ok {
 		return ""
 	}
-	text := fitWords(e.text, m.width-2, " … (5 Log: all of it)")
+	text := fitWords(safe(e.text), m.width-2, " … (5 Log: all of it)") // messages name documents, runs, errors
 	if e.err {
 		return truncate(m.st.StatusError.Render("! "+text), m.width)
 	}

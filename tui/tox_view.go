@@ -85,7 +85,7 @@ func (x *toxTab) listLines(w, h int) []string {
 	case x.input == toxFilter:
 		lines = append(lines, x.st.Key.Render("/ ")+x.line.View())
 	case x.filter != "":
-		lines = append(lines, x.st.Subtle.Render("/ "+x.filter+" (esc clears)"))
+		lines = append(lines, x.st.Subtle.Render("/ "+safeLine(x.filter)+" (esc clears)"))
 	}
 	rows := max(h-len(lines), 1)
 	if x.cur < x.listOff {
@@ -104,7 +104,7 @@ func (x *toxTab) listLines(w, h int) []string {
 		if wm := x.waitingMark(p.INCI); wm != "" { // a proposal for it waits
 			tail, styled = wm+" "+ver, x.st.Unresolved.Render(wm)+" "+styled
 		}
-		name := pad(p.INCI, max(w-2-textWidth(tail)-1, 4))
+		name := pad(safeLine(p.INCI), max(w-2-textWidth(tail)-1, 4))
 		row := name + " " + styled
 		if j == x.cur {
 			mark := "▸ "
@@ -125,21 +125,21 @@ func (x *toxTab) profileHead(w int) string {
 		return ""
 	}
 	pv := x.profile
-	head := x.st.Title.Render(pv.INCI) + fmt.Sprintf(" · v%d · %s · %s", pv.Version, pv.EditType, pv.CreatedAt.In(x.loc).Format(toxTimeFormat))
+	head := x.st.Title.Render(safeLine(pv.INCI)) + fmt.Sprintf(" · v%d · %s · %s", pv.Version, safeLine(pv.EditType), pv.CreatedAt.In(x.loc).Format(toxTimeFormat))
 	return truncate(head, w)
 }
 
 // profileLines is the profile under the cursor, below its head line.
 func (x *toxTab) profileLines(w int) []string {
 	if x.profileErr != "" {
-		return []string{x.st.StatusError.Render(x.profileErr)}
+		return []string{x.st.StatusError.Render(safeLine(x.profileErr))}
 	}
 	if x.profile == nil {
 		return nil
 	}
 	p, err := x.profile.Profile()
 	if err != nil {
-		return []string{x.st.StatusError.Render("couldn't read the profile: " + err.Error())}
+		return []string{x.st.StatusError.Render(safeLine("couldn't read the profile: " + err.Error()))}
 	}
 	var out []string
 	sub := x.st.Subtle
@@ -147,7 +147,7 @@ func (x *toxTab) profileLines(w int) []string {
 	if cas == "" {
 		cas = "none"
 	}
-	out = append(out, sub.Render("CAS "+cas+" · "+x.profile.Summary))
+	out = append(out, sub.Render(safeLine("CAS "+cas+" · "+x.profile.Summary)))
 	section := func(name string, n int) {
 		out = append(out, "", x.st.Header.Render(fmt.Sprintf("%s (%d)", name, n)))
 	}
@@ -159,20 +159,21 @@ func (x *toxTab) profileLines(w int) []string {
 			if n.DurationDays != nil {
 				days = strconv.Itoa(*n.DurationDays)
 			}
-			rows = append(rows, []string{strconv.Itoa(i + 1), n.Type, fmtFloat(n.Value), n.Unit, n.Species, n.Route, days, n.Reference})
+			rows = append(rows, []string{strconv.Itoa(i + 1), safeLine(n.Type), fmtFloat(n.Value), safeLine(n.Unit), safeLine(n.Species),
+				safeLine(n.Route), days, safeLine(n.Reference)})
 		}
 		table := columns(rows)
 		out = append(out, sub.Render(table[0]))
 		for i, n := range p.NOAEL {
 			out = append(out, table[i+1])
 			if n.Study != "" || n.Source != "" {
-				out = append(out, sub.Render("    "+strings.Join(nonEmpty(n.Study, n.Source), " · ")))
+				out = append(out, sub.Render("    "+safeLine(strings.Join(nonEmpty(n.Study, n.Source), " · "))))
 			}
 		}
 	}
 	section("DAP", len(p.DAP))
 	for _, d := range p.DAP {
-		out = append(out, "  "+strings.Join(nonEmpty(fmtFloat(d.Value)+" %", d.Source, refText(d.Reference)), " · "))
+		out = append(out, "  "+safeLine(strings.Join(nonEmpty(fmtFloat(d.Value)+" %", d.Source, refText(d.Reference)), " · ")))
 	}
 	section("Annex entries", len(p.AnnexEntries))
 	for _, a := range p.AnnexEntries {
@@ -184,14 +185,14 @@ func (x *toxTab) profileLines(w int) []string {
 		if a.MaxConcentration != "" {
 			limit = "max " + a.MaxConcentration
 		}
-		out = append(out, "  "+strings.Join(nonEmpty(entry, a.ProductType, limit), " · "))
+		out = append(out, "  "+safeLine(strings.Join(nonEmpty(entry, a.ProductType, limit), " · ")))
 		if a.Conditions != "" {
-			out = append(out, sub.Render("    "+a.Conditions))
+			out = append(out, sub.Render("    "+safeLine(a.Conditions)))
 		}
 	}
 	section("References", len(p.References))
 	for _, r := range p.References {
-		out = append(out, wrapIndent(r.ID+"  "+r.Citation, w, "  ", "      ")...)
+		out = append(out, wrapIndent(safe(r.ID+"  "+r.Citation), w, "  ", "      ")...)
 	}
 	section("Statements", len(p.Statements))
 	for _, s := range p.Statements {
@@ -200,7 +201,7 @@ func (x *toxTab) profileLines(w int) []string {
 		if by != "" {
 			text += " — " + by
 		}
-		out = append(out, wrapIndent(text, w, "  ", "  ")...)
+		out = append(out, wrapIndent(safe(text), w, "  ", "  ")...)
 	}
 	return out
 }
@@ -265,14 +266,14 @@ func wrapIndent(s string, width int, first, rest string) []string {
 func (x *toxTab) editorView() string {
 	var head string
 	if x.input == toxOps && x.proposal != nil {
-		head = x.st.Title.Render("Edit the operations") + " · " + x.proposal.INCI +
+		head = x.st.Title.Render("Edit the operations") + " · " + safeLine(x.proposal.INCI) +
 			x.st.Subtle.Render(" · ctrl+s checks them and proposes again as a structured edit")
 	} else {
 		v := 0
 		if x.profile != nil {
 			v = x.profile.Version
 		}
-		head = x.st.Title.Render("Edit "+x.selected()) + fmt.Sprintf(" · from version %d", v) +
+		head = x.st.Title.Render("Edit "+safeLine(x.selected())) + fmt.Sprintf(" · from version %d", v) +
 			x.st.Subtle.Render(" · an instruction in words, a JSON payload or a JSON Patch")
 	}
 	lines := []string{head, "", x.text.View(), ""}
@@ -280,7 +281,7 @@ func (x *toxTab) editorView() string {
 	case x.running():
 		lines = append(lines, x.st.Unresolved.Render("proposing… (esc cancels)"))
 	case x.inputErr != "":
-		lines = append(lines, wrapIndent(x.st.StatusError.Render("! ")+x.inputErr, x.width, "", "  ")...)
+		lines = append(lines, wrapIndent(x.st.StatusError.Render("! ")+safe(x.inputErr), x.width, "", "  ")...)
 	default:
 		lines = append(lines, x.st.Subtle.Render("ctrl+s proposes (enter too, for a one-line instruction) · esc cancels"))
 	}
@@ -291,29 +292,29 @@ func (x *toxTab) proposalView() string {
 	p := x.proposal
 	sub := x.st.Subtle
 	head := []string{
-		x.st.Title.Render("Proposal · "+p.INCI) + fmt.Sprintf(" · from version %d", p.BaseVersion),
+		x.st.Title.Render("Proposal · "+safeLine(p.INCI)) + fmt.Sprintf(" · from version %d", p.BaseVersion),
 	}
 	if wl := x.waitingLine(); wl != "" {
 		head = append(head, truncate(wl, x.width))
 	}
 	head = append(head,
 		truncate(sub.Render("input: ")+oneLine(p.Input), x.width),
-		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), p.EditType, sub.Render("method"), orNone(p.Method),
+		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), safeLine(string(p.EditType)), sub.Render("method"), orNone(string(p.Method)),
 			sub.Render("model calls"), p.ModelCalls))
 	switch {
 	case x.input == toxComment:
 		head = append(head, x.st.Key.Render("comment: ")+x.line.View())
 	case x.comment != "":
-		head = append(head, truncate(sub.Render("comment (the summary): ")+x.comment, x.width))
+		head = append(head, truncate(sub.Render("comment (the summary): ")+safeLine(x.comment), x.width))
 	default:
-		head = append(head, truncate(sub.Render("summary: ")+p.Summary, x.width))
+		head = append(head, truncate(sub.Render("summary: ")+safeLine(p.Summary), x.width))
 	}
 	if p.Note != "" {
-		head = append(head, truncate(x.st.Unresolved.Render("note: ")+p.Note, x.width))
+		head = append(head, truncate(x.st.Unresolved.Render("note: ")+safeLine(p.Note), x.width))
 	}
 	body := []string{"", x.st.Header.Render(fmt.Sprintf("Operations (%d)", len(p.Patch)))}
 	for _, op := range p.Patch {
-		body = append(body, "  "+jsonpatch.Describe(p.Before, op))
+		body = append(body, "  "+safeLine(jsonpatch.Describe(p.Before, op)))
 	}
 	if len(p.Patch) == 0 {
 		body = append(body, sub.Render("  none: nothing to save"))
@@ -357,6 +358,7 @@ func (x *toxTab) diffLines(before, after []byte, w int) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		l = safeLine(l) // JSON escapes C0 controls, not C1 ones or bidi overrides
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			out = append(out, x.st.DiffHunk.Render(l))
@@ -381,7 +383,7 @@ func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
 			}
 			return strings.Repeat(" ", cw)
 		}
-		s := pad(fmt.Sprintf("%4d %c%s", max(l.Old, l.New), l.Kind, l.Text), cw)
+		s := pad(fmt.Sprintf("%4d %c%s", max(l.Old, l.New), l.Kind, safeLine(l.Text)), cw)
 		if right {
 			s = strings.TrimRight(s, " ")
 		}
@@ -435,7 +437,7 @@ func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
 
 func (x *toxTab) historyView() string {
 	inci := x.selected()
-	head := []string{x.st.Title.Render("History · "+inci) + x.st.Subtle.Render(fmt.Sprintf(" · %d version(s), newest first", len(x.history)))}
+	head := []string{x.st.Title.Render("History · "+safeLine(inci)) + x.st.Subtle.Render(fmt.Sprintf(" · %d version(s), newest first", len(x.history)))}
 	if x.history == nil {
 		return strings.Join(append(head, "", x.st.Subtle.Render("Loading the history…")), "\n")
 	}
@@ -449,7 +451,7 @@ func (x *toxTab) historyView() string {
 		if by == "" {
 			by = "—" // saved before names were recorded
 		}
-		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), by, v.EditType, oneLine(v.Summary)})
+		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), safeLine(by), safeLine(v.EditType), oneLine(v.Summary)})
 	}
 	table := columns(rows)
 	lines := append(head, "", x.st.Subtle.Render(table[0]))
@@ -472,7 +474,7 @@ func (x *toxTab) historyView() string {
 }
 
 func (x *toxTab) versionsView() string {
-	head := []string{x.st.Title.Render(x.diffText)}
+	head := []string{x.st.Title.Render(safeLine(x.diffText))}
 	if x.view == toxConfirm {
 		latest := 0
 		if len(x.history) > 0 {

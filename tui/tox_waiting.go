@@ -181,7 +181,7 @@ func (x *toxTab) waitingLine() string {
 	if w.BatchID != "" {
 		from += " · batch " + w.BatchID
 	}
-	return x.st.Unresolved.Render("waiting") + x.st.Subtle.Render(" since "+w.Since.In(x.loc).Format(toxTimeFormat)+" · esc leaves it waiting · "+from)
+	return x.st.Unresolved.Render("waiting") + x.st.Subtle.Render(" since "+w.Since.In(x.loc).Format(toxTimeFormat)+" · esc leaves it waiting · "+safeLine(from))
 }
 
 // waitingKeyBinding is w in the browse view's help: enabled with the count, or why not.

@@ -48,7 +48,7 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 		refsFrom[r.Task+"|"+r.FromChunk] = append(refsFrom[r.Task+"|"+r.FromChunk], r)
 	}
 	for _, task := range s.Plan {
-		t.nodes = append(t.nodes, treeNode{kind: "task", label: fmt.Sprintf("%s %s (%s)", task.ID, task.Query, task.Status)})
+		t.nodes = append(t.nodes, treeNode{kind: "task", label: oneLine(fmt.Sprintf("%s %s (%s)", task.ID, task.Query, task.Status))})
 		seen := map[string]bool{}
 		addChunk := func(id, doc, section, collection, info, excerpt string, depth int) {
 			if seen[id] {
@@ -95,11 +95,12 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 	t.cursor = min(t.cursor, max(len(t.nodes)-1, 0))
 }
 
+// orNone is an outside value on one line (safeLine), or "(none)" for an empty one.
 func orNone(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return s
+	return safeLine(s)
 }
 
 func (t *treeView) move(d int) { t.cursor = min(max(t.cursor+d, 0), max(len(t.nodes)-1, 0)) }

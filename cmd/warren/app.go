@@ -30,12 +30,14 @@ type app struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, env: env, closeLog: func() {}}
+	a := &app{stdin: stdin, env: env, closeLog: func() {}}
+	a.stdout, a.stderr = a.screens(stdout, stderr)
+	defer a.flushScreens()
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	cmd, err := root.ExecuteC()
 	a.closeLog()
 	if err == nil || errors.As(err, new(cli.ExitError)) { // nil, or reported already

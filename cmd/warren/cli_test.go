@@ -76,7 +76,7 @@ func TestInitThenDoctorAgainstScriptedServer(t *testing.T) {
 	}
 	r = warren(t, env, "init", "--json")
 	var res struct{ Created, Existing []string }
-	if json.Unmarshal([]byte(r.stdout), &res) != nil || len(res.Created) != 0 || len(res.Existing) != 5 {
+	if json.Unmarshal([]byte(r.stdout), &res) != nil || len(res.Created) != 0 || len(res.Existing) != 6 {
 		t.Fatalf("second init creates nothing: %+v", r)
 	}
 

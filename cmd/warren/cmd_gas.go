@@ -96,9 +96,9 @@ func (a *app) gasQueryCommand() *cobra.Command {
 				if answer.Fallback {
 					label = "fallback word match (no expression from the model)"
 				}
-				fmt.Fprintf(w, "%s: %s\n", label, answer.Expression)
+				fmt.Fprintf(w, "%s: %s\n", label, cli.Line(answer.Expression))
 				if answer.Fallback && answer.Note != "" {
-					fmt.Fprintln(w, answer.Note) // why: the model's answers failed, or it could not be asked (and the fix)
+					fmt.Fprintln(w, cli.Line(answer.Note)) // why: the model's answers failed, or it could not be asked (and the fix)
 				}
 				fmt.Fprintf(w, "%d of %d rows match:\n", len(answer.Names), answer.Total)
 				return cli.Lines(w, "  ", answer.Names)
@@ -132,7 +132,7 @@ func (a *app) gasExportCommand() *cobra.Command {
 				out, err := e.ExportGas(cmd.Context(), table, args[0])
 				return out, gasErr(err)
 			}, func(w io.Writer, out service.GasExport) error {
-				_, err := fmt.Fprintf(w, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, out.File)
+				_, err := fmt.Fprintf(w, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, cli.Line(out.File))
 				return err
 			})
 		},

@@ -70,11 +70,11 @@ func (a *app) gasFillCommand() *cobra.Command {
 				}
 				return a.report(cmd, sum, cli.FillOutcome(sum), func(w io.Writer) {
 					fmt.Fprintf(w, "%s: %d rows, %d cells filled (%d need review); model calls per row: median %.0f, max %d.\n",
-						sum.Table, sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
+						cli.Line(sum.Table), sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
 					cli.Lines(w, "  not filled: ", sum.NotGrounded)
 					for _, r := range sum.Results {
 						if r.Err != "" && r.Name != "" {
-							fmt.Fprintf(w, "  failed: row %d %s: %s\n", r.Row, r.Name, r.Err)
+							fmt.Fprintf(w, "  failed: row %d %s: %s\n", r.Row, cli.Line(r.Name), cli.Line(r.Err))
 						}
 					}
 				})

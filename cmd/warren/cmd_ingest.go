@@ -17,7 +17,7 @@ import (
 
 func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
-	var force, allowOutside bool
+	var force, allowOutside, followSymlinks bool
 	cmd := cli.Checked(&cobra.Command{
 		Use: "ingest [PATH...]",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -26,7 +26,7 @@ func (a *app) ingestCommand() *cobra.Command {
 			var err error
 			var refused *service.RegistryRefusal
 			if registryFile == "" {
-				items, err = kb.CollectItems(args, collection)
+				items, err = kb.CollectItemsWith(args, collection, kb.CollectOptions{FollowSymlinks: followSymlinks})
 			} else if reg, items, err = service.IngestRegistry(registryFile, allowOutside); errors.As(err, &refused) {
 				return a.refuseRegistry(cmd, refused)
 			}
@@ -58,6 +58,8 @@ func (a *app) ingestCommand() *cobra.Command {
 				return fmt.Errorf("--registry %q with PATH %q: allowed is PATH... or --registry FILE, not both", registryFile, args[0])
 			case allowOutside && registryFile == "":
 				return fmt.Errorf("--allow-outside without --registry: it allows a registry's documents outside its folder")
+			case followSymlinks && registryFile != "":
+				return fmt.Errorf("--follow-symlinks with --registry: a registry's documents are read where it names them; --allow-outside allows them outside its folder")
 			case cli.Given(cmd, "collection") && registryFile != "":
 				return fmt.Errorf("--collection %q with --registry: the registry names each document's collection", collection)
 			}
@@ -67,6 +69,7 @@ func (a *app) ingestCommand() *cobra.Command {
 	f.StringVarP(&collection, "collection", "c", "general", "collection for the documents")
 	f.StringVar(&registryFile, "registry", "", "ingest every document this registry file lists")
 	f.BoolVar(&allowOutside, "allow-outside", false, "with --registry: ingest documents outside the registry's folder too")
+	f.BoolVar(&followSymlinks, "follow-symlinks", false, "ingest what symbolic links in a folder lead to even outside it (without: skipped, each with its reason)")
 	f.StringVar(&embedder, "embedder", "", "auto, builtin or ollama (default kb.embedder, auto)")
 	f.BoolVar(&force, "rebuild", false, "re-ingest unchanged documents too (after changing the embedder or chunking)")
 	return cmd

@@ -56,7 +56,7 @@ func (a *app) kbCommand() *cobra.Command {
 			if err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": removed}, err)
 			}
-			fmt.Fprintf(a.stdout, "Removed %s.\n", strings.Join(removed, ", "))
+			fmt.Fprintf(a.stdout, "Removed %s.\n", cli.Line(strings.Join(removed, ", ")))
 			return nil
 		}),
 	}
@@ -89,7 +89,7 @@ func (a *app) kbMigrateCommand() *cobra.Command {
 func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string, prune bool) error {
 	bar := cli.NewProgressLine(a.stderr)
 	rep, err := e.MigrateKB(ctx, service.MigrateOptions{To: to, Prune: prune, Progress: func(p kbcopy.Progress) {
-		bar.Draw(fmt.Sprintf("%d/%d documents · %d chunks copied · %s", p.Done, p.Total, p.Chunks, p.Doc))
+		bar.Draw(fmt.Sprintf("%d/%d documents · %d chunks copied · %s", p.Done, p.Total, p.Chunks, p.Doc)) // Draw cleans it
 	}})
 	bar.Done()
 	var extra *kbcopy.ExtraDocumentsError
@@ -113,7 +113,7 @@ func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string
 		}
 		fmt.Fprintln(w, ".")
 		for _, id := range rep.Pruned {
-			fmt.Fprintf(w, "Removed %s from %s (not in the source).\n", id, rep.To)
+			fmt.Fprintf(w, "Removed %s from %s (not in the source).\n", cli.Line(id), rep.To)
 		}
 		fmt.Fprintf(w, "Verified: %d documents, %d chunks and checksum %s on both sides.\n",
 			rep.Destination.Documents, rep.Destination.Chunks, rep.Destination.Sum)

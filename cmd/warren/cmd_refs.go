@@ -15,7 +15,7 @@ import (
 func (a *app) refsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "refs"}
 	var detector, from, section string
-	note := func(s string) { fmt.Fprintln(a.stderr, "note:", s) }
+	note := func(s string) { fmt.Fprintln(a.stderr, "note:", cli.Line(s)) }
 	detect := &cobra.Command{
 		Use:  "detect TEXT",
 		Args: cobra.ExactArgs(1),
@@ -42,7 +42,7 @@ func (a *app) refsCommand() *cobra.Command {
 				if r.DocumentContext != "" {
 					ctxNote = " in " + r.DocumentContext
 				}
-				fmt.Fprintf(a.stdout, "%-19s %s%s  «%s»  (%s)\n", r.Type, r.Target, ctxNote, r.OriginalText, r.Method)
+				fmt.Fprintf(a.stdout, "%-19s %s  «%s»  (%s)\n", r.Type, cli.Line(r.Target+ctxNote), cli.Line(r.OriginalText), r.Method)
 			}
 			return nil
 		},
@@ -64,9 +64,9 @@ func (a *app) refsCommand() *cobra.Command {
 			}
 			for _, res := range results {
 				if r := res.Resolved; r != nil {
-					fmt.Fprintf(a.stdout, "«%s» → %s (%s; %s)\n", res.OriginalText, cli.DocSection(r.Doc, r.Section), r.Method, strings.Join(r.ChunkIDs, ", "))
+					fmt.Fprintf(a.stdout, "«%s» → %s (%s; %s)\n", cli.Line(res.OriginalText), cli.Line(cli.DocSection(r.Doc, r.Section)), r.Method, cli.Line(strings.Join(r.ChunkIDs, ", ")))
 				} else {
-					fmt.Fprintf(a.stdout, "«%s» → unresolved: %s\n", res.OriginalText, res.Reason)
+					fmt.Fprintf(a.stdout, "«%s» → unresolved: %s\n", cli.Line(res.OriginalText), cli.Line(res.Reason))
 				}
 			}
 			return nil

@@ -58,7 +58,7 @@ func (a *app) registryCommand() *cobra.Command {
 						fmt.Fprintln(w, "No new synonyms to propose.")
 					}
 					for _, p := range proposals {
-						fmt.Fprintf(w, "%s: %s\n", p.Doc, strings.Join(p.Synonyms, "; "))
+						fmt.Fprintf(w, "%s: %s\n", cli.Line(p.Doc), cli.Line(strings.Join(p.Synonyms, "; ")))
 					}
 					if apply && len(proposals) > 0 {
 						fmt.Fprintln(w, "Added to the workspace registry.")
@@ -76,6 +76,6 @@ func (a *app) registryCommand() *cobra.Command {
 // printProblems lists a registry's problems, one a line.
 func printProblems(w io.Writer, problems []registry.Problem) {
 	for _, p := range problems {
-		fmt.Fprintln(w, p.String())
+		fmt.Fprintln(w, cli.Line(p.String()))
 	}
 }

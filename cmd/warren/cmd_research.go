@@ -40,7 +40,7 @@ func (a *app) researchCommand() *cobra.Command {
 					Interactive: cli.IsTerminal(a.stdin) && answersPath == "" && !yes}
 				req := service.ResearchRequest{Resume: resume, Options: research.Options{HITL: !noHITL, MaxIterations: iterations},
 					BudgetCalls: budgetCalls, Sink: trail.Event, Note: trail.Note, Answer: d.Answer, Out: out,
-					Started: func(run string) { fmt.Fprintf(a.stderr, "run %s: started\n", run) }}
+					Started: func(run string) { fmt.Fprintf(a.stderr, "run %s: started\n", cli.Line(run)) }}
 				if resume == "" {
 					req.Question = args[0]
 				}
@@ -56,7 +56,7 @@ func (a *app) researchCommand() *cobra.Command {
 				case sum.Finished && a.jsonOut:
 					return a.printJSON(map[string]any{"run": sum.Run, "status": sum.Status, "finished": true, "report": sum.Report})
 				case sum.Finished:
-					fmt.Fprintf(a.stdout, "Run %s has finished; its report is %s.\n", sum.Run, sum.Report)
+					fmt.Fprintf(a.stdout, "Run %s has finished; its report is %s.\n", sum.Run, cli.Line(sum.Report))
 					return nil
 				case sum.Status == agent.StatusInterrupted:
 					if a.jsonOut {
@@ -73,10 +73,10 @@ func (a *app) researchCommand() *cobra.Command {
 				}
 				partial := ""
 				if sum.Partial {
-					partial = " (partial: " + sum.PartialNote + ")"
+					partial = " (partial: " + cli.Line(sum.PartialNote) + ")"
 				}
 				fmt.Fprintf(a.stdout, "Report written to %s%s.\n%d tasks, references: %s; quality %d/500, %d model calls, %d tokens.\n",
-					sum.Report, partial, len(sum.Tasks), cli.ReferenceCounts(sum.References), sum.Quality.Total, sum.Calls, sum.Tokens.Tokens())
+					cli.Line(sum.Report), partial, len(sum.Tasks), cli.ReferenceCounts(sum.References), sum.Quality.Total, sum.Calls, sum.Tokens.Tokens())
 				return nil
 			})
 		},

@@ -32,7 +32,8 @@ func (a *app) searchCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "No matching passages.")
 			}
 			for i, r := range results {
-				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.DocSection(r.Doc, r.Section), r.Heading, r.Collection, r.Score, snippet.Cut(r.Text, 220))
+				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.Line(cli.DocSection(r.Doc, r.Section)), cli.Line(r.Heading), cli.Line(r.Collection), r.Score,
+					snippet.Cut(cli.Line(r.Text), 220))
 			}
 			return nil
 		}),

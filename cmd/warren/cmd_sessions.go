@@ -48,25 +48,25 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout)
 			if latest.Error != "" {
-				fmt.Fprintf(a.stdout, "Error: %s\n", latest.Error)
+				fmt.Fprintf(a.stdout, "Error: %s\n", cli.Line(latest.Error))
 			}
-			fmt.Fprintf(a.stdout, "Question: %s\n", st.Question)
+			fmt.Fprintf(a.stdout, "Question: %s\n", cli.Line(st.Question))
 			if st.Termination != "" {
-				fmt.Fprintf(a.stdout, "Refinement ended: %s\n", st.Termination)
+				fmt.Fprintf(a.stdout, "Refinement ended: %s\n", cli.Line(st.Termination))
 			}
 			for _, t := range st.Plan {
-				fmt.Fprintf(a.stdout, "  [%s] %s (%s)\n", t.ID, t.Query, t.Status)
+				fmt.Fprintf(a.stdout, "  [%s] %s (%s)\n", cli.Line(t.ID), cli.Line(t.Query), cli.Line(t.Status))
 			}
 			if len(s.Decisions) > 0 {
 				fmt.Fprintln(a.stdout, "Decisions:")
 				for _, d := range s.Decisions {
-					fmt.Fprintf(a.stdout, "  %s round %d: %s by %s at %s\n", d.Kind, d.Round, d.Action, cli.OrDash(d.By), d.At.Local().Format("2006-01-02 15:04"))
+					fmt.Fprintf(a.stdout, "  %s round %d: %s by %s at %s\n", d.Kind, d.Round, cli.Line(d.Action), cli.Line(cli.OrDash(d.By)), d.At.Local().Format("2006-01-02 15:04"))
 				}
 			}
 			fmt.Fprintf(a.stdout, "References: %s\nModel calls: %d, tokens %d (prompt %d, completion %d)\n",
 				cli.ReferenceCounts(s.References), usage.Calls, usage.Tokens(), usage.PromptTokens, usage.CompletionTokens)
 			if hosts := callsByHost(s.Ledger); hosts != "" {
-				fmt.Fprintf(a.stdout, "Calls by host: %s\n", hosts)
+				fmt.Fprintf(a.stdout, "Calls by host: %s\n", cli.Line(hosts))
 			}
 			return a.table("STEP\tNODE\tSTATUS", len(s.Steps), func(i int) string {
 				return fmt.Sprintf("%d\t%s\t%s", s.Steps[i].Step, s.Steps[i].Node, s.Steps[i].Status)

@@ -30,11 +30,11 @@ func (a *app) toxImportCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := call(a, func(e *env) (*service.ToxImported, error) { return e.ToxImport(cmd.Context(), args[0]) }, func(w io.Writer, res *service.ToxImported) error {
-				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", res.File, res.Profiles,
+				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", cli.Line(res.File), res.Profiles,
 					cli.Plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
 				return cli.Table(w, func(tw io.Writer) {
 					for _, r := range res.Results {
-						fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, r.INCI, r.Version)
+						fmt.Fprintf(tw, "  %s\t%s\tversion %d\n", r.Status, cli.Line(r.INCI), r.Version)
 					}
 				})
 			})
@@ -99,7 +99,7 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) ([]toxdb.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []toxdb.VersionInfo) error {
-				fmt.Fprintf(w, "%s: %d %s\n", hist[0].INCI, len(hist), cli.Plural(len(hist), "version", "versions"))
+				fmt.Fprintf(w, "%s: %d %s\n", cli.Line(hist[0].INCI), len(hist), cli.Plural(len(hist), "version", "versions"))
 				return cli.Rows(w, "VERSION\tWHEN\tBY\tEDIT\tSUMMARY\tBATCH", len(hist), func(i int) string {
 					v := hist[i]
 					return fmt.Sprintf("%d\t%s\t%s\t%s\t%s\t%s", v.Version, v.CreatedAt.Local().Format("2006-01-02 15:04:05"), cli.OrDash(v.By), v.EditType, cli.OrDash(v.Summary), cli.OrDash(v.BatchID))
@@ -126,9 +126,10 @@ func (a *app) toxDiffCommand() *cobra.Command {
 				}
 				text, err := jsonpatch.Render(d.From.Data, d.To.Data, cli.TerminalWidth(a.stdout, 100))
 				if err == nil && text == "" {
-					fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, d.From.INCI)
+					fmt.Fprintf(a.stdout, "Versions %d and %d of %s are identical.\n", v1, v2, cli.Line(d.From.INCI))
 				} else if err == nil {
-					fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", d.From.INCI, v1, d.From.INCI, v2, text)
+					inci := cli.Line(d.From.INCI)
+					fmt.Fprintf(a.stdout, "--- %s version %d\n+++ %s version %d\n%s", inci, v1, inci, v2, text)
 				}
 				return err
 			})
@@ -158,11 +159,12 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", name, latest, name, to, diff)
+					shown := cli.Line(name)
+					fmt.Fprintf(a.stderr, "--- %s version %d (latest)\n+++ %s version %d\n%s", shown, latest, shown, to, diff)
 					if diff == "" {
 						fmt.Fprintf(a.stderr, "(version %d has the same data as the latest version)\n", to)
 					}
-					fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", name, to, latest+1)
+					fmt.Fprintf(a.stderr, "Roll %s back to version %d, saved as version %d? [y/N] ", shown, to, latest+1)
 					if !cli.Confirmed(a.stdin) {
 						return a.fail(cmd, nil, cli.WithHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 					}
@@ -172,7 +174,7 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 					return err
 				}
 				return a.output(map[string]any{"inci": name, "to": to, "version": v}, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "Rolled %s back to version %d: saved as version %d.\n", name, to, v)
+					_, err := fmt.Fprintf(w, "Rolled %s back to version %d: saved as version %d.\n", cli.Line(name), to, v)
 					return err
 				})
 			})

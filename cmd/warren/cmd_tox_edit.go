@@ -23,7 +23,7 @@ func (a *app) toxEditCommand() *cobra.Command {
 				if err == nil && res.Status == service.ToxPending && !a.jsonOut && cli.IsTerminal(a.stdin) {
 					p := res.Proposal
 					cli.WriteProposal(a.stdout, p)
-					fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, p.INCI)
+					fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, cli.Line(p.INCI))
 					if !cli.Confirmed(a.stdin) {
 						if _, err := e.ToxDecide(ctx, p, true, "declined at the prompt"); err != nil {
 							return err
@@ -54,7 +54,7 @@ func (a *app) printToxEdit(res *service.ToxEditResult) error {
 		cli.WriteProposal(w, p)
 		switch res.Status {
 		case service.ToxSaved:
-			fmt.Fprintf(w, "Saved %s version %d.\n", p.INCI, res.Version)
+			fmt.Fprintf(w, "Saved %s version %d.\n", cli.Line(p.INCI), res.Version)
 		case service.ToxPending:
 			fmt.Fprintf(w, "Proposal %s waits for approval: `warren tox approve %s`, or the Toxicology tab of the workbench.\n", p.ID, p.ID)
 		}

@@ -8,10 +8,47 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/internal/cli"
+	"warren/internal/termsafe"
 )
 
 // The helpers every command shares: open the workspace, print a result as JSON or text, report
 // a failure. The printing itself is package cli's.
+
+// screen is the standard output of a command: text through termsafe, so that no document,
+// file name or model output drives the analyst's terminal (the same on a pipe or in a file:
+// cheap and predictable), and JSON (--json) as it is, since encoding/json escapes control
+// characters itself and scripts must read the exact values.
+type screen struct {
+	raw  io.Writer
+	safe *termsafe.Writer
+	json *bool // read at each write: a failure found before the flags were parsed sets it late
+}
+
+func (s *screen) Write(p []byte) (int, error) {
+	if *s.json {
+		return s.raw.Write(p)
+	}
+	return s.safe.Write(p)
+}
+
+// Unwrap is the stream itself, for the terminal's width and the progress line.
+func (s *screen) Unwrap() io.Writer { return s.raw }
+
+// screens wraps the command's standard output and error: see screen. Standard error carries
+// only text.
+func (a *app) screens(stdout, stderr io.Writer) (io.Writer, io.Writer) {
+	return &screen{raw: stdout, safe: termsafe.NewWriter(stdout), json: &a.jsonOut}, termsafe.NewWriter(stderr)
+}
+
+// flushScreens writes what the streams hold back (a character cut between two writes).
+func (a *app) flushScreens() {
+	if s, ok := a.stdout.(*screen); ok {
+		s.safe.Flush()
+	}
+	if w, ok := a.stderr.(*termsafe.Writer); ok {
+		w.Flush()
+	}
+}
 
 // printJSON prints v as JSON on stdout.
 func (a *app) printJSON(v any) error { return cli.PrintJSON(a.stdout, v) }

@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/charmbracelet/x/term"
+
+	"warren/internal/termsafe"
 )
 
 // PrintJSON writes v to w as indented JSON.
@@ -34,15 +36,34 @@ func Table(w io.Writer, lines func(tw io.Writer)) error {
 	return tw.Flush()
 }
 
-// Rows prints n rows (tab-separated columns) under a header, the columns aligned.
+// Rows prints n rows (tab-separated columns) under a header, the columns aligned. Each cell
+// goes through Cells: a value with a line break or an escape sequence cannot break the table.
 func Rows(w io.Writer, header string, n int, row func(i int) string) error {
 	return Table(w, func(tw io.Writer) {
 		fmt.Fprintln(tw, header)
 		for i := range n {
-			fmt.Fprintln(tw, row(i))
+			fmt.Fprintln(tw, Cells(row(i)))
 		}
 	})
 }
+
+// Cells makes a row of tab-separated cells safe to print: each cell on one line, without
+// escape sequences or control characters (termsafe.Line).
+func Cells(row string) string {
+	if termsafe.Line(row) == row {
+		return row
+	}
+	cells := strings.Split(row, "\t")
+	for i, c := range cells {
+		cells[i] = termsafe.Line(c)
+	}
+	return strings.Join(cells, "\t")
+}
+
+// Line is a value from a document, a file name, the registry or a model made safe to print on
+// one line (termsafe.Line); the CLI's streams remove escape sequences anyway, this keeps the
+// value's line whole.
+func Line(s string) string { return termsafe.Line(s) }
 
 // Confirmed reads the answer to a y/N question from r.
 func Confirmed(r io.Reader) bool {
@@ -57,9 +78,24 @@ func IsTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(f.Fd()) // /dev/null is a character device, not a terminal
 }
 
+// File is the file w writes to, looking through writers that wrap another (the CLI's
+// sanitising streams have Unwrap).
+func File(w io.Writer) (*os.File, bool) {
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			return v, true
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+}
+
 // TerminalWidth is the width of the terminal w is, or fallback.
 func TerminalWidth(w io.Writer, fallback int) int {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
+	if f, ok := File(w); ok && term.IsTerminal(f.Fd()) {
 		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 20 {
 			return w
 		}
@@ -122,10 +158,11 @@ func TextArg(stdin io.Reader, arg string) (string, error) {
 	return string(data), nil
 }
 
-// Lines prints each item on a line of its own after indent.
+// Lines prints each item on a line of its own after indent (an item with a line break stays
+// on its line: see Line).
 func Lines(w io.Writer, indent string, items []string) error {
 	for _, item := range items {
-		if _, err := fmt.Fprintln(w, indent+item); err != nil {
+		if _, err := fmt.Fprintln(w, indent+Line(item)); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"warren/internal/termsafe"
 	"warren/kb"
 )
 
@@ -20,16 +22,16 @@ type ProgressLine struct {
 	width   int
 }
 
-// NewProgressLine draws on w when w is a terminal.
+// NewProgressLine draws on w when w is a terminal. It draws on the terminal itself, past a
+// sanitising writer (which would remove its carriage returns), and cleans what it draws.
 func NewProgressLine(w io.Writer) *ProgressLine {
-	f, ok := w.(*os.File)
-	enabled := false
-	if ok {
+	p := &ProgressLine{w: w}
+	if f, ok := File(w); ok {
 		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			enabled = true
+			p.w, p.enabled = f, true
 		}
 	}
-	return &ProgressLine{w: w, enabled: enabled}
+	return p
 }
 
 // Ingest draws ingest progress: a bar over files, then chunks and embedding throughput.
@@ -53,13 +55,19 @@ func (p *ProgressLine) Ingest(pr kb.Progress) {
 	p.Draw(line)
 }
 
-// Draw replaces the line with line (cut to 110 bytes).
+// Draw replaces the line with line (made safe with termsafe.Line, as it may name a file, and
+// cut to 110 bytes).
 func (p *ProgressLine) Draw(line string) {
 	if !p.enabled {
 		return
 	}
+	line = termsafe.Line(line)
 	if len(line) > 110 {
-		line = line[:110]
+		cut := 110
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut-- // never inside a character
+		}
+		line = line[:cut]
 	}
 	pad := max(p.width-len(line), 0)
 	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))

@@ -39,7 +39,7 @@ func (p *ResearchTrail) Event(e agent.Event) {
 	case agent.EventNodeFinished:
 		fmt.Fprintf(p.W, "  %-16s done in %s (%d model calls so far)\n", e.Node, e.Duration.Round(time.Millisecond), p.calls)
 	case agent.EventError:
-		fmt.Fprintf(p.W, "  %-16s failed: %s\n", e.Node, e.Summary)
+		fmt.Fprintf(p.W, "  %-16s failed: %s\n", e.Node, Line(e.Summary))
 	}
 }
 
@@ -47,7 +47,7 @@ func (p *ResearchTrail) Event(e agent.Event) {
 func (p *ResearchTrail) Note(text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.W, "    %s\n", text)
+	fmt.Fprintf(p.W, "    %s\n", Line(text))
 }
 
 // ResearchPrompter shows each interrupt of a headless research run (the questions, the plan)
@@ -69,9 +69,9 @@ func (r *ResearchPrompter) Answer(in *agent.Interrupt) (json.RawMessage, bool, e
 		var p research.QuestionsPayload
 		json.Unmarshal(in.Payload, &p)
 		if !r.Quiet {
-			fmt.Fprintf(r.Out, "\nCoverage %.0f %%. Gaps: %s\n", 100*p.Coverage, strings.Join(p.Gaps, "; "))
+			fmt.Fprintf(r.Out, "\nCoverage %.0f %%. Gaps: %s\n", 100*p.Coverage, Line(strings.Join(p.Gaps, "; ")))
 			for i, q := range p.Questions {
-				fmt.Fprintf(r.Out, "  %d. %s\n", i+1, q)
+				fmt.Fprintf(r.Out, "  %d. %s\n", i+1, Line(q))
 			}
 		}
 	case research.InterruptPlan:
@@ -81,7 +81,7 @@ func (r *ResearchPrompter) Answer(in *agent.Interrupt) (json.RawMessage, bool, e
 		if !r.Quiet {
 			fmt.Fprintln(r.Out, "\nProposed plan:")
 			for i, t := range p.Tasks {
-				fmt.Fprintf(r.Out, "  %d. [%s] %s — %s\n", i+1, t.ID, t.Query, t.Rationale)
+				fmt.Fprintf(r.Out, "  %d. [%s] %s — %s\n", i+1, Line(t.ID), Line(t.Query), Line(t.Rationale))
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func WriteIngestReport(w io.Writer, rep *kb.IngestReport) {
 	for _, f := range rep.Files {
 		switch f.Status {
 		case kb.StatusSkipped, kb.StatusFailed:
-			fmt.Fprintf(w, "%-7s %s: %s\n", strings.ToUpper(f.Status[:4]), f.Path, f.Reason)
+			fmt.Fprintf(w, "%-7s %s: %s\n", strings.ToUpper(f.Status[:4]), Line(f.Path), Line(f.Reason))
 		}
 	}
 	fmt.Fprintf(w, "Ingested %d, unchanged %d, skipped %d, failed %d: %d chunks in %.1fs (%.0f chunks/s).\n",

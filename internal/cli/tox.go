@@ -38,9 +38,9 @@ func ToxVersion(name, s string) (int, error) {
 // WriteProfile prints a toxicology profile for reading.
 func WriteProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Profile) {
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-	fmt.Fprintln(w, p.INCI+Wrap(" (CAS ", p.CAS, ")"))
-	fmt.Fprintf(w, "version %d of %d · %s · %s%s%s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"), v.EditType,
-		Wrap(" · ", v.Summary, ""), Wrap(" · batch ", v.BatchID, ""))
+	fmt.Fprintln(w, Line(p.INCI+Wrap(" (CAS ", p.CAS, ")")))
+	fmt.Fprintf(w, "version %d of %d · %s · %s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"),
+		Line(v.EditType+Wrap(" · ", v.Summary, "")+Wrap(" · batch ", v.BatchID, "")))
 
 	fmt.Fprintf(w, "\nNOAEL (%d)\n", len(p.NOAEL))
 	if len(p.NOAEL) > 0 {
@@ -54,39 +54,39 @@ func WriteProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Prof
 				if n.Source != "" {
 					study = strings.TrimSpace(study + " [" + n.Source + "]")
 				}
-				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, num(n.Value), n.Unit, n.Type,
-					OrDash(n.Species), OrDash(n.Route), days, OrDash(n.Reference), OrDash(study))
+				fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, num(n.Value), Line(n.Unit), Line(n.Type),
+					Line(OrDash(n.Species)), Line(OrDash(n.Route)), days, Line(OrDash(n.Reference)), Line(OrDash(study)))
 			}
 		})
 	}
 	fmt.Fprintf(w, "\nDAP (%d)\n", len(p.DAP))
 	for _, d := range p.DAP {
-		fmt.Fprintf(w, "  %s %%%s%s\n", num(d.Value), Wrap("  ", d.Source, ""), Wrap("  [", d.Reference, "]"))
+		fmt.Fprintf(w, "  %s %%%s\n", num(d.Value), Line(Wrap("  ", d.Source, "")+Wrap("  [", d.Reference, "]")))
 	}
 	fmt.Fprintf(w, "\nAnnex entries (%d)\n", len(p.AnnexEntries))
 	for _, x := range p.AnnexEntries {
 		limits := strings.Join(NonEmpty(x.ProductType, Wrap("max ", x.MaxConcentration, ""), x.Conditions), "; ")
-		fmt.Fprintf(w, "  Annex %s%s%s\n", x.Annex, Wrap(" entry ", x.Entry, ""), Wrap(": ", limits, ""))
+		fmt.Fprintf(w, "  Annex %s\n", Line(x.Annex+Wrap(" entry ", x.Entry, "")+Wrap(": ", limits, "")))
 	}
 	fmt.Fprintf(w, "\nReferences (%d)\n", len(p.References))
 	for _, r := range p.References {
-		fmt.Fprintf(w, "  [%s] %s\n", r.ID, r.Citation)
+		fmt.Fprintf(w, "  [%s] %s\n", Line(r.ID), Line(r.Citation))
 	}
 	fmt.Fprintf(w, "\nStatements (%d)\n", len(p.Statements))
 	for _, s := range p.Statements {
-		fmt.Fprintf(w, "  %q%s\n", s.Text, Wrap(" — ", strings.TrimSpace(strings.Join(NonEmpty(s.Author, s.Date), ", ")), ""))
+		fmt.Fprintf(w, "  %q%s\n", s.Text, Line(Wrap(" — ", strings.TrimSpace(strings.Join(NonEmpty(s.Author, s.Date), ", ")), "")))
 	}
 }
 
 // WriteProposal prints a proposed toxicology edit: what it is, how it was made, its diff.
 func WriteProposal(w io.Writer, p *toxedit.Proposal) {
-	fmt.Fprintf(w, "%s · %s · method %s · %d %s · base version %d\n", p.INCI, p.EditType, p.Method,
+	fmt.Fprintf(w, "%s · %s · method %s · %d %s · base version %d\n", Line(p.INCI), p.EditType, p.Method,
 		p.ModelCalls, Plural(p.ModelCalls, "model call", "model calls"), p.BaseVersion)
 	if p.Note != "" {
-		fmt.Fprintf(w, "Note: %s\n", p.Note)
+		fmt.Fprintf(w, "Note: %s\n", Line(p.Note))
 	}
 	if p.Summary != "" {
-		fmt.Fprintf(w, "Summary: %s\n", p.Summary)
+		fmt.Fprintf(w, "Summary: %s\n", Line(p.Summary))
 	}
 	fmt.Fprint(w, p.Diff)
 }
@@ -106,7 +106,7 @@ func WriteBatch(w io.Writer, res *toxedit.BatchResult) {
 			if l.Version > 0 {
 				version = fmt.Sprint(l.Version)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, OrDash(l.INCI), OrDash(string(l.EditType)), l.Status, version, detail)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, Line(OrDash(l.INCI)), Line(OrDash(string(l.EditType))), l.Status, version, Line(detail))
 		}
 	})
 	fmt.Fprintf(w, "Batch %s: %d applied, %d proposed, %d without change, %d failed.\n",
