@@ -24,8 +24,9 @@ run: build ## build, prepare the sample workspace ($(WORKSPACE)) and open warren
 	@$(BIN) --workspace $(WORKSPACE) doctor || echo "(search works without a model; the checks above say what the model features need)"
 	@$(BIN) --workspace $(WORKSPACE)
 
-test: lint ## vet, check formatting, and run every test
+test: lint ## vet, check formatting, run every test, then the packages with goroutines under the race detector
 	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./service/... ./tui/... ./llm/... ./kb/... ./agent/...
 
 e2e: ## prove warren against a real Ollama server (built once from its Go module) and a tiny model
 	bash scripts/e2e.sh

@@ -48,6 +48,14 @@ type Serve struct {
 	MaxSessions       int           // connections open at once; more are refused with a message
 	IdleTimeout       time.Duration // a connection with no input for this long is closed (its jobs go on)
 	MaxJobsPerAnalyst int           // long jobs one analyst may have running at once
+	// LoginGrace is how long a connection may take to authenticate, and then to open the
+	// workbench; a connection that does neither in time is closed.
+	LoginGrace time.Duration
+	// MaxStartups is how many connections may be unauthenticated at once.
+	MaxStartups int
+	// Keepalive is how often a quiet client is asked whether it is still there; three
+	// unanswered requests close its connection (0: never asked).
+	Keepalive time.Duration
 	// IngestRoots are the only folders a served analyst may ingest from, absolute or relative
 	// to the workspace; each is named by its last element ("inbox/report.pdf"). Empty: none.
 	IngestRoots []string
@@ -151,6 +159,7 @@ func Default() *Config {
 			OverwriteMargin: 0.2,
 		},
 		Serve: Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2,
+			LoginGrace: 30 * time.Second, MaxStartups: 10, Keepalive: 15 * time.Second,
 			IngestRoots: []string{"inbox"}},
 		Sources: map[string]string{},
 	}

@@ -223,6 +223,12 @@ func init() {
 			func(c *Config) *time.Duration { return &c.Serve.IdleTimeout }),
 		intKey("serve.max_jobs_per_analyst", "long jobs (runs, fills, batches) one analyst may have running at once", 1, 100,
 			func(c *Config) *int { return &c.Serve.MaxJobsPerAnalyst }),
+		durationKey("serve.login_grace", "time a connection has to authenticate, and then to open the workbench; then it is closed", time.Second, 10*time.Minute,
+			func(c *Config) *time.Duration { return &c.Serve.LoginGrace }),
+		intKey("serve.max_startups", "connections that may be unauthenticated at once; a new one beyond them takes the place of one silent for a second, or is dropped", 1, 1000,
+			func(c *Config) *int { return &c.Serve.MaxStartups }),
+		durationKey("serve.keepalive", "how often a quiet client is asked if it is still there; 3 unanswered close its connection (0: never)", 0, 10*time.Minute,
+			func(c *Config) *time.Duration { return &c.Serve.Keepalive }),
 		key{
 			name: "serve.ingest_roots",
 			allowed: `a list of folders, absolute or relative to the workspace, whose last names differ (they are what ` +

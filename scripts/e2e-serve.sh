@@ -257,11 +257,11 @@ refused() {
 refused "exec" -i "$work/alice" alice@127.0.0.1 ls
 if grep -qE "Makefile|go\.mod|warren\.db" <<<"$out"; then fail "exec ran ls: $out"; fi
 ok
-logged 'msg="refused a request" request=exec analyst=alice'
+logged 'msg=refused what=exec analyst=alice key=SHA256:'
 refused "an unknown key" -i "$work/mallory" alice@127.0.0.1
 grep -q "Permission denied" <<<"$out" || fail "an unknown key was not denied: $out"
 ok
-logged 'msg="refused an unknown key" user=alice'
+logged 'msg=refused what=key .*user=alice key=SHA256:.*why=.*not in'
 refused "a password" -o PreferredAuthentications=password -o PubkeyAuthentication=no alice@127.0.0.1
 grep -q "Permission denied" <<<"$out" || fail "a password was not denied: $out"
 ok
@@ -306,5 +306,134 @@ connect back # accept-new: a changed host key would be refused here
 expect "warren alice"
 expect "welcome back"
 expect "Question: Which gases need a cylinder cabinet?"
+
+
+# 8. The trust boundary, tried as an attacker with an analyst's key would.
+t kill-session -t back
+# 8a. From the workbench, files come only from the ingest roots (inbox/ by default): the host
+# key and /etc/passwd are refused with the allowed folder named; a document in inbox/ is taken.
+mkdir -p "$ws/inbox"
+printf '# Boundary note\n\nThe cabinet purge uses nitrogen at 5 bar, said the boundary note.\n' >"$ws/inbox/boundary-note.md"
+ln -s "$ws/serve/host_ed25519" "$ws/inbox/innocent.md"
+connect boundary
+expect "warren alice"
+if screen | grep -qF "$ws"; then fail "the header shows the workspace's server path to an analyst"; fi
+ok
+keys Escape
+keys 2
+for path in "$ws/serve/host_ed25519" /etc/passwd ../serve/host_ed25519 inbox/innocent.md; do
+	keys i
+	typed "$path"
+	keys Enter
+	expect "only inbox/ may be ingested from"
+	if screen | grep -qF "PRIVATE KEY"; then fail "the host key reached the screen through $path"; fi
+	ok
+	keys Escape
+done
+keys i
+typed "inbox/boundary-note.md"
+keys Enter
+expect "ingested 1,"
+keys /
+typed "boundary note nitrogen"
+keys Enter
+expect "Boundary note"
+keys /
+typed "BEGIN OPENSSH PRIVATE KEY"
+keys Enter
+expect "Results for"
+if screen | grep -qF "PRIVATE KEY-----"; then fail "the host key is searchable"; fi
+ok
+t kill-session -t boundary
+kill -TERM "$serve_pid"
+wait "$serve_pid" || true
+serve_pid=""
+
+# 8b. Keys read as sshd reads them: from= another address, a past expiry-time and command= are
+# refused and logged; an RSA key logs in with rsa-sha2-512 but not with ssh-rsa (SHA-1).
+for who in carol dave erin rsa; do ssh-keygen -q -t ed25519 -N "" -f "$work/$who" -C "$who"; done
+rm -f "$work/rsa" "$work/rsa.pub"
+ssh-keygen -q -t rsa -b 2048 -N "" -f "$work/rsa" -C rsa
+"$work/warren" -w "$ws" users add carol "$work/carol.pub" --from 10.9.9.9 >/dev/null || fail "users add --from"
+"$work/warren" -w "$ws" users add dave "$work/dave.pub" --expires 2099-01-01 >/dev/null || fail "users add --expires"
+grep -q 'expiry-time="20990101".* dave$' "$ws/serve/authorized_keys" || fail "users add --expires did not write expiry-time"
+# users add refuses a date already past, so the expired key is written as an administrator would.
+sed -i 's/expiry-time="20990101"/expiry-time="20200101"/' "$ws/serve/authorized_keys"
+"$work/warren" -w "$ws" users add rsa "$work/rsa.pub" >/dev/null || fail "users add an RSA key"
+echo "command=\"cat /etc/passwd\" $(cut -d' ' -f1,2 "$work/erin.pub") erin" >>"$ws/serve/authorized_keys"
+ok
+# 8c. StrictModes: a world-writable authorized_keys stops serve at start, naming it.
+chmod 666 "$ws/serve/authorized_keys"
+if OLLAMA_HOST="127.0.0.1:$port" "$work/warren" -w "$ws" serve --listen "127.0.0.1:$sshport" >"$work/serve-modes.out" 2>&1; then
+	fail "warren serve started with a world-writable authorized_keys"
+fi
+grep -qF "$ws/serve/authorized_keys" "$work/serve-modes.out" && grep -qF "0666" "$work/serve-modes.out" ||
+	fail "warren serve did not name the world-writable file and its mode: $(cat "$work/serve-modes.out")"
+ok
+chmod 600 "$ws/serve/authorized_keys"
+# The rest runs with a login grace of 3 s.
+WARREN_SERVE_LOGIN_GRACE=3s start_serve 3
+refused "a key limited to another address" -i "$work/carol" carol@127.0.0.1
+logged 'msg=refused what=key analyst=carol .*from=127\.0\.0\.1:.*why=.*10\.9\.9\.9'
+refused "an expired key" -i "$work/dave" dave@127.0.0.1
+logged 'msg=refused what=key analyst=dave .*why=.*expir'
+refused "a key with command=" -i "$work/erin" erin@127.0.0.1
+logged 'msg=refused what=key analyst=erin .*why=.*command'
+refused "an RSA key signing with ssh-rsa" -o PubkeyAcceptedAlgorithms=ssh-rsa -i "$work/rsa" rsa@127.0.0.1
+grep -q "Permission denied" <<<"$out" || fail "ssh-rsa was not denied: $out"
+ok
+# OpenSSH does not even try a key whose algorithm the server does not list; either way the
+# refusal is logged.
+logged 'msg=refused what=(key|connection) .*user=rsa .*(ssh-rsa.* not accepted|offered no key)'
+# The same RSA key with rsa-sha2-512 authenticates (and is then refused its command).
+refused "exec with an RSA key" -o PubkeyAcceptedAlgorithms=rsa-sha2-512 -i "$work/rsa" rsa@127.0.0.1 ls
+logged 'msg=refused what=exec analyst=rsa'
+# 8d. Modern algorithms only.
+refused "diffie-hellman-group14-sha1" -o KexAlgorithms=diffie-hellman-group14-sha1 -i "$work/alice" alice@127.0.0.1
+grep -q "no matching key exchange method" <<<"$out" || fail "group14-sha1 was not refused at key exchange: $out"
+ok
+refused "hmac-sha1" -c aes128-ctr -o MACs=hmac-sha1 -i "$work/alice" alice@127.0.0.1
+grep -q "no matching MAC" <<<"$out" || fail "hmac-sha1 was not refused: $out"
+ok
+logged 'msg=refused what=connection .*no common algorithm'
+# 8e. 60 silent TCP connections: a real ssh still logs in meanwhile, and all 60 are closed
+# after the grace.
+silent=()
+for _ in $(seq 60); do
+	exec {fd}<>"/dev/tcp/127.0.0.1/$sshport"
+	silent+=("$fd")
+done
+sleep 1.2 # silent for a second: a new connection may take the place of one of them
+connect meanwhile
+expect "warren alice"
+sleep 3
+open_fds=0
+for fd in "${silent[@]}"; do
+	# A closed connection reads its end at once; an open one would wait out the timeout.
+	rc=0
+	while true; do read -r -t 0.2 -u "$fd" _ || { rc=$?; break; }; done
+	[ "$rc" -gt 128 ] && open_fds=$((open_fds + 1))
+	exec {fd}<&-
+done
+[ "$open_fds" = 0 ] || fail "$open_fds of 60 silent connections were still open after the grace"
+ok
+logged 'msg=closed what=connection .*no authentication within serve.login_grace'
+expect "warren alice" # the analyst's workbench outlived the grace
+t kill-session -t meanwhile
+# 8f. ssh -N (authenticated, no workbench) is closed after the grace; a refused -L forward and
+# -R forward are in serve.log.
+begin=$SECONDS
+timeout 20 ssh "${sshopts[@]}" -o BatchMode=yes -N -L "$((port + 1)):127.0.0.1:22" -i "$work/alice" alice@127.0.0.1 </dev/null >"$work/ssh-N.out" 2>&1 &
+sshn=$!
+sleep 1
+(exec 3<>"/dev/tcp/127.0.0.1/$((port + 1))" && sleep 0.5) 2>/dev/null || true
+wait "$sshn" && rc=0 || rc=$?
+[ "$rc" != 124 ] || fail "ssh -N was still connected after 20 s"
+[ $((SECONDS - begin)) -le 8 ] || fail "ssh -N took $((SECONDS - begin)) s to be closed with a 3 s grace"
+ok
+logged 'msg=refused what=direct-tcpip analyst=alice .*to=127\.0\.0\.1:22'
+logged 'msg=closed what=connection .*authenticated but no workbench'
+refused "a remote forward" -o ExitOnForwardFailure=yes -N -R "$((port + 2)):127.0.0.1:22" -i "$work/alice" alice@127.0.0.1
+logged 'msg=refused what=tcpip-forward analyst=alice'
 
 echo "e2e-serve: $passed passed, 0 failed ($((SECONDS - started)) s)"

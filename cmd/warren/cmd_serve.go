@@ -28,6 +28,7 @@ func (a *app) serveCommand() *cobra.Command {
 			}
 			opts.AuthorizedKeys = a.authorizedKeys(keys)
 			opts.MaxSessions, opts.IdleTimeout, opts.MaxJobs = cfg.MaxSessions, cfg.IdleTimeout, cfg.MaxJobsPerAnalyst
+			opts.LoginGrace, opts.MaxStartups, opts.Keepalive = cfg.LoginGrace, cfg.MaxStartups, cfg.Keepalive
 			opts.Log = e.Log
 			return serve.Run(ctx, e, opts, a.stdout)
 		}),

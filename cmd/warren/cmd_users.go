@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,12 +30,31 @@ func (a *app) usersCommand() *cobra.Command {
 	}
 	cmd.PersistentFlags().StringVar(&keys, "authorized-keys", "", "the analysts' key file (default serve/authorized_keys in the workspace)")
 	var admin bool
+	var from, expires string
 	add := &cobra.Command{
 		Use:  "add NAME KEYFILE",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := access.CheckName(args[0]); err != nil {
 				return cli.UsageError{Err: err}
+			}
+			opts := access.KeyOptions{Admin: admin}
+			// Checked before the key file is read: a bad flag is a usage error, whatever the key.
+			if cmd.Flags().Changed("from") {
+				if err := access.CheckFrom(from); err != nil {
+					return cli.Usage("--from: %v", err)
+				}
+				opts.From = from
+			}
+			if cmd.Flags().Changed("expires") {
+				t, err := access.ParseExpiry(expires)
+				if err != nil {
+					return cli.Usage("--expires: %v", err)
+				}
+				if !t.After(time.Now()) {
+					return cli.Usage("--expires %s is already past (%s): the key would never get in; give a later date, YYYY-MM-DD or YYYYMMDDHHMM", expires, t.Format("2006-01-02 15:04 MST"))
+				}
+				opts.Expires = t
 			}
 			text, err := os.ReadFile(args[1])
 			if err != nil {
@@ -45,23 +66,32 @@ func (a *app) usersCommand() *cobra.Command {
 			}
 			path := a.authorizedKeys(keys)
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-				return err
+				return fmt.Errorf("couldn't create the folder of %s: %w", path, err)
 			}
-			added, err := access.Add(path, args[0], key, admin)
+			added, err := access.AddWithOptions(path, args[0], key, opts)
 			if err != nil {
 				return err
 			}
+			// The key is written, but warren serve would refuse it: say so now, not at login.
+			if err := access.CheckModes(filepath.Dir(path), path); err != nil {
+				fmt.Fprintf(a.stderr, "warren: warning: %v (until then warren serve refuses every key)\n", err)
+			}
 			return a.output(added, func(w io.Writer) error {
-				role := "analyst"
-				if added.Admin {
-					role = "admin"
+				terms := []string{analystRole(added), added.Type + " " + added.Fingerprint}
+				if added.From != "" {
+					terms = append(terms, "from "+added.From)
 				}
-				_, err := fmt.Fprintf(w, "Added %s (%s, %s %s) to %s; it takes effect at their next connection.\n", added.Name, role, added.Type, added.Fingerprint, path)
+				if !added.Expires.IsZero() {
+					terms = append(terms, "until "+added.Expires.Format("2006-01-02 15:04 MST"))
+				}
+				_, err := fmt.Fprintf(w, "Added %s (%s) to %s; it takes effect at their next connection.\n", added.Name, strings.Join(terms, ", "), path)
 				return err
 			})
 		},
 	}
 	add.Flags().BoolVar(&admin, "admin", false, "an admin may answer, approve and cancel every analyst's jobs")
+	add.Flags().StringVar(&from, "from", "", "let the key in only from these client addresses: comma-separated IPs, CIDR blocks (10.0.0.0/8, 2001:db8::/32) or wildcards (192.168.1.*), ! to exclude; no host names (warren does no DNS lookups)")
+	add.Flags().StringVar(&expires, "expires", "", "refuse the key from this time on: YYYY-MM-DD (the start of that day) or YYYYMMDD[HHMM], local time")
 	list := &cobra.Command{
 		Use:  "list",
 		Args: cobra.NoArgs,
@@ -71,17 +101,22 @@ func (a *app) usersCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// refused says why a key can't get in now, its expiry included.
+			now := time.Now()
+			for i := range all {
+				all[i].Refused = all[i].RefusedAt(now)
+			}
 			return a.output(cli.EmptyIfNil(all), func(w io.Writer) error {
 				if len(all) == 0 {
 					_, err := fmt.Fprintf(w, "No analyst may connect yet (%s): add one with `warren users add NAME KEYFILE`.\n", path)
 					return err
 				}
-				return cli.Rows(w, "NAME\tROLE\tKEY", len(all), func(i int) string {
-					role := "analyst"
-					if all[i].Admin {
-						role = "admin"
+				return cli.Rows(w, "NAME\tROLE\tKEY\tOPTIONS\tSTATUS", len(all), func(i int) string {
+					status := "ok"
+					if all[i].Refused != "" {
+						status = "refused: " + all[i].Refused
 					}
-					return fmt.Sprintf("%s\t%s\t%s %s", all[i].Name, role, all[i].Type, all[i].Fingerprint)
+					return fmt.Sprintf("%s\t%s\t%s %s\t%s\t%s", all[i].Name, analystRole(all[i]), all[i].Type, all[i].Fingerprint, optionsText(all[i]), status)
 				})
 			})
 		},
@@ -106,4 +141,26 @@ func (a *app) usersCommand() *cobra.Command {
 	}
 	cmd.AddCommand(add, list, rm)
 	return cmd
+}
+
+// analystRole is how an analyst's role reads in a list.
+func analystRole(a access.Analyst) string {
+	if a.Admin {
+		return "admin"
+	}
+	return "analyst"
+}
+
+// optionsText is a key's options as the file writes them, its role aside (ROLE shows it).
+func optionsText(a access.Analyst) string {
+	var shown []string
+	for _, o := range a.Options {
+		if !strings.EqualFold(o, `environment="WARREN_ROLE=admin"`) {
+			shown = append(shown, o)
+		}
+	}
+	if len(shown) == 0 {
+		return "-"
+	}
+	return strings.Join(shown, ",")
 }

@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
 	gossh "golang.org/x/crypto/ssh"
 
 	"warren/access"
@@ -108,7 +107,7 @@ var tickPattern = regexp.MustCompile(`tick (\d+) sent (\d+)`)
 
 // watcher is one analyst's terminal that records when each tick first appears on its screen.
 type watcher struct {
-	screen *vt.SafeEmulator
+	screen *screen
 	mu     sync.Mutex
 	seen   map[int]bool
 	delays []time.Duration // from sending the event to the frame showing it
@@ -216,10 +215,10 @@ func BenchmarkServe20Watchers(b *testing.B) {
 		if err := sess.Shell(); err != nil {
 			b.Fatal(err)
 		}
-		w := &watcher{screen: vt.NewSafeEmulator(110, 32), seen: map[int]bool{}}
+		w := &watcher{screen: newScreen(110, 32), seen: map[int]bool{}}
 		watchers[i] = w
 		go io.Copy(w, out)
-		go io.Copy(in, w.screen)
+		go w.screen.answer(in)
 	}
 	// Every analyst lands in their run and sees it tick before the measurement starts.
 	deadline := time.Now().Add(30 * time.Second)

@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"warren/access"
 	"warren/internal/atomicfile"
 	"warren/service"
+	"warren/service/jobs"
 	"warren/tui"
 )
 
@@ -40,6 +42,12 @@ type Options struct {
 	MaxSessions    int
 	IdleTimeout    time.Duration
 	MaxJobs        int // long jobs one analyst may have running at once (0: no limit)
+	// LoginGrace is how long a connection has to authenticate and then to open the workbench
+	// (default 30s); MaxStartups how many may be unauthenticated at once (default 10);
+	// Keepalive how often a quiet client is asked if it is there (0: never).
+	LoginGrace  time.Duration
+	MaxStartups int
+	Keepalive   time.Duration
 	// Log receives the record of connections (who, from where, when); it never reaches a
 	// client's screen.
 	Log *slog.Logger
@@ -85,6 +93,17 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{svc: svc, opts: opts, log: opts.Log, sessions: map[*conn]bool{}, lastSeen: map[string]time.Time{}, drafts: map[string]tui.Drafts{}}
+	if err := access.CheckModes(s.guardedPaths()...); err != nil {
+		return nil, fmt.Errorf("warren serve won't start: %w", err)
+	}
+	if opts.LoginGrace <= 0 {
+		opts.LoginGrace = 30 * time.Second
+	}
+	if opts.MaxStartups <= 0 {
+		opts.MaxStartups = 10
+	}
+	s.opts = opts
+	g := &gatekeeper{grace: opts.LoginGrace, maxStartups: opts.MaxStartups, keepalive: opts.Keepalive, log: opts.Log, pending: map[*watched]struct{}{}}
 	svc.Jobs.LimitPerOwner(opts.MaxJobs)
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Listen),
@@ -95,33 +114,61 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("couldn't set up the SSH server: %w", err)
 	}
-	// The workbench is the only thing served: a shell request runs it; exec, subsystems and
-	// forwarding are refused (no handler is registered for them).
+	// The workbench is the only thing served: a shell request runs it; exec, subsystems,
+	// forwarding and every other channel or request are refused and recorded.
 	srv.SessionRequestCallback = func(sess ssh.Session, kind string) bool {
 		if kind != "shell" {
-			s.log.Info("refused a request", "request", kind, "analyst", analystOf(sess.Context()).Name,
-				"from", sess.RemoteAddr().String(), "command", sess.RawCommand())
+			a := analystOf(sess.Context())
+			s.log.Info("refused", "what", kind, "analyst", a.Name, "key", a.Fingerprint, "from", sess.RemoteAddr().String(),
+				"command", sess.RawCommand(), "why", "warren serve offers the workbench only, no "+kind)
 			return false
 		}
 		return true
 	}
+	srv.ConnCallback = g.admit
+	srv.ServerConfigCallback = g.serverConfig
+	srv.ConnectionFailedCallback = g.connectionFailed
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": ssh.DefaultSessionHandler, "default": g.refuseChannel}
+	srv.RequestHandlers = map[string]ssh.RequestHandler{"default": g.refuseRequest}
 	s.ssh = srv
 	return s, nil
 }
 
-// authorize lets in a key that the authorized-keys file names.
+// authorize lets in a key that the authorized-keys file names, when that line's options allow
+// it from this address now and nobody but the server's user could have changed the file.
 func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
-	a, ok, err := access.Lookup(s.opts.AuthorizedKeys, key)
-	switch {
-	case err != nil:
-		s.log.Error("couldn't read the analysts' keys; every key is refused until it is fixed", "error", err)
+	from := ctx.RemoteAddr().String()
+	if err := access.CheckModes(s.guardedPaths()...); err != nil {
+		s.log.Error("refused", "what", "key", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "from", from,
+			"why", "every key is refused until this is fixed: "+err.Error())
 		return false
-	case !ok:
-		s.log.Info("refused an unknown key", "user", ctx.User(), "from", ctx.RemoteAddr().String(), "key", gossh.FingerprintSHA256(key))
+	}
+	a, err := access.Authorize(s.opts.AuthorizedKeys, key, ctx.RemoteAddr(), time.Now())
+	var refusal *access.Refusal
+	switch {
+	case errors.As(err, &refusal):
+		s.log.Info("refused", "what", "key", "analyst", refusal.Analyst, "user", ctx.User(), "key", refusal.Fingerprint,
+			"from", from, "why", refusal.Reason)
+		return false
+	case err != nil:
+		s.log.Error("refused", "what", "key", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "from", from,
+			"why", "couldn't read the analysts' keys; every key is refused until it is fixed: "+err.Error())
 		return false
 	}
 	ctx.SetValue(ctxKey{}, a)
 	return true
+}
+
+// guardedPaths are the files and folders that decide who gets in: nobody but the server's
+// user (or root) may be able to change them, as sshd's StrictModes requires.
+func (s *Server) guardedPaths() []string {
+	paths := []string{s.opts.AuthorizedKeys, s.opts.HostKey}
+	for _, dir := range []string{filepath.Dir(s.opts.AuthorizedKeys), filepath.Dir(s.opts.HostKey)} {
+		if !slices.Contains(paths, dir) {
+			paths = append(paths, dir)
+		}
+	}
+	return paths
 }
 
 func analystOf(ctx context.Context) access.Analyst {
@@ -134,22 +181,30 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		a := analystOf(sess.Context())
 		from := sess.RemoteAddr().String()
+		defer jobs.Recover(s.log, "a connection's handler panicked", "analyst", a.Name, "from", from)
 		if _, _, ok := sess.Pty(); !ok {
-			s.log.Info("refused a connection without a terminal", "analyst", a.Name, "from", from)
+			s.log.Info("refused", "what", "session without a terminal", "analyst", a.Name, "key", a.Fingerprint, "from", from,
+				"why", "the workbench needs a terminal (ssh -t)")
 			wish.Fatalln(sess, "warren serve shows the workbench and needs a terminal: connect with ssh -t")
 			return
+		}
+		if w := watchedOf(sess.Context()); w != nil {
+			defer w.workbenchOpened(sess.Context())()
 		}
 		c := &conn{analyst: a, remote: from, since: time.Now()}
 		c.lastInput.Store(time.Now().UnixNano())
 		if err := s.admit(c); err != nil {
-			s.log.Info("refused a connection", "analyst", a.Name, "from", from, "reason", err)
+			s.log.Info("refused", "what", "connection", "analyst", a.Name, "key", a.Fingerprint, "from", from, "why", err.Error())
 			wish.Fatalln(sess, "warren serve: "+err.Error())
 			return
 		}
+		// Deferred after the goodbye below: a shutdown closes the connections once none is
+		// left, and a panic must not keep the slot.
+		defer s.leave(c)
 		s.log.Info("connected", "analyst", a.Name, "admin", a.Admin, "from", from, "key", a.Fingerprint)
 		ctx := context.WithValue(sess.Context(), connKey{}, c)
 		stopIdle := s.watchIdle(ctx, c)
-		next(&sessionWithContext{Session: sess, ctx: ctx})
+		s.runWorkbench(next, &sessionWithContext{Session: sess, ctx: ctx}, c)
 		stopIdle()
 		s.mu.Lock()
 		m := c.model
@@ -163,8 +218,18 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		if f := c.farewell.Load(); f != nil {
 			wish.Println(sess, *f)
 		}
-		s.leave(c) // after the goodbye: a shutdown closes the connections once none is left
 		s.log.Info("disconnected", "analyst", a.Name, "from", from, "after", time.Since(c.since).Round(time.Second).String())
+	}
+}
+
+// runWorkbench runs the analyst's workbench; a panic in it ends this connection only, with
+// the panic and its stack in the log and a word to the analyst.
+func (s *Server) runWorkbench(next ssh.Handler, sess ssh.Session, c *conn) {
+	err := jobs.Guard(s.log, "a workbench panicked; its connection ends and the server goes on",
+		func() { next(sess) }, "analyst", c.analyst.Name, "from", c.remote)
+	if err != nil {
+		bye := "warren serve: your workbench stopped on an internal error, which was logged; your jobs go on — connect again to come back to them."
+		c.farewell.Store(&bye)
 	}
 }
 
@@ -237,7 +302,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	delete(s.drafts, c.analyst.Name)
 	s.mu.Unlock()
-	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin))
+	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin).Served())
 	m.Served(since)
 	m.RestoreDrafts(drafts)
 	// The server owns the process's signals: a workbench must not take SIGTERM for itself.

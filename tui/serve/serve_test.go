@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,10 +113,56 @@ type terminal struct {
 	t      *testing.T
 	client *gossh.Client
 	sess   *gossh.Session
-	screen *vt.SafeEmulator
+	screen *screen
 	stdin  io.Writer
 	ended  chan error
 }
+
+// screen is a terminal emulator that one goroutine draws on (what the server sends) while the
+// test reads it. vt.SafeEmulator guards its Write but not String, which it takes unguarded from
+// the Emulator it embeds, so every use of the emulator here goes through one mutex.
+type screen struct {
+	mu  sync.Mutex
+	emu *vt.Emulator
+}
+
+func newScreen(width, height int) *screen { return &screen{emu: vt.NewEmulator(width, height)} }
+
+// Write draws what the server sent.
+func (s *screen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.Write(p)
+}
+
+// Read returns the terminal's answers to the program's queries (cursor position, modes,
+// colours). It must not take the mutex: Write, holding it, waits until its answer is read.
+func (s *screen) Read(p []byte) (int, error) { return s.emu.Read(p) }
+
+// String is the screen's text, row by row.
+func (s *screen) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.String()
+}
+
+// Resize is the window of the terminal changing size.
+func (s *screen) Resize(width, height int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emu.Resize(width, height)
+}
+
+// answer copies the terminal's answers to the server until the connection ends, then drops
+// them, so that a Write answering a query after the end does not wait (holding the mutex) for a
+// reader that has gone.
+func (s *screen) answer(stdin io.Writer) {
+	io.Copy(stdin, s)
+	io.Copy(io.Discard, s)
+}
+
+// close ends answer: the answers to queries still on their way are dropped.
+func (s *screen) close() { s.emu.InputPipe().(*io.PipeWriter).Close() }
 
 func (tm *team) connect(t *testing.T, name string, width, height int) *terminal {
 	t.Helper()
@@ -136,11 +183,23 @@ func (tm *team) connect(t *testing.T, name string, width, height int) *terminal 
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	term := &terminal{t: t, client: client, sess: sess, screen: vt.NewSafeEmulator(width, height), stdin: stdin, ended: make(chan error, 1)}
-	go io.Copy(term.screen, io.MultiReader(stdout, stderr))
-	go io.Copy(stdin, term.screen) // the terminal's answers to the program's queries
+	term := &terminal{t: t, client: client, sess: sess, screen: newScreen(width, height), stdin: stdin, ended: make(chan error, 1)}
+	drawn := make(chan struct{})
+	go func() {
+		defer close(drawn)
+		io.Copy(term.screen, io.MultiReader(stdout, stderr))
+	}()
+	go term.screen.answer(stdin) // the terminal's answers to the program's queries
 	go func() { term.ended <- sess.Wait() }()
-	t.Cleanup(term.hangUp)
+	t.Cleanup(func() {
+		term.hangUp()
+		select { // nothing draws on the screen after its test
+		case <-drawn:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s's terminal still receives after the hang-up", name)
+		}
+		term.screen.close()
+	})
 	return term
 }
 

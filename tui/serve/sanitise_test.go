@@ -1,0 +1,131 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"warren/retrieval"
+)
+
+// recorder keeps every byte the ssh client receives, as the analyst's terminal gets them.
+type recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(p)
+}
+
+func (r *recorder) bytes() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.buf.Bytes())
+}
+
+// connectRecorded is connect, except that the bytes the session sends are recorded as well as
+// drawn.
+func (tm *team) connectRecorded(t *testing.T, name string, width, height int) (*terminal, *recorder) {
+	t.Helper()
+	client, err := gossh.Dial("tcp", tm.addr, tm.config(name))
+	if err != nil {
+		t.Fatalf("%s couldn't connect: %v", name, err)
+	}
+	sess, err := client.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", height, width, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	stdin, _ := sess.StdinPipe()
+	stdout, _ := sess.StdoutPipe()
+	stderr, _ := sess.StderrPipe()
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	term := &terminal{t: t, client: client, sess: sess, screen: newScreen(width, height), stdin: stdin, ended: make(chan error, 1)}
+	drawn := make(chan struct{})
+	go func() {
+		defer close(drawn)
+		io.Copy(io.MultiWriter(rec, term.screen), io.MultiReader(stdout, stderr))
+	}()
+	go term.screen.answer(stdin)
+	go func() { term.ended <- sess.Wait() }()
+	t.Cleanup(func() {
+		term.hangUp()
+		select {
+		case <-drawn:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s's terminal still receives after the hang-up", name)
+		}
+		term.screen.close()
+	})
+	return term, rec
+}
+
+// TestAHostileDocumentCannotDriveARemoteTerminal: a document that tries to write the
+// analyst's clipboard (OSC 52), to colour its text, and both again with 8-bit C1 introducers,
+// searched and opened in a served workbench, reaches the ssh client as plain text: none of its
+// sequences is among the bytes sent.
+func TestAHostileDocumentCannotDriveARemoteTerminal(t *testing.T) {
+	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
+	ctx := context.Background()
+	dir := t.TempDir()
+	name := "quokka\x1b[35m.md"
+	text := "# Quokka alarm\n\nQuokkafrob alarm \x1b[31mRED ALERT\x1b[0m purge the line \x1b]52;c;aGVsbG8=\x07 then " +
+		"\u009b31mC1 red\u009b0m and \u009d52;c;aGVsbG8=\u009c done.\n"
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The server's own view ingests it: served analysts may ingest only from their inbox.
+	if rep, err := tm.svc.IngestPaths(ctx, []string{filepath.Join(dir, name)}, "general", nil); err != nil || rep.Ingested != 1 {
+		t.Fatalf("ingest: %+v %v", rep, err)
+	}
+	res, err := tm.svc.Search(ctx, retrieval.Request{Query: "quokkafrob", K: 3, Mode: retrieval.Lexical})
+	if err != nil || len(res) == 0 || !strings.Contains(res[0].Text, "\x1b]52;c;") || !strings.Contains(res[0].Text, "\u009b31m") {
+		t.Fatalf("the stored passage must keep its sequences for this test to mean anything: %+v %v", res, err)
+	}
+
+	alice, rec := tm.connectRecorded(t, "alice", 120, 36)
+	alice.waitFor("warren alice")
+	alice.send("\t") // the Knowledge tab
+	alice.waitFor("Documents")
+	alice.send("/")
+	alice.send("quokkafrob alarm\r")
+	alice.waitFor("Results for")
+	alice.send("\r") // the first result's passage
+	alice.waitFor("Quokkafrob alarm RED ALERT")
+	time.Sleep(200 * time.Millisecond) // the rest of the frame
+
+	raw := rec.bytes()
+	for _, bad := range []string{"\x1b]52", "\xc2\x9b", "\xc2\x9d", "\xc2\x9c", "\x9b31m", "\x1b[31mRED", "\x1b[35m.md", "aGVsbG8="} {
+		if bytes.Contains(raw, []byte(bad)) {
+			i := bytes.Index(raw, []byte(bad))
+			t.Errorf("the client received %q: …%q…", bad, raw[max(i-40, 0):min(i+40, len(raw))])
+		}
+	}
+	// No colour of any form right before the document's coloured words: they look like the
+	// words around them.
+	if m := regexp.MustCompile("\x1b\\[[0-9;:]*m(RED ALERT|C1 red)").Find(raw); m != nil {
+		t.Errorf("the document's words arrive coloured: %q", m)
+	}
+	// The words stay, without the sequences' remains.
+	screen := alice.text()
+	if !strings.Contains(strings.Join(strings.Fields(screen), " "), "RED ALERT purge the line then C1 red and done.") || !strings.Contains(screen, "quokka.md") {
+		t.Errorf("the passage is not shown as its plain text:\n%s", screen)
+	}
+}
