@@ -53,7 +53,7 @@ bench: ## run the benchmarks, each group as the README reports it (about 11 minu
 	$(GO) test -run '^$$' -bench Serve20 -benchtime 10x ./tui/serve/
 	bash scripts/e2e-tui.sh --first-frame
 	$(GO) test -run '^$$' -bench Scenario -benchtime 1x -timeout 30m ./agent/research/
-	$(GO) test -run '^$$' -bench . -benchtime 3x ./kb/hmis/
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./gas/
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./agent/gasfill/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./agent/toxedit/
 
@@ -75,12 +75,12 @@ fuzz: ## run every fuzz target for FUZZTIME (60s by default)
 	$(GO) test -run '^$$' -fuzz '^FuzzDetectEnglish$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./retrieval/refs/
 	$(GO) test -run '^$$' -fuzz '^FuzzDetectHybrid$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./retrieval/
 	$(GO) test -run '^$$' -fuzz '^FuzzRegistry$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./registry/
-	$(GO) test -run '^$$' -fuzz '^FuzzImportCSV$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/hmis/
-	$(GO) test -run '^$$' -fuzz '^FuzzImportXLSX$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/hmis/
-	$(GO) test -run '^$$' -fuzz '^FuzzReadJSONProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/
-	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/
-	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/jsonpatch/
-	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./kb/toxdb/jsonpatch/
+	$(GO) test -run '^$$' -fuzz '^FuzzImportCSV$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./gas/
+	$(GO) test -run '^$$' -fuzz '^FuzzImportXLSX$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./gas/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadJSONProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tox/
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCSVProfiles$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tox/
+	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tox/jsonpatch/
+	$(GO) test -run '^$$' -fuzz '^FuzzDiff$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./tox/jsonpatch/
 	$(GO) test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./agent/tablequery/
 	$(GO) test -run '^$$' -fuzz '^FuzzExtractJSON$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./llm/
 	$(GO) test -run '^$$' -fuzz '^FuzzThinkFilter$$' -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./llm/

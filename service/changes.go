@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
+	"warren/gas"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 // Several analysts work on one workspace through views of one service (see As). Each gas cell
@@ -53,25 +53,25 @@ func (c Change) String() string {
 		return fmt.Sprintf("%s %s %s: version %d", who, c.Action, c.INCI, c.Version)
 	}
 	label := c.Field
-	if f, ok := hmis.FieldByName(c.Field); ok {
+	if f, ok := gas.FieldByName(c.Field); ok {
 		label = f.Label
 	}
 	return fmt.Sprintf("%s %s row %d · %s", who, c.Action, c.Row, label)
 }
 
 // gasChange is the change a logged gas decision made.
-func gasChange(d hmis.Decision) Change {
+func gasChange(d gas.Decision) Change {
 	action := "changed"
 	switch {
 	case d.Undoes != 0:
 		action = "undid"
-	case d.After.Status == hmis.StatusApproved:
+	case d.After.Status == gas.StatusApproved:
 		action = "approved"
-	case d.After.Status == hmis.StatusEdited:
+	case d.After.Status == gas.StatusEdited:
 		action = "edited"
-	case d.After.Status == hmis.StatusRejected:
+	case d.After.Status == gas.StatusRejected:
 		action = "rejected"
-	case d.After.Status == hmis.StatusFilled || d.After.Status == hmis.StatusReview:
+	case d.After.Status == gas.StatusFilled || d.After.Status == gas.StatusReview:
 		action = "filled"
 	}
 	return Change{Kind: ChangeGasCell, Table: d.Table, Row: d.Row, Field: d.Field, By: d.By, At: d.At,
@@ -79,12 +79,12 @@ func gasChange(d hmis.Decision) Change {
 }
 
 // toxChange is the change a saved version made.
-func toxChange(v toxdb.VersionInfo) Change {
+func toxChange(v tox.VersionInfo) Change {
 	action := "saved"
 	switch v.EditType {
-	case toxdb.EditImport:
+	case tox.EditImport:
 		action = "imported"
-	case toxdb.EditRollback:
+	case tox.EditRollback:
 		action = "rolled back"
 	}
 	return Change{Kind: ChangeToxVersion, INCI: v.INCI, Version: v.Version, By: v.By, At: v.CreatedAt,
@@ -178,7 +178,7 @@ func (s *Service) Changes(ctx context.Context) <-chan Change {
 }
 
 // gasDecided publishes the decisions a gas store committed for this view.
-func (s *Service) gasDecided(ds []hmis.Decision) {
+func (s *Service) gasDecided(ds []gas.Decision) {
 	for _, d := range ds {
 		c := gasChange(d)
 		c.origin = s
@@ -187,7 +187,7 @@ func (s *Service) gasDecided(ds []hmis.Decision) {
 }
 
 // toxSaved publishes the versions a toxicology store saved for this view.
-func (s *Service) toxSaved(vs []toxdb.VersionInfo) {
+func (s *Service) toxSaved(vs []tox.VersionInfo) {
 	for _, v := range vs {
 		c := toxChange(v)
 		c.origin = s

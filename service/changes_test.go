@@ -10,9 +10,9 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"warren/gas"
 	"warren/internal/testkb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 // next takes the change a feed already holds: publishing is synchronous with the decision, so
@@ -47,7 +47,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 	const field = "odour"
 	seen := view.Row(1).Cells[field]
-	aliceCell := hmis.Cell{Value: "repulsive", Status: hmis.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
+	aliceCell := gas.Cell{Value: "repulsive", Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
 	if err := alice.SetGasCell(ctx, "fab", 1, field, seen, aliceCell, "edited by the analyst"); err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +63,10 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 
 	// Bob decides on his stale view: refused, and the cell stays alice's.
-	bobCell := hmis.Cell{Value: "none", Status: hmis.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
+	bobCell := gas.Cell{Value: "none", Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
 	err = bob.SetGasCell(ctx, "fab", 1, field, seen, bobCell, "edited by the analyst")
-	var stale *hmis.StaleError
-	if !errors.Is(err, hmis.ErrStale) || !errors.As(err, &stale) || !strings.Contains(err.Error(), "alice set repulsive at ") {
+	var stale *gas.StaleError
+	if !errors.Is(err, gas.ErrStale) || !errors.As(err, &stale) || !strings.Contains(err.Error(), "alice set repulsive at ") {
 		t.Fatalf("bob's stale decision: %v", err)
 	}
 	if now, _ := alice.GasTable(ctx, "fab"); now.Row(1).Cells[field].Value != "repulsive" {
@@ -85,7 +85,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 
 	// Alice's undo is refused: her cell is bob's now.
-	if _, _, err := alice.UndoGas(ctx, "fab"); !errors.Is(err, hmis.ErrStale) {
+	if _, _, err := alice.UndoGas(ctx, "fab"); !errors.Is(err, gas.ErrStale) {
 		t.Errorf("alice's undo of a cell bob changed since: %v", err)
 	}
 
@@ -99,7 +99,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rows, err := f.GetRows(hmis.SheetProvenance)
+	rows, err := f.GetRows(gas.SheetProvenance)
 	if err != nil || len(rows) < 2 {
 		t.Fatalf("the Provenance sheet: %d rows, %v", len(rows), err)
 	}
@@ -170,7 +170,7 @@ func TestTwoAnalystsOnOneProfile(t *testing.T) {
 	if _, err := bob.ToxRollback(ctx, "EUGENOL", 1, 2, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := alice.ToxRollbackPlanned(ctx, plan); !errors.Is(err, toxdb.ErrStale) || !strings.Contains(err.Error(), "saved by bob") {
+	if _, err := alice.ToxRollbackPlanned(ctx, plan); !errors.Is(err, tox.ErrStale) || !strings.Contains(err.Error(), "saved by bob") {
 		t.Errorf("alice's stale rollback: %v", err)
 	}
 	h, err := alice.ToxHistory(ctx, "eugenol")

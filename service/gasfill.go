@@ -12,7 +12,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/gasfill"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/llm"
 	"warren/service/jobs"
 )
@@ -78,10 +78,10 @@ func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, ti
 
 // UnfinishedGasFill returns the table's latest fill when it has not finished: ResumeGasFill
 // goes on with it.
-func (s *Service) UnfinishedGasFill(ctx context.Context, table string) (hmis.Fill, bool, error) {
+func (s *Service) UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error) {
 	last, ok, err := s.GasStore().LastFill(ctx, table)
 	if err != nil || !ok || last.Finished {
-		return hmis.Fill{}, false, err
+		return gas.Fill{}, false, err
 	}
 	return last, true, nil
 }
@@ -224,7 +224,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 }
 
 // gasRow loads one row of a table as it is stored now.
-func (s *Service) gasRow(ctx context.Context, table string, id int) (*hmis.Row, error) {
+func (s *Service) gasRow(ctx context.Context, table string, id int) (*gas.Row, error) {
 	t, err := s.GasStore().LoadTable(ctx, table)
 	if err != nil {
 		return nil, err
@@ -240,9 +240,9 @@ func (s *Service) gasRow(ctx context.Context, table string, id int) (*hmis.Row, 
 // cells the analyst changed meanwhile are kept, and dropped from the row's result. A failed
 // row's findings are kept, but it is not done: a resume works it again.
 func (s *Service) saveFilledRow(ctx context.Context, state *gasfill.State, r *gasfill.RowResult) error {
-	changes := make([]hmis.FillChange, len(r.Changes))
+	changes := make([]gas.FillChange, len(r.Changes))
 	for i, c := range r.Changes {
-		changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+		changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
 	}
 	fill := state.Fill
 	if r.Err != "" {
@@ -262,7 +262,7 @@ func (s *Service) saveFilledRow(ctx context.Context, state *gasfill.State, r *ga
 }
 
 // remainingRows lists the rows of an unfinished fill it had not finished, in table order.
-func remainingRows(t *hmis.Table, last hmis.Fill) []int {
+func remainingRows(t *gas.Table, last gas.Fill) []int {
 	var out []int
 	for _, r := range t.Rows {
 		if (len(last.Rows) == 0 || slices.Contains(last.Rows, r.ID)) && !slices.Contains(last.Done, r.ID) {
@@ -302,7 +302,7 @@ func (r GasFillResult) Summary() GasFillSummary {
 		sum.CallsMax = max(sum.CallsMax, row.Calls)
 		for _, c := range row.Changes {
 			sum.Filled++
-			if c.After.Status == hmis.StatusReview {
+			if c.After.Status == gas.StatusReview {
 				sum.Review++
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"warren/agent/tablequery"
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // GasQueryResult is the outcome of a plain-language question (or a filter expression) over a
@@ -24,8 +24,8 @@ type GasQueryResult struct {
 
 // GasStore is the workspace's gas tables, written in this view's analyst's name; what it
 // decides is published on the change feed.
-func (s *Service) GasStore() *hmis.Store {
-	return &hmis.Store{DB: s.WS.DB, Analyst: s.Owner, Decided: s.gasDecided}
+func (s *Service) GasStore() *gas.Store {
+	return &gas.Store{DB: s.WS.DB, Analyst: s.Owner, Decided: s.gasDecided}
 }
 
 // GasQuery answers a question over a table: the model writes a filter expression (or the
@@ -67,16 +67,16 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 }
 
 // QuerySchema describes a table to the query engine.
-func QuerySchema(t *hmis.Table) tablequery.Schema {
+func QuerySchema(t *gas.Table) tablequery.Schema {
 	var s tablequery.Schema
-	for _, f := range hmis.Fields() {
+	for _, f := range gas.Fields() {
 		typ := "string"
 		switch f.Kind {
-		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
 			typ = "number"
-		case hmis.KindRating:
+		case gas.KindRating:
 			typ = "int"
-		case hmis.KindBool:
+		case gas.KindBool:
 			typ = "bool"
 		}
 		var examples []string
@@ -91,7 +91,7 @@ func QuerySchema(t *hmis.Table) tablequery.Schema {
 }
 
 // QueryRows turns a table into typed rows; an empty or unreadable value is nil.
-func QueryRows(t *hmis.Table, schema tablequery.Schema) []map[string]any {
+func QueryRows(t *gas.Table, schema tablequery.Schema) []map[string]any {
 	rows := make([]map[string]any, len(t.Rows))
 	for i, r := range t.Rows {
 		m := map[string]any{}

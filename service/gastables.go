@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // ErrNoGasTable means the workspace has no gas table yet.
@@ -67,7 +67,7 @@ func (s *Service) ResolveGasTable(ctx context.Context, name string) (string, err
 
 // LoadGasTable loads the table ResolveGasTable names; given rows, it checks that the table
 // has each of them (a *GasRowError names the first it has not).
-func (s *Service) LoadGasTable(ctx context.Context, name string, rows ...int) (*hmis.Table, error) {
+func (s *Service) LoadGasTable(ctx context.Context, name string, rows ...int) (*gas.Table, error) {
 	name, err := s.ResolveGasTable(ctx, name)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ type GasImportSummary struct {
 	EmptyCells int    `json:"empty_cells"`
 	// FlaggedInSheet counts the values of the sheet that don't validate (invalid_cells).
 	FlaggedInSheet int `json:"flagged_in_sheet"`
-	*hmis.ImportReport
+	*gas.ImportReport
 }
 
 // ImportGas imports a gas table from an .xlsx or .csv file (ErrGasFileFormat otherwise) under
@@ -102,14 +102,14 @@ type GasImportSummary struct {
 // (its decision log and fill runs start afresh) only when replace is set; otherwise the error
 // wraps ErrGasTableExists and the summary names the table.
 func (s *Service) ImportGas(ctx context.Context, file, name string, replace bool) (GasImportSummary, error) {
-	var t *hmis.Table
-	var rep *hmis.ImportReport
+	var t *gas.Table
+	var rep *gas.ImportReport
 	var err error
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".xlsx":
-		t, rep, err = hmis.ImportXLSXWithReport(file)
+		t, rep, err = gas.ImportXLSXWithReport(file)
 	case ".csv":
-		t, rep, err = hmis.ImportCSVWithReport(file)
+		t, rep, err = gas.ImportCSVWithReport(file)
 	default:
 		return GasImportSummary{}, fmt.Errorf("%s: %w", file, ErrGasFileFormat)
 	}
@@ -155,7 +155,7 @@ func (s *Service) ExportGas(ctx context.Context, table, file string) (GasExport,
 	if err != nil {
 		return GasExport{}, err
 	}
-	if err := hmis.ExportXLSX(t, file); err != nil {
+	if err := gas.ExportXLSX(t, file); err != nil {
 		return GasExport{}, err
 	}
 	return GasExport{File: file, Rows: len(t.Rows), Table: t.Name}, nil

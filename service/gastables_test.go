@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"warren/agent/gasfill"
+	"warren/gas"
 	"warren/internal/testkb"
-	"warren/kb/hmis"
 )
 
 // A table name resolves to itself, or to the only table when none is given; no table, an
@@ -85,8 +85,8 @@ func TestImportAndExportGas(t *testing.T) {
 // A fill's summary counts the rows worked (not those never started), the cells filled and
 // those for review, the calls per row, the rows not grounded and those that failed.
 func TestGasFillSummary(t *testing.T) {
-	review := gasfill.CellChange{Field: "lel_vol_pct", After: hmis.Cell{Status: hmis.StatusReview}}
-	filled := gasfill.CellChange{Field: "formula", After: hmis.Cell{Status: hmis.StatusFilled}}
+	review := gasfill.CellChange{Field: "lel_vol_pct", After: gas.Cell{Status: gas.StatusReview}}
+	filled := gasfill.CellChange{Field: "formula", After: gas.Cell{Status: gas.StatusFilled}}
 	res := GasFillResult{Run: "gasfill-1", Table: "fab", Results: []gasfill.RowResult{
 		{Row: 1, Name: "Silane", Grounded: true, Calls: 3, Changes: []gasfill.CellChange{review, filled}},
 		{Row: 2, Name: "", Identity: "no CAS number found", Calls: 1},

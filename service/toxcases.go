@@ -11,9 +11,9 @@ import (
 
 	"warren/agent"
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
 	"warren/service/jobs"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // The toxicology use cases of the CLI: profiles found by a forgiving name, imports, diffs,
@@ -38,8 +38,8 @@ func (e *ToxUnknownError) Error() string {
 	return fmt.Sprintf("no toxicology profile %q: `warren tox list` shows the %d profile names", e.INCI, e.Profiles)
 }
 
-// Is makes errors.Is(err, toxdb.ErrNoProfile) true.
-func (e *ToxUnknownError) Is(target error) bool { return target == toxdb.ErrNoProfile }
+// Is makes errors.Is(err, tox.ErrNoProfile) true.
+func (e *ToxUnknownError) Is(target error) bool { return target == tox.ErrNoProfile }
 
 // ToxNameKey is the form of an INCI name that suggestions compare: upper case, without spaces,
 // hyphens and other separators.
@@ -54,10 +54,10 @@ func ToxNameKey(s string) string {
 
 // toxLatest loads the latest version of the profile named inci (case-insensitively); for an
 // unknown name the error is a *ToxUnknownError.
-func (s *Service) toxLatest(ctx context.Context, inci string) (toxdb.ProfileVersion, error) {
+func (s *Service) toxLatest(ctx context.Context, inci string) (tox.ProfileVersion, error) {
 	st := s.ToxStore()
 	v, err := st.Latest(ctx, inci)
-	if !errors.Is(err, toxdb.ErrNoProfile) {
+	if !errors.Is(err, tox.ErrNoProfile) {
 		return v, err
 	}
 	list, err := st.List(ctx)
@@ -84,21 +84,21 @@ func (s *Service) ToxResolve(ctx context.Context, inci string) (string, error) {
 
 // ToxProfile loads version n of the profile named inci (case-insensitively); version 0 is the
 // latest. An unknown name gives a *ToxUnknownError, an unknown version an error that wraps
-// toxdb.ErrNoVersion and names the way to the versions.
-func (s *Service) ToxProfile(ctx context.Context, inci string, n int) (toxdb.ProfileVersion, error) {
+// tox.ErrNoVersion and names the way to the versions.
+func (s *Service) ToxProfile(ctx context.Context, inci string, n int) (tox.ProfileVersion, error) {
 	latest, err := s.toxLatest(ctx, inci)
 	if err != nil || n == 0 {
 		return latest, err
 	}
 	v, err := s.ToxStore().Version(ctx, latest.INCI, n)
-	if errors.Is(err, toxdb.ErrNoVersion) {
+	if errors.Is(err, tox.ErrNoVersion) {
 		return v, fmt.Errorf("%w; `warren tox history %s` lists them", err, ShellQuote(latest.INCI))
 	}
 	return v, err
 }
 
 // ToxHistory lists the versions of the profile named inci (case-insensitively), newest first.
-func (s *Service) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+func (s *Service) ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
 	name, err := s.ToxResolve(ctx, inci)
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (s *Service) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionI
 
 // ToxShown is one version of a profile and the number of the latest one.
 type ToxShown struct {
-	toxdb.ProfileVersion
+	tox.ProfileVersion
 	Latest int
 }
 
@@ -137,12 +137,12 @@ func ShellQuote(s string) string {
 // each one's status and version. The fields are in alphabetical order, as the CLI has always
 // printed them.
 type ToxImported struct {
-	File      string               `json:"file"`
-	New       int                  `json:"new"`
-	Profiles  int                  `json:"profiles"`
-	Results   []toxdb.ImportResult `json:"results"`
-	Unchanged int                  `json:"unchanged"`
-	Updated   int                  `json:"updated"`
+	File      string             `json:"file"`
+	New       int                `json:"new"`
+	Profiles  int                `json:"profiles"`
+	Results   []tox.ImportResult `json:"results"`
+	Unchanged int                `json:"unchanged"`
+	Updated   int                `json:"updated"`
 }
 
 // ToxBadRecord is one bad record of a refused import.
@@ -156,7 +156,7 @@ type ToxImportFailure struct {
 	Errors   []ToxBadRecord `json:"errors"`
 	File     string         `json:"file"`
 	Imported bool           `json:"imported"` // always false
-	err      *toxdb.ImportError
+	err      *tox.ImportError
 }
 
 func (f *ToxImportFailure) Error() string {
@@ -177,21 +177,21 @@ func (f *ToxImportFailure) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the store's *toxdb.ImportError.
+// Unwrap returns the store's *tox.ImportError.
 func (f *ToxImportFailure) Unwrap() error { return f.err }
 
 // ToxImport imports the profiles of a .json file (whole profiles) or any other file as CSV (NOAEL
 // rows). A file with bad records imports nothing and gives a *ToxImportFailure.
 func (s *Service) ToxImport(ctx context.Context, path string) (*ToxImported, error) {
 	st := s.ToxStore()
-	var results []toxdb.ImportResult
+	var results []tox.ImportResult
 	var err error
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		results, err = st.ImportJSON(ctx, path)
 	} else {
 		results, err = st.ImportCSV(ctx, path)
 	}
-	if ie := (*toxdb.ImportError)(nil); errors.As(err, &ie) {
+	if ie := (*tox.ImportError)(nil); errors.As(err, &ie) {
 		f := &ToxImportFailure{File: ie.File, Errors: make([]ToxBadRecord, len(ie.Records)), err: ie}
 		for i, r := range ie.Records {
 			f.Errors[i] = ToxBadRecord{r.Where, r.Err.Error()}
@@ -203,15 +203,15 @@ func (s *Service) ToxImport(ctx context.Context, path string) (*ToxImported, err
 	}
 	out := &ToxImported{File: path, Profiles: len(results), Results: results}
 	if out.Results == nil {
-		out.Results = []toxdb.ImportResult{}
+		out.Results = []tox.ImportResult{}
 	}
 	for _, r := range results {
 		switch r.Status {
-		case toxdb.ImportNew:
+		case tox.ImportNew:
 			out.New++
-		case toxdb.ImportUpdated:
+		case tox.ImportUpdated:
 			out.Updated++
-		case toxdb.ImportUnchanged:
+		case tox.ImportUnchanged:
 			out.Unchanged++
 		}
 	}
@@ -220,7 +220,7 @@ func (s *Service) ToxImport(ctx context.Context, path string) (*ToxImported, err
 
 // ToxDiff is what changed between two versions of a profile.
 type ToxDiff struct {
-	From, To toxdb.ProfileVersion
+	From, To tox.ProfileVersion
 	Ops      jsonpatch.Patch // the RFC 6902 operations that turn From into To ([] when equal)
 }
 
@@ -248,7 +248,7 @@ func (s *Service) ToxDiffVersions(ctx context.Context, inci string, v1, v2 int) 
 // version, which the restored data will follow.
 type ToxRollbackPlan struct {
 	INCI           string
-	Target, Latest toxdb.ProfileVersion
+	Target, Latest tox.ProfileVersion
 }
 
 // ToxPlanRollback prepares the rollback of the profile named inci to version to; rolling back
@@ -273,9 +273,9 @@ func (s *Service) ToxPlanRollback(ctx context.Context, inci string, to int) (*To
 // another version was saved since the plan, nothing is saved.
 func (s *Service) ToxRollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
 	v, err := s.ToxRollback(ctx, p.INCI, p.Target.Version, p.Latest.Version, "")
-	if stale := (*toxdb.StaleError)(nil); errors.As(err, &stale) {
+	if stale := (*tox.StaleError)(nil); errors.As(err, &stale) {
 		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; run the rollback again to see the new diff: %w",
-			p.INCI, stale.Latest, toxdb.AnalystName(stale.By), toxdb.ErrStale)
+			p.INCI, stale.Latest, tox.AnalystName(stale.By), tox.ErrStale)
 	}
 	return v, err
 }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"warren/internal/testkb"
-	"warren/kb/toxdb"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 func toxService(t *testing.T) *Service {
@@ -36,11 +36,11 @@ func TestToxResolveFindsNamesAndSuggestsOnes(t *testing.T) {
 	}
 	for in, want := range map[string]string{"ci16035": "CI 16035", "Methyl  Salicylate": "METHYL SALICYLATE", "NOPE": ""} {
 		_, err := s.ToxResolve(ctx, in)
-		if !errors.As(err, &unknown) || unknown.Suggestion != want || !errors.Is(err, toxdb.ErrNoProfile) || !strings.Contains(err.Error(), "warren tox list") {
+		if !errors.As(err, &unknown) || unknown.Suggestion != want || !errors.Is(err, tox.ErrNoProfile) || !strings.Contains(err.Error(), "warren tox list") {
 			t.Errorf("%q: %v", in, err)
 		}
 	}
-	if _, err := s.ToxProfile(ctx, "eugenol", 9); !errors.Is(err, toxdb.ErrNoVersion) || !strings.Contains(err.Error(), "`warren tox history EUGENOL`") {
+	if _, err := s.ToxProfile(ctx, "eugenol", 9); !errors.Is(err, tox.ErrNoVersion) || !strings.Contains(err.Error(), "`warren tox history EUGENOL`") {
 		t.Errorf("a missing version: %v", err)
 	}
 	if got := ShellQuote("METHYL SALICYLATE"); got != "'METHYL SALICYLATE'" {
@@ -56,7 +56,7 @@ func TestToxImportFailureListsEveryBadRecord(t *testing.T) {
 	}
 	_, err := s.ToxImport(context.Background(), path)
 	var f *ToxImportFailure
-	var ie *toxdb.ImportError
+	var ie *tox.ImportError
 	if !errors.As(err, &f) || f.Imported || f.File != path || len(f.Errors) != 2 || !errors.As(err, &ie) ||
 		!strings.Contains(err.Error(), "nothing was imported") || !strings.Contains(err.Error(), "2 bad records:\n  ") {
 		t.Fatalf("bad records: %#v", err)

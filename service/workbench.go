@@ -7,11 +7,11 @@ import (
 	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
 	"warren/kb/weaviatekb"
 	"warren/retrieval"
+	"warren/tox"
 )
 
 // The use cases below are the workbench's (tui.Backend); the CLI calls the same ones.
@@ -99,28 +99,28 @@ func (s *Service) IngestPaths(ctx context.Context, paths []string, collection st
 func (s *Service) GasTables(ctx context.Context) ([]string, error) { return s.GasStore().Tables(ctx) }
 
 // GasTable loads a gas table.
-func (s *Service) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
+func (s *Service) GasTable(ctx context.Context, name string) (*gas.Table, error) {
 	return s.GasStore().LoadTable(ctx, name)
 }
 
 // SetGasCell stores the analyst's decision on one cell, made on seen, the cell as their view
 // showed it: when the cell has changed since, the decision is refused with an error that wraps
-// hmis.ErrStale (an *hmis.StaleError says who changed it to what) and nothing is written.
-func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error {
+// gas.ErrStale (an *gas.StaleError says who changed it to what) and nothing is written.
+func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, seen, c gas.Cell, reason string) error {
 	_, err := s.GasStore().Decide(ctx, table, row, field, seen, c, reason)
 	return err
 }
 
 // UndoGas takes back the analyst's own latest decision on a table; when its cell changed since,
-// the undo is refused with an error that wraps hmis.ErrStale.
+// the undo is refused with an error that wraps gas.ErrStale.
 func (s *Service) UndoGas(ctx context.Context, table string) (int, string, error) {
 	return s.GasStore().Undo(ctx, table)
 }
 
 // ToxStore is the workspace's toxicology profiles, saved in this view's analyst's name; what it
 // saves is published on the change feed.
-func (s *Service) ToxStore() *toxdb.Store {
-	return &toxdb.Store{DB: s.WS.DB, Analyst: s.Owner, Saved: s.toxSaved}
+func (s *Service) ToxStore() *tox.Store {
+	return &tox.Store{DB: s.WS.DB, Analyst: s.Owner, Saved: s.toxSaved}
 }
 
 // ToxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
@@ -130,7 +130,7 @@ func (s *Service) ToxEditor() *toxedit.Editor {
 }
 
 // ToxProfiles lists the profiles at their latest versions.
-func (s *Service) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {
+func (s *Service) ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error) {
 	return s.ToxStore().List(ctx)
 }
 
@@ -151,7 +151,7 @@ func (s *Service) ToxReject(ctx context.Context, p *toxedit.Proposal, reason str
 
 // ToxRollback saves a new version equal to version to; seen is the latest version the analyst
 // saw: when another was saved since, the rollback is refused with an error that wraps
-// toxdb.ErrStale and nothing is saved.
+// tox.ErrStale and nothing is saved.
 func (s *Service) ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
 	return s.ToxStore().Rollback(ctx, inci, to, seen, summary)
 }

@@ -13,13 +13,13 @@ import (
 	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
 	"warren/llm"
 	"warren/retrieval"
 	"warren/service"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 // Backend is what the workbench needs from warren. cmd/warren implements it over a workspace;
@@ -66,14 +66,14 @@ type Backend interface {
 	// GasTables lists the workspace's gas tables by name.
 	GasTables(ctx context.Context) ([]string, error)
 	// GasTable loads a gas table as it is stored.
-	GasTable(ctx context.Context, name string) (*hmis.Table, error)
+	GasTable(ctx context.Context, name string) (*gas.Table, error)
 	// SetGasCell stores the analyst's decision on one cell at once and logs it with its reason
 	// and their name. seen is the cell as the analyst's view showed it: when the stored cell
 	// is another (someone decided it meanwhile) nothing is written and the error wraps
-	// hmis.ErrStale (an *hmis.StaleError says who changed it to what).
-	SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error
+	// gas.ErrStale (an *gas.StaleError says who changed it to what).
+	SetGasCell(ctx context.Context, table string, row int, field string, seen, c gas.Cell, reason string) error
 	// UndoGas reverts the analyst's own latest decision on the table and says which cell it
-	// restored; the error wraps hmis.ErrNothingToUndo when there is none, and hmis.ErrStale
+	// restored; the error wraps gas.ErrNothingToUndo when there is none, and gas.ErrStale
 	// when that cell changed since.
 	UndoGas(ctx context.Context, table string) (row int, field string, err error)
 	// GasQuery filters the table: a question is turned into an expression by the model (with
@@ -91,26 +91,26 @@ type Backend interface {
 	// running, the error wraps jobs.ErrNoJob at once.
 	WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink agent.Sink) (jobs.Job, error)
 	// UnfinishedGasFill returns the table's latest fill when it has not finished.
-	UnfinishedGasFill(ctx context.Context, table string) (hmis.Fill, bool, error)
+	UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error)
 
 	// ToxProfiles lists the toxicology profiles at their latest versions, by INCI name.
-	ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error)
+	ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error)
 	// ToxProfile loads one version of a profile; version 0 is the latest.
-	ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error)
+	ToxProfile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error)
 	// ToxHistory lists a profile's versions, newest first.
-	ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error)
+	ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error)
 	// ToxPropose turns an instruction, a JSON payload or a JSON Patch into a proposal against
 	// the profile's latest version; nothing is saved.
 	ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error)
 	// ToxApprove saves a proposal as the next version with summary and returns its number; a
 	// proposal whose base is no longer the latest version is refused with an error that wraps
-	// toxdb.ErrStale.
+	// tox.ErrStale.
 	ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error)
 	// ToxReject closes a proposal's edit run as rejected; nothing is saved.
 	ToxReject(ctx context.Context, p *toxedit.Proposal, reason string) error
 	// ToxRollback saves a new version equal to version to and returns its number; seen is the
 	// latest version the analyst saw: when another was saved since, nothing is saved and the
-	// error wraps toxdb.ErrStale.
+	// error wraps tox.ErrStale.
 	ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error)
 	// ToxWaiting lists the proposals that wait for approval (made on the CLI, by a batch, or
 	// in a workbench closed before the decision), oldest first.

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb/toxdb"
 	"warren/service"
+	"warren/tox"
 )
 
 // Other analysts' decisions reach the workbench live: the backend's change feed is drained
@@ -95,7 +95,7 @@ func (x *toxTab) changed(cs []service.Change) tea.Cmd {
 	for _, c := range cs {
 		if c.Kind == service.ChangeToxVersion {
 			ours = append(ours, c)
-			touched[toxdb.Key(c.INCI)] = true
+			touched[tox.Key(c.INCI)] = true
 		}
 	}
 	if len(ours) == 0 {
@@ -105,11 +105,11 @@ func (x *toxTab) changed(cs []service.Change) tea.Cmd {
 	cmds := []tea.Cmd{x.load()}
 	sel := x.selected()
 	switch {
-	case x.view == toxProposal && x.proposal != nil && touched[toxdb.Key(x.proposal.INCI)]:
+	case x.view == toxProposal && x.proposal != nil && touched[tox.Key(x.proposal.INCI)]:
 		text += fmt.Sprintf(" — this proposal is from version %d: approving it will be refused (e re-proposes its operations)", x.proposal.BaseVersion)
-	case x.view == toxConfirm && touched[toxdb.Key(sel)]:
+	case x.view == toxConfirm && touched[tox.Key(sel)]:
 		text += " — this rollback was asked on an older version: y will be refused"
-	case x.view == toxHistory && touched[toxdb.Key(sel)]:
+	case x.view == toxHistory && touched[tox.Key(sel)]:
 		cmds = append(cmds, x.loadHistory(sel))
 	}
 	return tea.Batch(append(cmds, setStatus(text, false))...)
@@ -117,12 +117,12 @@ func (x *toxTab) changed(cs []service.Change) tea.Cmd {
 
 // staleText says who saved the version that made a toxicology decision stale.
 func staleText(err error) string {
-	var stale *toxdb.StaleError
+	var stale *tox.StaleError
 	if !errors.As(err, &stale) {
 		return err.Error()
 	}
 	if stale.At.IsZero() {
 		return fmt.Sprintf("%s is at version %d now", stale.INCI, stale.Latest)
 	}
-	return fmt.Sprintf("%s saved version %d of %s at %s", toxdb.AnalystName(stale.By), stale.Latest, stale.INCI, stale.At.Local().Format("15:04"))
+	return fmt.Sprintf("%s saved version %d of %s at %s", tox.AnalystName(stale.By), stale.Latest, stale.INCI, stale.At.Local().Format("15:04"))
 }

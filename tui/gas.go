@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent/gasfill"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/tui/styles"
 )
 
@@ -28,10 +28,10 @@ const (
 type (
 	gasLoadedMsg struct {
 		tables []string
-		table  *hmis.Table
-		want   string        // the table asked for, when it wasn't found
-		focus  *hmis.CellRef // put the cursor here
-		undone bool          // the load follows an undo of the focused cell
+		table  *gas.Table
+		want   string       // the table asked for, when it wasn't found
+		focus  *gas.CellRef // put the cursor here
+		undone bool         // the load follows an undo of the focused cell
 		// unfinished reports that the table's latest fill has not finished.
 		unfinished bool
 		err        error
@@ -57,8 +57,8 @@ type (
 type gasChange struct {
 	row   int
 	field string
-	cell  hmis.Cell
-	seen  hmis.Cell
+	cell  gas.Cell
+	seen  gas.Cell
 }
 
 // gasQuery is the query that filters the grid.
@@ -87,8 +87,8 @@ type gasTab struct {
 
 	tables  []string
 	want    string // the table to open (warren gas review --table)
-	table   *hmis.Table
-	fields  []hmis.Field
+	table   *gas.Table
+	fields  []gas.Field
 	widths  []int // column width per field
 	loaded  bool
 	loading bool
@@ -107,10 +107,10 @@ type gasTab struct {
 	mode     gasMode
 	input    textinput.Model
 	inputErr string
-	editRef  hmis.CellRef
-	editIn   string    // the table of editRef: a switch of tables must not redirect the edit
-	editSeen hmis.Cell // the cell as it was when the editor opened: the edit is decided on it
-	saving   bool      // the editor's value is being stored
+	editRef  gas.CellRef
+	editIn   string   // the table of editRef: a switch of tables must not redirect the edit
+	editSeen gas.Cell // the cell as it was when the editor opened: the edit is decided on it
+	saving   bool     // the editor's value is being stored
 
 	askSeq    int
 	askCancel context.CancelFunc // a question or expression is running
@@ -130,7 +130,7 @@ func newGasTab(be Backend, st *styles.Styles) *gasTab {
 	ist := in.Styles()
 	ist.Cursor.Blink = false // a steady cursor: no redraw every half second over SSH
 	in.SetStyles(ist)
-	return &gasTab{be: be, st: st, input: in, fields: hmis.Fields(), colOff: 1, order: newDecisionOrder()}
+	return &gasTab{be: be, st: st, input: in, fields: gas.Fields(), colOff: 1, order: newDecisionOrder()}
 }
 
 func (g *gasTab) SetSize(w, h int) {
@@ -145,7 +145,7 @@ func (g *gasTab) running() bool { return g.askCancel != nil }
 func (g *gasTab) open(name string) { g.want = name }
 
 // load reads the table list and one table: want when it exists, else the first.
-func (g *gasTab) load(want string, focus *hmis.CellRef) tea.Cmd {
+func (g *gasTab) load(want string, focus *gas.CellRef) tea.Cmd {
 	g.loading = true
 	be := g.be
 	return func() tea.Msg {
@@ -317,9 +317,9 @@ func (g *gasTab) refilter(keep int) {
 	}
 }
 
-func hasReview(r *hmis.Row) bool {
+func hasReview(r *gas.Row) bool {
 	for _, c := range r.Cells {
-		if c.Status == hmis.StatusReview {
+		if c.Status == gas.StatusReview {
 			return true
 		}
 	}
@@ -348,10 +348,10 @@ func (g *gasTab) focus(rowID int, field string) bool {
 }
 
 // current returns the row and field under the cursor.
-func (g *gasTab) current() (*hmis.Row, hmis.Field, bool) {
+func (g *gasTab) current() (*gas.Row, gas.Field, bool) {
 	i := g.currentIndex()
 	if i < 0 {
-		return nil, hmis.Field{}, false
+		return nil, gas.Field{}, false
 	}
 	return g.table.Rows[i], g.fields[g.col], true
 }
@@ -477,7 +477,7 @@ func (g *gasTab) nextFlagged(dir int) tea.Cmd {
 	for step := 1; step <= n; step++ {
 		p := ((pos+dir*step)%n + n) % n
 		r, c := p/nf, p%nf
-		if g.table.Rows[g.shown[r]].Cells[g.fields[c].Name].Status != hmis.StatusReview {
+		if g.table.Rows[g.shown[r]].Cells[g.fields[c].Name].Status != gas.StatusReview {
 			continue
 		}
 		g.cur, g.col = r, c

@@ -12,9 +12,9 @@ import (
 	"warren/agent/tablequery"
 	"warren/config"
 	"warren/doctor"
+	"warren/gas"
 	"warren/internal/schema"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/llm"
 	"warren/llm/llmtest"
 )
@@ -24,18 +24,18 @@ import (
 // Ollama server through the real gateway.
 type gasBackend struct {
 	fixture
-	store   *hmis.Store
+	store   *gas.Store
 	gateway *llm.Gateway // nil: no model, questions fall back
 }
 
-func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*hmis.Table) *gasBackend {
+func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*gas.Table) *gasBackend {
 	t.Helper()
 	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), schema.All())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	be := &gasBackend{store: &hmis.Store{DB: db}}
+	be := &gasBackend{store: &gas.Store{DB: db}}
 	for _, tab := range tables {
 		if err := be.store.SaveTable(context.Background(), tab); err != nil {
 			t.Fatal(err)
@@ -53,10 +53,10 @@ func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*hmis.Table) *ga
 }
 
 func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b.store.Tables(ctx) }
-func (b *gasBackend) GasTable(ctx context.Context, name string) (*hmis.Table, error) {
+func (b *gasBackend) GasTable(ctx context.Context, name string) (*gas.Table, error) {
 	return b.store.LoadTable(ctx, name)
 }
-func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, seen, c hmis.Cell, reason string) error {
+func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, seen, c gas.Cell, reason string) error {
 	_, err := b.store.Decide(ctx, table, row, field, seen, c, reason)
 	return err
 }
@@ -72,14 +72,14 @@ func (b *gasBackend) GasQuery(ctx context.Context, table, question, expression s
 		return GasQueryResult{}, err
 	}
 	var schema tablequery.Schema
-	for _, f := range hmis.Fields() {
+	for _, f := range gas.Fields() {
 		typ := tablequery.TypeString
 		switch f.Kind {
-		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
 			typ = tablequery.TypeNumber
-		case hmis.KindRating:
+		case gas.KindRating:
 			typ = tablequery.TypeInt
-		case hmis.KindBool:
+		case gas.KindBool:
 			typ = tablequery.TypeBool
 		}
 		schema = append(schema, tablequery.Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
@@ -128,31 +128,31 @@ var fixedTime = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
 
 // gasFixture is a small table with a cell of every status: original values from the sheet,
 // values filled at high and at low confidence (review), approved, edited and rejected ones.
-func gasFixture() *hmis.Table {
-	orig := func(v string) hmis.Cell { return hmis.Cell{Value: v, Status: hmis.StatusOriginal} }
-	origU := func(v, unit string) hmis.Cell { return hmis.Cell{Value: v, Unit: unit, Status: hmis.StatusOriginal} }
-	fill := func(v, unit string, conf float64, doc, section, excerpt string) hmis.Cell {
-		st := hmis.StatusFilled
-		if conf < hmis.HighConfidence {
-			st = hmis.StatusReview
+func gasFixture() *gas.Table {
+	orig := func(v string) gas.Cell { return gas.Cell{Value: v, Status: gas.StatusOriginal} }
+	origU := func(v, unit string) gas.Cell { return gas.Cell{Value: v, Unit: unit, Status: gas.StatusOriginal} }
+	fill := func(v, unit string, conf float64, doc, section, excerpt string) gas.Cell {
+		st := gas.StatusFilled
+		if conf < gas.HighConfidence {
+			st = gas.StatusReview
 		}
-		return hmis.Cell{Value: v, Unit: unit, Status: st, Confidence: conf, Method: "extract", SourceDoc: doc,
+		return gas.Cell{Value: v, Unit: unit, Status: st, Confidence: conf, Method: "extract", SourceDoc: doc,
 			SourceSection: section, SourceChunk: doc + "#0003", Excerpt: excerpt, UpdatedAt: fixedTime}
 	}
 	silane := "suppliers/nordgas-silane.md"
 	arsine := "suppliers/nordgas-arsine.md"
 	inert := "suppliers/nordgas-inert-gases.md"
-	rows := []map[string]hmis.Cell{
+	rows := []map[string]gas.Cell{
 		{
 			"chemical_name": orig("Silane"), "cas_number": orig("7803-62-5"), "formula": orig("SiH4"),
 			"un_number": fill("UN2203", "", 0.88, silane, "14 Transport information", "UN number: UN2203. Proper shipping name: SILANE, COMPRESSED."),
 			"boiling_point_c": fill("-112", "°C", 0.92, silane, "9 Physical and chemical properties",
 				"Boiling point: -112 °C at 1013 hPa. Melting point: -185 °C. Silane ignites spontaneously in air; releases must be treated as fires."),
-			"autoignition_c": hmis.Cell{Value: "21", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.45, Method: "extract", SourceDoc: "standards/gas-cabinet-procedure.md",
+			"autoignition_c": gas.Cell{Value: "21", Unit: "°C", Status: gas.StatusReview, Confidence: 0.45, Method: "extract", SourceDoc: "standards/gas-cabinet-procedure.md",
 				SourceSection: "5.3", Excerpt: "Pyrophoric gases such as silane ignite below room temperature (about 21 °C).", Note: "general pass: confidence below 0.7", UpdatedAt: fixedTime},
-			"lel_vol_pct":       {Value: "1.37", Unit: "vol %", Status: hmis.StatusApproved, Confidence: 0.9, Method: "extract", SourceDoc: silane, SourceSection: "9", UpdatedAt: fixedTime},
-			"uel_vol_pct":       {Value: "96", Unit: "vol %", Status: hmis.StatusEdited, Method: "analyst", Note: "edited by the analyst: was 100 vol % (source " + silane + ")", UpdatedAt: fixedTime},
-			"flash_point_c":     {Status: hmis.StatusRejected, Note: "rejected by the analyst: was -50 °C (source " + silane + ")", UpdatedAt: fixedTime},
+			"lel_vol_pct":       {Value: "1.37", Unit: "vol %", Status: gas.StatusApproved, Confidence: 0.9, Method: "extract", SourceDoc: silane, SourceSection: "9", UpdatedAt: fixedTime},
+			"uel_vol_pct":       {Value: "96", Unit: "vol %", Status: gas.StatusEdited, Method: "analyst", Note: "edited by the analyst: was 100 vol % (source " + silane + ")", UpdatedAt: fixedTime},
+			"flash_point_c":     {Status: gas.StatusRejected, Note: "rejected by the analyst: was -50 °C (source " + silane + ")", UpdatedAt: fixedTime},
 			"hmis_flammability": fill("4", "", 0.8, silane, "2 Hazards identification", "HMIS: health 2, flammability 4, physical hazard 3."),
 			"physical_state":    orig("gas"), "pyrophoric": orig("yes"), "ghs02_flammable": orig("yes"),
 		},
@@ -167,7 +167,7 @@ func gasFixture() *hmis.Table {
 		{
 			"chemical_name": orig("Nitrogen"), "cas_number": orig("7727-37-9"), "formula": orig("N2"),
 			"boiling_point_c":        fill("-195.8", "°C", 0.9, inert, "9", "Boiling point: -195.8 °C"),
-			"melting_point_c":        {Value: "-210", Unit: "°C", Status: hmis.StatusFilled, Confidence: 0.65, Method: "extract", SourceDoc: inert, UpdatedAt: fixedTime},
+			"melting_point_c":        {Value: "-210", Unit: "°C", Status: gas.StatusFilled, Confidence: 0.65, Method: "extract", SourceDoc: inert, UpdatedAt: fixedTime},
 			"critical_temperature_c": fill("-147", "°C", 0.8, inert, "9", "Critical temperature -147 °C"),
 			"odour":                  fill("odourless", "", 0.5, inert, "9", "Odour: none"),
 			"physical_state":         orig("gas"), "lel_vol_pct": orig("n/a"),
@@ -181,12 +181,12 @@ func gasFixture() *hmis.Table {
 			"hazard_class": fill("Flam. Gas 1; Acute Tox. 1", "", 0.6, "suppliers/veridian-phosphine.md", "2", "Flam. Gas 1, Acute Tox. 1 (inhalation)"),
 		},
 	}
-	t := &hmis.Table{Name: "fab-k2"}
-	for _, f := range hmis.Fields() {
+	t := &gas.Table{Name: "fab-k2"}
+	for _, f := range gas.Fields() {
 		t.Columns = append(t.Columns, f.Label)
 	}
 	for i, cells := range rows {
-		t.Rows = append(t.Rows, &hmis.Row{ID: i + 1, Cells: cells})
+		t.Rows = append(t.Rows, &gas.Row{ID: i + 1, Cells: cells})
 	}
 	return t
 }

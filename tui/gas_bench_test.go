@@ -7,20 +7,20 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // BenchmarkGasView draws the Gas tab over a table of 200 rows with every field set, frame
 // after frame while the analyst moves across rows and columns (120×40): p50 and p99 over
 // every frame of every iteration, 300 per iteration.
 func BenchmarkGasView(b *testing.B) {
-	t := &hmis.Table{Name: "big"}
-	fields := hmis.Fields()
-	statuses := []hmis.Status{hmis.StatusOriginal, hmis.StatusFilled, hmis.StatusReview, hmis.StatusApproved, hmis.StatusEdited}
+	t := &gas.Table{Name: "big"}
+	fields := gas.Fields()
+	statuses := []gas.Status{gas.StatusOriginal, gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited}
 	for i := 1; i <= 200; i++ {
-		r := &hmis.Row{ID: i, Cells: map[string]hmis.Cell{}}
+		r := &gas.Row{ID: i, Cells: map[string]gas.Cell{}}
 		for j, f := range fields {
-			r.Cells[f.Name] = hmis.Cell{Value: fmt.Sprintf("value %d-%d", i, j), Status: statuses[(i+j)%len(statuses)], Confidence: 0.8,
+			r.Cells[f.Name] = gas.Cell{Value: fmt.Sprintf("value %d-%d", i, j), Status: statuses[(i+j)%len(statuses)], Confidence: 0.8,
 				SourceDoc: "suppliers/doc.md", SourceSection: "9", Excerpt: "A passage of a data sheet that holds the value and some more words around it."}
 		}
 		t.Rows = append(t.Rows, r)

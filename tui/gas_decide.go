@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // The analyst's decisions in the Gas tab. Each is stored at once, in a command, one cell one
@@ -18,7 +18,7 @@ import (
 // describe names a cell and what it holds, for the status line.
 func (g *gasTab) describe(rowID int, field string) string {
 	r := g.table.Row(rowID)
-	f, _ := hmis.FieldByName(field)
+	f, _ := gas.FieldByName(field)
 	if r == nil {
 		return fmt.Sprintf("%s of row %d", f.Label, rowID)
 	}
@@ -48,7 +48,7 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 		g.measure()
 		g.refilter(keep)
 	}
-	if stale := (*hmis.StaleError)(nil); errors.As(msg.err, &stale) {
+	if stale := (*gas.StaleError)(nil); errors.As(msg.err, &stale) {
 		return g.refused(msg, stale)
 	}
 	if msg.err != nil {
@@ -69,10 +69,10 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 }
 
 // refused tells the analyst who changed the cell they decided on, and reloads the table.
-func (g *gasTab) refused(msg gasSavedMsg, stale *hmis.StaleError) tea.Cmd {
+func (g *gasTab) refused(msg gasSavedMsg, stale *gas.StaleError) tea.Cmd {
 	reload := g.load(msg.table, nil) // the cursor stays where it is
 	text := g.staleText(stale, "your view is refreshed — decide again")
-	if msg.edit && g.mode == gasEdit && g.editIn == msg.table && g.editRef == (hmis.CellRef{Row: stale.Row, Field: stale.Field}) {
+	if msg.edit && g.mode == gasEdit && g.editIn == msg.table && g.editRef == (gas.CellRef{Row: stale.Row, Field: stale.Field}) {
 		g.editSeen = stale.Now // enter sends the value again, decided on the cell as it is now
 		g.inputErr = text + " (enter sends your value again)"
 		return reload
@@ -85,10 +85,10 @@ func (g *gasTab) refused(msg gasSavedMsg, stale *hmis.StaleError) tea.Cmd {
 
 // staleText says who changed a cell to what and when, naming the cell when it is not the one
 // under the cursor, then what to do.
-func (g *gasTab) staleText(stale *hmis.StaleError, then string) string {
+func (g *gasTab) staleText(stale *gas.StaleError, then string) string {
 	text := stale.Change()
 	if r, f, ok := g.current(); !ok || r.ID != stale.Row || f.Name != stale.Field || g.table.Name != stale.Table {
-		f, _ := hmis.FieldByName(stale.Field)
+		f, _ := gas.FieldByName(stale.Field)
 		name := fmt.Sprintf("row %d", stale.Row)
 		if g.table != nil && g.table.Name == stale.Table {
 			if r := g.table.Row(stale.Row); r != nil {
@@ -161,17 +161,17 @@ func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.C
 }
 
 // approvable says why a cell can't be approved, "" when it can.
-func approvable(c hmis.Cell) string {
+func approvable(c gas.Cell) string {
 	switch c.Status {
-	case hmis.StatusFilled, hmis.StatusReview:
+	case gas.StatusFilled, gas.StatusReview:
 		return ""
-	case hmis.StatusOriginal:
+	case gas.StatusOriginal:
 		return "the value comes from the imported sheet: there is nothing to approve"
-	case hmis.StatusApproved:
+	case gas.StatusApproved:
 		return "the value is approved already"
-	case hmis.StatusEdited:
+	case gas.StatusEdited:
 		return "you typed this value: it needs no approval"
-	case hmis.StatusRejected:
+	case gas.StatusRejected:
 		return "the value was rejected: e types one, u undoes the rejection"
 	}
 	return "the cell is empty: nothing to approve (e types a value)"
@@ -187,7 +187,7 @@ func (g *gasTab) approve() tea.Cmd {
 		return setStatus(why, false)
 	}
 	c := seen
-	c.Status, c.UpdatedAt = hmis.StatusApproved, time.Now().UTC()
+	c.Status, c.UpdatedAt = gas.StatusApproved, time.Now().UTC()
 	return g.save([]gasChange{{r.ID, f.Name, c, seen}}, reasonApprove, fmt.Sprintf("approved %s of %s", f.Label, r.Name()), false)
 }
 
@@ -201,9 +201,9 @@ func (g *gasTab) approveRow() tea.Cmd {
 	now := time.Now().UTC()
 	for _, f := range g.fields {
 		seen := r.Cells[f.Name]
-		if seen.Status == hmis.StatusFilled && seen.Confidence >= hmis.HighConfidence {
+		if seen.Status == gas.StatusFilled && seen.Confidence >= gas.HighConfidence {
 			c := seen
-			c.Status, c.UpdatedAt = hmis.StatusApproved, now
+			c.Status, c.UpdatedAt = gas.StatusApproved, now
 			changes = append(changes, gasChange{r.ID, f.Name, c, seen})
 		}
 	}
@@ -230,7 +230,7 @@ func (g *gasTab) reject() tea.Cmd {
 	if c.SourceDoc != "" {
 		note += " (source " + c.SourceDoc + ")"
 	}
-	cell := hmis.Cell{Status: hmis.StatusRejected, Note: note, UpdatedAt: time.Now().UTC()}
+	cell := gas.Cell{Status: gas.StatusRejected, Note: note, UpdatedAt: time.Now().UTC()}
 	return g.save([]gasChange{{r.ID, f.Name, cell, c}}, reasonReject, fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name()), false)
 }
 
@@ -239,7 +239,7 @@ func (g *gasTab) edit() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	g.mode, g.inputErr, g.editRef, g.editIn = gasEdit, "", hmis.CellRef{Row: r.ID, Field: f.Name}, g.table.Name
+	g.mode, g.inputErr, g.editRef, g.editIn = gasEdit, "", gas.CellRef{Row: r.ID, Field: f.Name}, g.table.Name
 	g.editSeen = r.Cells[f.Name]
 	g.input.Placeholder = "the value"
 	if f.Unit != "" {
@@ -255,7 +255,7 @@ func (g *gasTab) saveEdit() tea.Cmd {
 	if g.saving {
 		return nil
 	}
-	f, _ := hmis.FieldByName(g.editRef.Field)
+	f, _ := gas.FieldByName(g.editRef.Field)
 	if g.table == nil || g.table.Name != g.editIn {
 		g.inputErr = fmt.Sprintf("the desk switched tables: this edit was for %q, esc closes the editor", g.editIn)
 		return nil
@@ -265,7 +265,7 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		g.inputErr = "the row is gone (the table was reloaded): esc closes the editor"
 		return nil
 	}
-	v, err := hmis.Normalize(f, g.input.Value(), "")
+	v, err := gas.Normalize(f, g.input.Value(), "")
 	if err != nil {
 		g.inputErr = err.Error()
 		return nil
@@ -275,11 +275,11 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		return nil
 	}
 	old := g.editSeen // the cell as it was when the editor opened: the decision is made on it
-	if v == old.Value && (old.Status == hmis.StatusEdited || old.Status == hmis.StatusOriginal || old.Status == hmis.StatusApproved) {
+	if v == old.Value && (old.Status == gas.StatusEdited || old.Status == gas.StatusOriginal || old.Status == gas.StatusApproved) {
 		g.closeInput()
 		return setStatus("the value is unchanged", false)
 	}
-	cell := hmis.Cell{Value: v, Unit: f.Unit, Status: hmis.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
+	cell := gas.Cell{Value: v, Unit: f.Unit, Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
 	if old.Value != "" && old.Value != v {
 		cell.Note = "edited by the analyst: was " + valueUnit(old)
 		if old.SourceDoc != "" {
@@ -297,15 +297,15 @@ func (g *gasTab) undo() tea.Cmd {
 		defer order.wait(ticket)()
 		ctx := context.Background()
 		row, field, err := be.UndoGas(ctx, table)
-		if errors.Is(err, hmis.ErrNothingToUndo) {
+		if errors.Is(err, gas.ErrNothingToUndo) {
 			return newStatus("nothing to undo in "+table+" (u undoes your own decisions)", false)
 		}
-		if stale := (*hmis.StaleError)(nil); errors.As(err, &stale) {
+		if stale := (*gas.StaleError)(nil); errors.As(err, &stale) {
 			// The cell of the analyst's latest decision was changed since: it stays as it is.
 			names, lerr := be.GasTables(ctx)
 			t, terr := be.GasTable(ctx, table)
-			loaded := gasLoadedMsg{tables: names, table: t, focus: &hmis.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
-			f, _ := hmis.FieldByName(stale.Field)
+			loaded := gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
+			f, _ := gas.FieldByName(stale.Field)
 			text := fmt.Sprintf("can't undo your decision on %s of row %d: since then %s; your view is refreshed", f.Label, stale.Row, stale.Change())
 			return tea.BatchMsg{func() tea.Msg { return newStatus(text, true) }, func() tea.Msg { return loaded }}
 		}
@@ -317,6 +317,6 @@ func (g *gasTab) undo() tea.Cmd {
 			return gasLoadedMsg{err: err}
 		}
 		t, err := be.GasTable(ctx, table)
-		return gasLoadedMsg{tables: names, table: t, focus: &hmis.CellRef{Row: row, Field: field}, undone: true, err: err}
+		return gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: row, Field: field}, undone: true, err: err}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/gasfill"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/service"
 	"warren/service/jobs"
 )
@@ -220,7 +220,7 @@ func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
 	for _, r := range msg.res.Results {
 		filled += r.Filled
 		for _, c := range r.Changes {
-			if c.After.Status == hmis.StatusReview {
+			if c.After.Status == gas.StatusReview {
 				review++
 			}
 		}

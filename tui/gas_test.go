@@ -11,12 +11,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"warren/doctor"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/llm/llmtest"
 )
 
 // stored reads a cell back from SQLite.
-func stored(t *testing.T, be *gasBackend, row int, field string) hmis.Cell {
+func stored(t *testing.T, be *gasBackend, row int, field string) gas.Cell {
 	t.Helper()
 	tab, err := be.store.LoadTable(context.Background(), "fab-k2")
 	if err != nil {
@@ -56,10 +56,10 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	// Approve a value flagged for review: status changes, value and source stay.
 	g.focus(2, "boiling_point_c")
 	press(t, m, "a")
-	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusApproved || c.Value != "-62.5" || c.SourceDoc != "suppliers/nordgas-arsine.md" {
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != gas.StatusApproved || c.Value != "-62.5" || c.SourceDoc != "suppliers/nordgas-arsine.md" {
 		t.Errorf("approved cell in the store: %+v", c)
 	}
-	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != hmis.StatusApproved {
+	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusApproved {
 		t.Errorf("the grid shows %q", c.Status)
 	}
 
@@ -72,10 +72,10 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	// Edit: the value is normalised (K → °C) and stored as the analyst's.
 	g.focus(1, "boiling_point_c")
 	press(t, m, "e", "ctrl+u", "161 K", "enter")
-	bp, _ := hmis.FieldByName("boiling_point_c")
-	want, _ := hmis.Normalize(bp, "161 K", "")
+	bp, _ := gas.FieldByName("boiling_point_c")
+	want, _ := gas.Normalize(bp, "161 K", "")
 	c := stored(t, be, 1, "boiling_point_c")
-	if c.Value != want || c.Status != hmis.StatusEdited || c.Unit != "°C" || !strings.Contains(c.Note, "was -112 °C (source suppliers/nordgas-silane.md)") {
+	if c.Value != want || c.Status != gas.StatusEdited || c.Unit != "°C" || !strings.Contains(c.Note, "was -112 °C (source suppliers/nordgas-silane.md)") {
 		t.Errorf("edited cell in the store: %+v (want %q)", c, want)
 	}
 	if g.mode != gasGrid || g.table.Row(1).Cells["boiling_point_c"].Value != want {
@@ -86,21 +86,21 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	g.focus(1, "un_number")
 	press(t, m, "x")
 	c = stored(t, be, 1, "un_number")
-	if c.Value != "" || c.Status != hmis.StatusRejected || c.Note != "rejected by the analyst: was UN2203 (source suppliers/nordgas-silane.md)" {
+	if c.Value != "" || c.Status != gas.StatusRejected || c.Note != "rejected by the analyst: was UN2203 (source suppliers/nordgas-silane.md)" {
 		t.Errorf("rejected cell in the store: %+v", c)
 	}
 
 	// Undo walks back: first the rejection, then the edit; the cursor goes to the cell.
 	g.col = 0
 	st := press(t, m, "u")
-	if c := stored(t, be, 1, "un_number"); c.Value != "UN2203" || c.Status != hmis.StatusFilled {
+	if c := stored(t, be, 1, "un_number"); c.Value != "UN2203" || c.Status != gas.StatusFilled {
 		t.Errorf("undo restores the rejected cell: %+v", c)
 	}
 	if at(g) != "Silane/un_number" || g.table.Row(1).Cells["un_number"].Value != "UN2203" || !anyContains(st, "undone: UN No. of Silane is UN2203") {
 		t.Errorf("after undo: cursor %s, status %q", at(g), st)
 	}
 	press(t, m, "u")
-	if c := stored(t, be, 1, "boiling_point_c"); c.Value != "-112" || c.Status != hmis.StatusFilled {
+	if c := stored(t, be, 1, "boiling_point_c"); c.Value != "-112" || c.Status != gas.StatusFilled {
 		t.Errorf("the second undo restores the edited cell: %+v", c)
 	}
 
@@ -134,7 +134,7 @@ func TestGasInvalidEditKeepsTheText(t *testing.T) {
 	if !strings.Contains(frame(m), "! CAS No.") {
 		t.Errorf("the error is not on screen:\n%s", frame(m))
 	}
-	if c := stored(t, be, 1, "cas_number"); c.Value != "7803-62-5" || c.Status != hmis.StatusOriginal {
+	if c := stored(t, be, 1, "cas_number"); c.Value != "7803-62-5" || c.Status != gas.StatusOriginal {
 		t.Errorf("nothing is stored: %+v", c)
 	}
 	press(t, m, "esc")
@@ -197,13 +197,13 @@ func TestGasFlaggedNavigation(t *testing.T) {
 	if len(g.shown) != 0 || !strings.Contains(frame(m), "No row has cells to review.") {
 		t.Errorf("every flagged cell approved, the filter shows %v", shownNames(g))
 	}
-	if n := be.mustCount(t, hmis.StatusReview); n != 0 {
+	if n := be.mustCount(t, gas.StatusReview); n != 0 {
 		t.Errorf("%d review cells left in the store", n)
 	}
 }
 
 // mustCount counts the stored cells of a status.
-func (b *gasBackend) mustCount(t *testing.T, s hmis.Status) int {
+func (b *gasBackend) mustCount(t *testing.T, s gas.Status) int {
 	t.Helper()
 	tab, err := b.store.LoadTable(context.Background(), "fab-k2")
 	if err != nil {
@@ -226,7 +226,7 @@ func TestGasApproveRowTakesOnlyHighConfidence(t *testing.T) {
 	for field, c := range tab.Row(3).Cells {
 		wantStatus := before[field].Status
 		if field == "boiling_point_c" || field == "critical_temperature_c" { // filled at 0.9 and 0.8
-			wantStatus = hmis.StatusApproved
+			wantStatus = gas.StatusApproved
 		}
 		if c.Status != wantStatus || c.Value != before[field].Value {
 			t.Errorf("%s: %s %q, want %s %q", field, c.Status, c.Value, wantStatus, before[field].Value)
@@ -404,7 +404,7 @@ func TestGasEditorsSurviveASwitchOfTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := k3.Row(1).Cells["formula"]; c.Value != "N2" || c.Status != hmis.StatusOriginal {
+	if c := k3.Row(1).Cells["formula"]; c.Value != "N2" || c.Status != gas.StatusOriginal {
 		t.Errorf("the edit of Silane's formula in fab-k2 landed on Nitrogen in fab-k3: %+v", c)
 	}
 	if g.mode != gasEdit || !strings.Contains(g.inputErr, `"fab-k2"`) {
@@ -456,13 +456,13 @@ func TestGasUndoRightAfterADecisionUndoesThatDecision(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the undo never ran")
 	}
-	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusReview {
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != gas.StatusReview {
 		t.Errorf("u right after a undoes the approval: Arsine's boiling point is %s", c.Status)
 	}
-	if c := stored(t, be, 1, "un_number"); c.Status != hmis.StatusRejected {
+	if c := stored(t, be, 1, "un_number"); c.Status != gas.StatusRejected {
 		t.Errorf("the older rejection was undone instead: %+v", c)
 	}
-	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != hmis.StatusReview {
+	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusReview {
 		t.Errorf("the grid shows %s", c.Status)
 	}
 }
@@ -475,7 +475,7 @@ func TestGasRejectKeepsTheChemicalName(t *testing.T) {
 	if st := press(t, m, "x"); !anyContains(st, "the row's key") {
 		t.Errorf("x on the name: %q", st)
 	}
-	if c := stored(t, be, 1, "chemical_name"); c.Value != "Silane" || c.Status != hmis.StatusOriginal {
+	if c := stored(t, be, 1, "chemical_name"); c.Value != "Silane" || c.Status != gas.StatusOriginal {
 		t.Errorf("the chemical name in the store: %+v", c)
 	}
 }
@@ -492,7 +492,7 @@ func TestGasUndoOfAHiddenRowLeavesTheCursor(t *testing.T) {
 	press(t, m, "down") // from the query bar to the table
 	g.col = 2           // Silane's formula
 	st := press(t, m, "u")
-	if c := stored(t, be, 2, "boiling_point_c"); c.Status != hmis.StatusReview {
+	if c := stored(t, be, 2, "boiling_point_c"); c.Status != gas.StatusReview {
 		t.Fatalf("the approval is not undone: %+v", c)
 	}
 	if at(g) != "Silane/formula" || !anyContains(st, "hidden by the filter") {
@@ -504,7 +504,7 @@ func TestGasUndoOfAHiddenRowLeavesTheCursor(t *testing.T) {
 // each gas on one line, so no value shows under the wrong row.
 func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
 	tab := gasFixture()
-	tab.Rows[0].Cells["cas_number"] = hmis.Cell{Value: "7803-62-5\n(see note)", Status: hmis.StatusReview, Method: hmis.MethodSheet,
+	tab.Rows[0].Cells["cas_number"] = gas.Cell{Value: "7803-62-5\n(see note)", Status: gas.StatusReview, Method: gas.MethodSheet,
 		Note: "invalid in the sheet"}
 	for _, w := range []int{80, 120} {
 		m := gasDesk(t, newGasBackend(t, nil, tab), w, 24)
@@ -555,7 +555,7 @@ func TestGasDecisionPressedWhileTheTableLoadsIsNotMade(t *testing.T) {
 		t.Errorf("the cursor is on %s, want %s (j replayed, nothing after a)", got, want)
 	}
 	for _, c := range m.gas.table.Rows[m.gas.shown[1]].Cells {
-		if c.Status == hmis.StatusApproved || c.Status == hmis.StatusRejected {
+		if c.Status == gas.StatusApproved || c.Status == gas.StatusRejected {
 			t.Errorf("a decision was made on a cell never shown: %+v", c)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // The Gas tab's layout: the detail pane goes to the right of the grid from gasSideBySide
@@ -35,7 +35,7 @@ var shortLabels = map[string]string{
 	"hazard_class": "Hazard class", "transport_class": "Transport", "seveso_category": "Seveso",
 }
 
-func shortLabel(f hmis.Field) string {
+func shortLabel(f gas.Field) string {
 	if s, ok := shortLabels[f.Name]; ok {
 		return s
 	}
@@ -43,29 +43,29 @@ func shortLabel(f hmis.Field) string {
 }
 
 // statusMarks prefix each cell, so that a status reads without colour too (NO_COLOR).
-var statusMarks = map[hmis.Status]string{hmis.StatusFilled: "•", hmis.StatusReview: "?", hmis.StatusApproved: "✓",
-	hmis.StatusEdited: "✎", hmis.StatusRejected: "×"}
+var statusMarks = map[gas.Status]string{gas.StatusFilled: "•", gas.StatusReview: "?", gas.StatusApproved: "✓",
+	gas.StatusEdited: "✎", gas.StatusRejected: "×"}
 
-func statusWord(s hmis.Status) string {
+func statusWord(s gas.Status) string {
 	switch s {
-	case hmis.StatusOriginal:
+	case gas.StatusOriginal:
 		return "original (from the sheet)"
-	case hmis.StatusFilled:
+	case gas.StatusFilled:
 		return "filled (high confidence)"
-	case hmis.StatusReview:
+	case gas.StatusReview:
 		return "review required"
-	case hmis.StatusApproved:
+	case gas.StatusApproved:
 		return "approved"
-	case hmis.StatusEdited:
+	case gas.StatusEdited:
 		return "edited by the analyst"
-	case hmis.StatusRejected:
+	case gas.StatusRejected:
 		return "rejected"
 	}
 	return "empty"
 }
 
-func valueUnit(c hmis.Cell) string {
-	if c.Unit == "" || c.Value == hmis.NotApplicable {
+func valueUnit(c gas.Cell) string {
+	if c.Unit == "" || c.Value == gas.NotApplicable {
 		return c.Value
 	}
 	return c.Value + " " + c.Unit
@@ -81,17 +81,17 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(w-textWidth(s), 0))
 }
 
-func (g *gasTab) cellStyle(s hmis.Status) lipgloss.Style {
+func (g *gasTab) cellStyle(s gas.Status) lipgloss.Style {
 	switch s {
-	case hmis.StatusFilled:
+	case gas.StatusFilled:
 		return g.st.CellFilled
-	case hmis.StatusReview:
+	case gas.StatusReview:
 		return g.st.CellReview
-	case hmis.StatusApproved:
+	case gas.StatusApproved:
 		return g.st.CellApproved
-	case hmis.StatusEdited:
+	case gas.StatusEdited:
 		return g.st.CellEdited
-	case hmis.StatusRejected:
+	case gas.StatusRejected:
 		return g.st.CellRejected
 	}
 	return g.st.CellOriginal
@@ -142,9 +142,9 @@ func (g *gasTab) titleLine() string {
 	if len(g.shown) != len(t.Rows) {
 		rows = fmt.Sprintf("%d of %d rows", len(g.shown), len(t.Rows))
 	}
-	parts := []string{rows, fmt.Sprintf("%d to review", counts[hmis.StatusReview]), fmt.Sprintf("%d filled", counts[hmis.StatusFilled]),
-		fmt.Sprintf("%d approved", counts[hmis.StatusApproved]), fmt.Sprintf("%d edited", counts[hmis.StatusEdited]),
-		fmt.Sprintf("%d rejected", counts[hmis.StatusRejected]), fmt.Sprintf("%d empty", counts[hmis.StatusEmpty])}
+	parts := []string{rows, fmt.Sprintf("%d to review", counts[gas.StatusReview]), fmt.Sprintf("%d filled", counts[gas.StatusFilled]),
+		fmt.Sprintf("%d approved", counts[gas.StatusApproved]), fmt.Sprintf("%d edited", counts[gas.StatusEdited]),
+		fmt.Sprintf("%d rejected", counts[gas.StatusRejected]), fmt.Sprintf("%d empty", counts[gas.StatusEmpty])}
 	if len(g.tables) > 1 {
 		parts = append(parts, fmt.Sprintf("table %d of %d (t switches)", indexOf(g.tables, t.Name)+1, len(g.tables)))
 	}
@@ -162,10 +162,10 @@ func indexOf(list []string, s string) int {
 
 func (g *gasTab) legend() string {
 	parts := []string{g.st.CellOriginal.Render(" original")}
-	for _, s := range []hmis.Status{hmis.StatusFilled, hmis.StatusReview, hmis.StatusApproved, hmis.StatusEdited, hmis.StatusRejected} {
+	for _, s := range []gas.Status{gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited, gas.StatusRejected} {
 		word := string(s)
-		if s == hmis.StatusFilled {
-			word = "filled ≥" + strconv.FormatFloat(hmis.HighConfidence, 'f', -1, 64)
+		if s == gas.StatusFilled {
+			word = "filled ≥" + strconv.FormatFloat(gas.HighConfidence, 'f', -1, 64)
 		}
 		parts = append(parts, g.cellStyle(s).Render(statusMarks[s]+word))
 	}
@@ -181,7 +181,7 @@ func (g *gasTab) barLines() []string {
 	var out []string
 	switch g.mode {
 	case gasEdit:
-		f, _ := hmis.FieldByName(g.editRef.Field)
+		f, _ := gas.FieldByName(g.editRef.Field)
 		name := ""
 		if r := g.table.Row(g.editRef.Row); r != nil && g.table.Name == g.editIn {
 			name = r.Name()
@@ -326,7 +326,7 @@ func (g *gasTab) header(i, w int) string {
 	return g.st.Subtle.Render(text)
 }
 
-func (g *gasTab) cell(r *hmis.Row, i, w int, curRow bool) string {
+func (g *gasTab) cell(r *gas.Row, i, w int, curRow bool) string {
 	c := r.Cells[g.fields[i].Name]
 	mark := statusMarks[c.Status]
 	if mark == "" {
@@ -370,7 +370,7 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 		d.conf = fmt.Sprintf("%.2f", c.Confidence)
 	}
 	switch c.Status {
-	case hmis.StatusApproved, hmis.StatusEdited, hmis.StatusRejected:
+	case gas.StatusApproved, gas.StatusEdited, gas.StatusRejected:
 		d.by = safeLine(c.By)
 		if d.by == "" {
 			d.by = "—" // decided before names were recorded
@@ -381,9 +381,9 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	}
 	if d.source == "" {
 		switch c.Status {
-		case hmis.StatusOriginal:
+		case gas.StatusOriginal:
 			d.source = "the imported sheet"
-		case hmis.StatusEdited:
+		case gas.StatusEdited:
 			d.source = "typed by the analyst"
 		}
 	}

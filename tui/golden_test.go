@@ -17,14 +17,14 @@ import (
 	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
 	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 	"warren/service"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 // fixture is a fixed backend for snapshots: the same data every run, so the golden files are
@@ -83,10 +83,10 @@ func (fixture) IngestRoots() []string { return nil }
 
 // The fixture's workspace has no gas table: the Gas tab shows its empty state. The desk's own
 // snapshots and flows run on gasBackend (gas_backend_test.go), over SQLite and a scripted model.
-func (fixture) GasTables(context.Context) ([]string, error)           { return nil, nil }
-func (fixture) GasTable(context.Context, string) (*hmis.Table, error) { return nil, hmis.ErrNoTable }
+func (fixture) GasTables(context.Context) ([]string, error)          { return nil, nil }
+func (fixture) GasTable(context.Context, string) (*gas.Table, error) { return nil, gas.ErrNoTable }
 func (fixture) UndoGas(context.Context, string) (int, string, error) {
-	return 0, "", hmis.ErrNothingToUndo
+	return 0, "", gas.ErrNothingToUndo
 }
 func (fixture) StartGasFill(context.Context, string, []int, []string, agent.Sink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, nil
@@ -94,34 +94,34 @@ func (fixture) StartGasFill(context.Context, string, []int, []string, agent.Sink
 func (fixture) ResumeGasFill(context.Context, string, agent.Sink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, service.ErrNoUnfinishedFill
 }
-func (fixture) UnfinishedGasFill(context.Context, string) (hmis.Fill, bool, error) {
-	return hmis.Fill{}, false, nil
+func (fixture) UnfinishedGasFill(context.Context, string) (gas.Fill, bool, error) {
+	return gas.Fill{}, false, nil
 }
-func (fixture) SetGasCell(context.Context, string, int, string, hmis.Cell, hmis.Cell, string) error {
-	return hmis.ErrNoTable
+func (fixture) SetGasCell(context.Context, string, int, string, gas.Cell, gas.Cell, string) error {
+	return gas.ErrNoTable
 }
 func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
-	return GasQueryResult{}, hmis.ErrNoTable
+	return GasQueryResult{}, gas.ErrNoTable
 }
 
 // The fixture's workspace has no toxicology profile: the Toxicology tab shows its empty state.
 // The desk's own snapshots and flows run on toxBackend (tox_backend_test.go), over SQLite.
-func (fixture) ToxProfiles(context.Context) ([]toxdb.ProfileInfo, error) { return nil, nil }
-func (fixture) ToxProfile(context.Context, string, int) (toxdb.ProfileVersion, error) {
-	return toxdb.ProfileVersion{}, toxdb.ErrNoProfile
+func (fixture) ToxProfiles(context.Context) ([]tox.ProfileInfo, error) { return nil, nil }
+func (fixture) ToxProfile(context.Context, string, int) (tox.ProfileVersion, error) {
+	return tox.ProfileVersion{}, tox.ErrNoProfile
 }
-func (fixture) ToxHistory(context.Context, string) ([]toxdb.VersionInfo, error) {
-	return nil, toxdb.ErrNoProfile
+func (fixture) ToxHistory(context.Context, string) ([]tox.VersionInfo, error) {
+	return nil, tox.ErrNoProfile
 }
 func (fixture) ToxPropose(context.Context, string, string) (*toxedit.Proposal, error) {
-	return nil, toxdb.ErrNoProfile
+	return nil, tox.ErrNoProfile
 }
 func (fixture) ToxApprove(context.Context, *toxedit.Proposal, string) (int, error) {
-	return 0, toxdb.ErrNoProfile
+	return 0, tox.ErrNoProfile
 }
 func (fixture) ToxReject(context.Context, *toxedit.Proposal, string) error { return nil }
 func (fixture) ToxRollback(context.Context, string, int, int, string) (int, error) {
-	return 0, toxdb.ErrNoProfile
+	return 0, tox.ErrNoProfile
 }
 
 // The fixture's workspace has no other analyst: its change feed stays quiet until ctx ends.

@@ -12,11 +12,11 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"warren/config"
+	"warren/gas"
 	"warren/internal/schema"
 	"warren/kb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
 	"warren/service"
+	"warren/tox"
 )
 
 // teamService is one workspace served to several analysts, as warren serve does: the real
@@ -92,7 +92,7 @@ func TestTwoWorkbenchesSeeEachOthersGasDecisions(t *testing.T) {
 	tb.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitScreen(t, bob, "alice approved 21 °C at ")
 	waitScreen(t, bob, "your view is refreshed — decide again")
-	if c := storedCell(t, s, 1, "autoignition_c"); c.Status != hmis.StatusApproved || c.By != "alice" || c.Value != "21" {
+	if c := storedCell(t, s, 1, "autoignition_c"); c.Status != gas.StatusApproved || c.By != "alice" || c.Value != "21" {
 		t.Fatalf("after the refusal the cell is %+v", c)
 	}
 	if !strings.Contains(ansi.Strip(bob.LastFrame()), ": 25") {
@@ -103,14 +103,14 @@ func TestTwoWorkbenchesSeeEachOthersGasDecisions(t *testing.T) {
 	tb.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitScreen(t, bob, "saved Autoignition")
 	waitScreen(t, alice, "bob edited row 1 · Autoignition")
-	if c := storedCell(t, s, 1, "autoignition_c"); c.Status != hmis.StatusEdited || c.By != "bob" || c.Value != "25" {
+	if c := storedCell(t, s, 1, "autoignition_c"); c.Status != gas.StatusEdited || c.By != "bob" || c.Value != "25" {
 		t.Errorf("bob's edit is stored as %+v", c)
 	}
 	waitScreen(t, alice, "decided by bob")
 	waitScreen(t, bob, "decided by bob") // his own desk names him at once, not "—"
 }
 
-func storedCell(t *testing.T, s *service.Service, row int, field string) hmis.Cell {
+func storedCell(t *testing.T, s *service.Service, row int, field string) gas.Cell {
 	t.Helper()
 	tab, err := s.GasTable(context.Background(), "fab-k2")
 	if err != nil {
@@ -130,7 +130,7 @@ func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
 		t.Fatalf("history %+v", m.tox.history)
 	}
 	ctx := context.Background()
-	bob := &toxdb.Store{DB: be.store.DB, Analyst: "bob"}
+	bob := &tox.Store{DB: be.store.DB, Analyst: "bob"}
 	saveAs := func(base int) int {
 		t.Helper()
 		pv, err := bob.Version(ctx, "EUGENOL", 1)

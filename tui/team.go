@@ -11,9 +11,9 @@ import (
 
 	"warren/agent"
 	"warren/agent/research"
-	"warren/kb/toxdb"
 	"warren/service"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 // NoticeMsg is a message from the server to this analyst (warren serve is stopping, say); it
@@ -170,7 +170,7 @@ func (m *Model) Drafts() Drafts {
 		d.Tox[k] = v
 	}
 	if x.input == toxInstruction && x.profile != nil && strings.TrimSpace(x.text.Value()) != "" {
-		d.Tox[toxdb.Key(x.profile.INCI)] = x.text.Value()
+		d.Tox[tox.Key(x.profile.INCI)] = x.text.Value()
 	}
 	k := m.knowledge
 	for f, v := range k.drafts {

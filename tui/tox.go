@@ -12,7 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
+	"warren/tox"
 	"warren/tui/styles"
 )
 
@@ -41,12 +41,12 @@ const (
 // Messages of the Toxicology tab.
 type (
 	toxListMsg struct {
-		profiles []toxdb.ProfileInfo
+		profiles []tox.ProfileInfo
 		err      error
 	}
 	toxProfileMsg struct {
 		seq int
-		pv  toxdb.ProfileVersion
+		pv  tox.ProfileVersion
 		err error
 	}
 	toxProposedMsg struct {
@@ -62,7 +62,7 @@ type (
 	}
 	toxHistoryMsg struct {
 		inci     string
-		versions []toxdb.VersionInfo
+		versions []tox.VersionInfo
 		err      error
 	}
 	toxDiffMsg struct {
@@ -81,7 +81,7 @@ type toxTab struct {
 	width, height int
 	loc           *time.Location // where times are shown
 
-	profiles []toxdb.ProfileInfo
+	profiles []tox.ProfileInfo
 	shown    []int // indices into profiles after the filter
 	cur      int   // index into shown
 	listOff  int
@@ -91,7 +91,7 @@ type toxTab struct {
 	loading  bool
 	onProf   bool // the profile pane has the keys (it scrolls)
 
-	profile    *toxdb.ProfileVersion
+	profile    *tox.ProfileVersion
 	profileErr string
 	profSeq    int
 	scroll     int // of the profile, the proposal, the history diff or the confirmation
@@ -109,7 +109,7 @@ type toxTab struct {
 	proposeCancel context.CancelFunc
 	saving        bool
 
-	history  []toxdb.VersionInfo
+	history  []tox.VersionInfo
 	hcur     int
 	marked   []int // versions selected with space, at most two
 	diffText string
@@ -288,7 +288,7 @@ func (x *toxTab) paste(msg tea.PasteMsg) tea.Cmd {
 // selectINCI puts the cursor on a profile by name, when it is shown.
 func (x *toxTab) selectINCI(inci string) {
 	for j, i := range x.shown {
-		if toxdb.Key(x.profiles[i].INCI) == toxdb.Key(inci) {
+		if tox.Key(x.profiles[i].INCI) == tox.Key(inci) {
 			x.cur = j
 		}
 	}
@@ -406,16 +406,16 @@ func (x *toxTab) openInstruction() tea.Cmd {
 	if x.profile == nil {
 		return setStatus("no profile selected", false)
 	}
-	if toxdb.Key(x.profile.INCI) != toxdb.Key(x.selected()) {
+	if tox.Key(x.profile.INCI) != tox.Key(x.selected()) {
 		// The profile under the cursor is still loading: an edit must go to the profile shown.
 		return setStatus("loading "+x.selected()+"…", false)
 	}
 	x.input, x.inputErr = toxInstruction, ""
 	x.text.Placeholder = `e.g. Set NOAEL 1 to 200 mg/kg bw/day — or a JSON Patch: [{"op":"replace","path":"/noael/0/value","value":200}]`
 	x.text.Reset()
-	if d, ok := x.drafts[toxdb.Key(x.profile.INCI)]; ok {
+	if d, ok := x.drafts[tox.Key(x.profile.INCI)]; ok {
 		x.text.SetValue(d)
-		delete(x.drafts, toxdb.Key(x.profile.INCI))
+		delete(x.drafts, tox.Key(x.profile.INCI))
 	}
 	return x.text.Focus()
 }
@@ -456,7 +456,7 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			if k == "esc" {
 				// The filter typed so far stays: show the profile now under the cursor, so the
 				// profile shown is the one an edit goes to.
-				if x.profile == nil || toxdb.Key(x.profile.INCI) != toxdb.Key(x.selected()) {
+				if x.profile == nil || tox.Key(x.profile.INCI) != tox.Key(x.selected()) {
 					x.scroll = 0
 					return x.loadProfile()
 				}
@@ -503,7 +503,7 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		var keep tea.Cmd
 		if x.input == toxInstruction && text != "" && x.profile != nil {
 			// Leaving the editor keeps what was typed: i brings it back for this profile.
-			x.drafts[toxdb.Key(x.profile.INCI)] = x.text.Value()
+			x.drafts[tox.Key(x.profile.INCI)] = x.text.Value()
 			keep = setStatus("instruction kept as a draft: i brings it back", false)
 		}
 		x.input, x.inputErr = toxNoInput, ""

@@ -16,8 +16,8 @@ import (
 	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // toxBackend is the fixture with a real toxicology store behind it: the sample profiles
@@ -26,7 +26,7 @@ import (
 // and saved against its base, so stale refusals are the store's own.
 type toxBackend struct {
 	fixture
-	store    *toxdb.Store
+	store    *tox.Store
 	rejected []string            // proposals closed as rejected
 	waiting  []*toxedit.Proposal // proposals left waiting, as by `warren tox edit` (see leaveWaiting)
 }
@@ -38,7 +38,7 @@ func newToxBackend(t *testing.T) *toxBackend {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	be := &toxBackend{store: &toxdb.Store{DB: db, Analyst: "ana"}}
+	be := &toxBackend{store: &tox.Store{DB: db, Analyst: "ana"}}
 	if _, err := be.store.ImportJSON(context.Background(), filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +47,12 @@ func newToxBackend(t *testing.T) *toxBackend {
 
 // stable puts a fixed time on a version (version n at fixedTime plus n hours), so the
 // snapshots don't depend on when the test ran.
-func stable(v toxdb.VersionInfo) toxdb.VersionInfo {
+func stable(v tox.VersionInfo) tox.VersionInfo {
 	v.CreatedAt = fixedTime.Add(time.Duration(v.Version) * time.Hour)
 	return v
 }
 
-func (b *toxBackend) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, error) {
+func (b *toxBackend) ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error) {
 	ps, err := b.store.List(ctx)
 	for i := range ps {
 		ps[i].UpdatedAt = fixedTime.Add(time.Duration(ps[i].Version) * time.Hour)
@@ -60,8 +60,8 @@ func (b *toxBackend) ToxProfiles(ctx context.Context) ([]toxdb.ProfileInfo, erro
 	return ps, err
 }
 
-func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (toxdb.ProfileVersion, error) {
-	var pv toxdb.ProfileVersion
+func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error) {
+	var pv tox.ProfileVersion
 	var err error
 	if version == 0 {
 		pv, err = b.store.Latest(ctx, inci)
@@ -72,7 +72,7 @@ func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (
 	return pv, err
 }
 
-func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]toxdb.VersionInfo, error) {
+func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
 	vs, err := b.store.History(ctx, inci)
 	for i := range vs {
 		vs[i] = stable(vs[i])
@@ -95,7 +95,7 @@ func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*toxed
 	if err != nil {
 		return nil, fmt.Errorf("couldn't apply the operations: %w", err)
 	}
-	canon, err := toxdb.Canonical(after)
+	canon, err := tox.Canonical(after)
 	if err != nil {
 		return nil, fmt.Errorf("the edited profile is not valid: %w", err)
 	}

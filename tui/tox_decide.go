@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 // The decisions of the Toxicology tab: on a proposal (approve, reject, edit, comment), in the
@@ -75,13 +75,13 @@ func (x *toxTab) approve() tea.Cmd {
 
 func (x *toxTab) saved(msg toxSavedMsg) tea.Cmd {
 	x.saving = false
-	if msg.err != nil && msg.rollback > 0 && errors.Is(msg.err, toxdb.ErrStale) {
+	if msg.err != nil && msg.rollback > 0 && errors.Is(msg.err, tox.ErrStale) {
 		// The history the rollback was asked from is out of date: show the new one.
 		x.view, x.confirm = toxHistory, 0
 		return tea.Batch(setStatus("not rolled back: "+staleText(msg.err)+"; the history is refreshed — R asks again", true), x.load(), x.loadHistory(msg.inci))
 	}
 	if msg.err != nil {
-		if errors.Is(msg.err, toxdb.ErrStale) {
+		if errors.Is(msg.err, tox.ErrStale) {
 			// The proposal stays on screen: its operations can be edited (e) and proposed again.
 			return tea.Batch(setStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true), loadWaiting(x.be))
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 func hasStatus(status []string, part string) bool {
@@ -25,7 +25,7 @@ func hasStatus(status []string, part string) bool {
 
 func noael0(t *testing.T, data []byte) float64 {
 	t.Helper()
-	p, err := toxdb.Parse(data)
+	p, err := tox.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestToxRollbackAsksAndCreatesANewVersion(t *testing.T) {
 	ctx := context.Background()
 	v1, _ := be.store.Version(ctx, "EUGENOL", 1)
 	latest, _ := be.store.Latest(ctx, "EUGENOL")
-	if latest.Version != 3 || string(latest.Data) != string(v1.Data) || latest.EditType != toxdb.EditRollback {
+	if latest.Version != 3 || string(latest.Data) != string(v1.Data) || latest.EditType != tox.EditRollback {
 		t.Errorf("latest v%d %s", latest.Version, latest.EditType)
 	}
 	if m.tox.view != toxHistory || len(m.tox.history) != 3 || m.tox.history[0].Version != 3 {
@@ -283,7 +283,7 @@ func TestToxFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if latest.Version != 3 || latest.EditType != toxdb.EditRollback || noael0(t, latest.Data) != 100 {
+	if latest.Version != 3 || latest.EditType != tox.EditRollback || noael0(t, latest.Data) != 100 {
 		t.Errorf("latest v%d %s value %v", latest.Version, latest.EditType, noael0(t, latest.Data))
 	}
 }

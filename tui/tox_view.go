@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"warren/agent/toxedit"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox/jsonpatch"
 )
 
 // The Toxicology tab's layout: diffs go side by side from toxSideBySide columns on.

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 // The waiting proposals of the Toxicology tab: those that `warren tox edit` without --yes or
@@ -59,7 +59,7 @@ func (x *toxTab) waitingLoaded(msg toxWaitingMsg) tea.Cmd {
 func (x *toxTab) waitingCount(inci string) int {
 	n := 0
 	for _, w := range x.waiting.items {
-		if toxdb.Key(w.INCI) == toxdb.Key(inci) {
+		if tox.Key(w.INCI) == tox.Key(inci) {
 			n++
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // BenchmarkFillRowsPerMinute fills the sample table the way `warren gas fill` does (the fill
@@ -93,7 +93,7 @@ func BenchmarkFillRowsPerMinute(b *testing.B) {
 }
 
 // fillCells counts the stored cells a fill set (filled or to review).
-func fillCells(b testing.TB, tables *hmis.Store, name string) int {
+func fillCells(b testing.TB, tables *gas.Store, name string) int {
 	b.Helper()
 	t, err := tables.LoadTable(context.Background(), name)
 	if err != nil {
@@ -102,7 +102,7 @@ func fillCells(b testing.TB, tables *hmis.Store, name string) int {
 	n := 0
 	for _, r := range t.Rows {
 		for _, c := range r.Cells {
-			if c.Status == hmis.StatusFilled || c.Status == hmis.StatusReview {
+			if c.Status == gas.StatusFilled || c.Status == gas.StatusReview {
 				n++
 			}
 		}

@@ -9,7 +9,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/llm"
 	"warren/llm/llmtest"
 )
@@ -116,7 +116,7 @@ func stateJSON(t testing.TB, s *State) string {
 }
 
 // tableJSON is the table with the times of its cells left out.
-func tableJSON(t testing.TB, tab *hmis.Table) string {
+func tableJSON(t testing.TB, tab *gas.Table) string {
 	t.Helper()
 	for _, r := range tab.Rows {
 		for f, c := range r.Cells {

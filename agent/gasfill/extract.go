@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"warren/config"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/llm"
 )
 
@@ -28,7 +28,7 @@ type extraction struct {
 
 // extractionSchema is built per call: the field names are an enum of the still-empty fields
 // and sources are bounded by the passages offered.
-func extractionSchema(fields []hmis.Field, passages int) *llm.Schema {
+func extractionSchema(fields []gas.Field, passages int) *llm.Schema {
 	names := make([]any, len(fields))
 	for i, f := range fields {
 		names[i] = f.Name
@@ -48,7 +48,7 @@ func extractionSchema(fields []hmis.Field, passages int) *llm.Schema {
 
 // extract asks for every still-empty field in one call over the passages, then validates and
 // merges what comes back.
-func (f *Filler) extract(ctx context.Context, row *hmis.Row, id identity, chunks []kb.Chunk, method string, bar float64, review bool, res *RowResult) error {
+func (f *Filler) extract(ctx context.Context, row *gas.Row, id identity, chunks []kb.Chunk, method string, bar float64, review bool, res *RowResult) error {
 	fields := emptyFields(row)
 	if len(fields) == 0 {
 		return nil
@@ -82,7 +82,7 @@ func (f *Filler) extract(ctx context.Context, row *hmis.Row, id identity, chunks
 	if err != nil {
 		return fmt.Errorf("couldn't extract values for %s: %w", id.name, err)
 	}
-	wanted := map[string]hmis.Field{}
+	wanted := map[string]gas.Field{}
 	for _, fd := range fields {
 		wanted[fd.Name] = fd
 	}
@@ -91,24 +91,24 @@ func (f *Filler) extract(ctx context.Context, row *hmis.Row, id identity, chunks
 		if !ok || v.Source < 1 || v.Source > len(chunks) {
 			continue // not asked for, or a passage that was not offered
 		}
-		value, err := hmis.Normalize(fd, v.Value, v.Unit)
+		value, err := gas.Normalize(fd, v.Value, v.Unit)
 		if err != nil {
 			continue // fails its field's validation: does not count
 		}
-		if f.Rejected[hmis.CellRef{Row: row.ID, Field: fd.Name}][value] {
+		if f.Rejected[gas.CellRef{Row: row.ID, Field: fd.Name}][value] {
 			continue // the analyst rejected this value here before
 		}
 		src := chunks[v.Source-1]
-		proposal := hmis.Cell{Value: value, Unit: fd.Unit, Confidence: v.Confidence, Method: method,
+		proposal := gas.Cell{Value: value, Unit: fd.Unit, Confidence: v.Confidence, Method: method,
 			SourceDoc: src.Doc, SourceSection: src.Section, SourceChunk: src.ID, Excerpt: excerptAround(src.Text, v.Value),
 			UpdatedAt: time.Now().UTC()}
 		before := row.Cells[fd.Name]
-		after, changed, reason := hmis.Merge(before, proposal, bar, f.Options.OverwriteMargin)
+		after, changed, reason := gas.Merge(before, proposal, bar, f.Options.OverwriteMargin)
 		if !changed {
 			continue
 		}
 		if review {
-			after.Status = hmis.StatusReview // a general pass's lower bar always needs a look
+			after.Status = gas.StatusReview // a general pass's lower bar always needs a look
 		}
 		row.Cells[fd.Name] = after
 		delete(wanted, fd.Name)
@@ -117,7 +117,7 @@ func (f *Filler) extract(ctx context.Context, row *hmis.Row, id identity, chunks
 			// was, so the cell is counted and logged once and saved against what is stored.
 			ch := &res.Changes[i]
 			ch.After = after
-			if _, ok, why := hmis.Merge(ch.Before, proposal, bar, f.Options.OverwriteMargin); ok {
+			if _, ok, why := gas.Merge(ch.Before, proposal, bar, f.Options.OverwriteMargin); ok {
 				ch.Reason = why
 			} else {
 				ch.Reason = reason
@@ -168,7 +168,7 @@ type paragraphPick struct {
 
 // narrow cuts long material down before extraction: a cheap call picks the relevant sections,
 // then (if still long) the paragraphs within them. Short material goes through as it is.
-func (f *Filler) narrow(ctx context.Context, id identity, fields []hmis.Field, chunks []kb.Chunk) ([]kb.Chunk, error) {
+func (f *Filler) narrow(ctx context.Context, id identity, fields []gas.Field, chunks []kb.Chunk) ([]kb.Chunk, error) {
 	if size(chunks) <= f.Options.NarrowAbove || f.Options.NarrowAbove <= 0 {
 		return chunks, nil
 	}

@@ -19,8 +19,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"warren/agent"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/llm"
 	"warren/retrieval"
 )
@@ -55,7 +55,7 @@ type Filler struct {
 	Options  Options
 	// Rejected holds the values the analyst rejected per cell (see RejectedValues); a fill
 	// never proposes them again.
-	Rejected map[hmis.CellRef]map[string]bool
+	Rejected map[gas.CellRef]map[string]bool
 	// Ledger, when set, receives every exchange with the model (query embeddings included),
 	// so that a caller can keep the fill's ledger; it may be called from several rows at once.
 	Ledger func(llm.LedgerEntry)
@@ -90,10 +90,10 @@ func stopsTheFill(err error) bool {
 
 // CellChange is one cell the fill changed.
 type CellChange struct {
-	Field  string    `json:"field"`
-	Before hmis.Cell `json:"before"`
-	After  hmis.Cell `json:"after"`
-	Reason string    `json:"reason"`
+	Field  string   `json:"field"`
+	Before gas.Cell `json:"before"`
+	After  gas.Cell `json:"after"`
+	Reason string   `json:"reason"`
 }
 
 // SkippedTier records a tier that cost no model call, and why.
@@ -108,12 +108,12 @@ type SkippedTier struct {
 // saved because the fill was interrupted or stopped reports no changes. A failed save,
 // an unreachable model host, a missing model or a collection embedded with another model
 // (kb.ErrEmbedderChanged) stops the fill and is returned; rows not started have a zero result.
-func (f *Filler) Fill(ctx context.Context, t *hmis.Table, rows []int, save func(*RowResult) error) ([]RowResult, error) {
+func (f *Filler) Fill(ctx context.Context, t *gas.Table, rows []int, save func(*RowResult) error) ([]RowResult, error) {
 	want := map[int]bool{}
 	for _, r := range rows {
 		want[r] = true
 	}
-	var work []*hmis.Row
+	var work []*gas.Row
 	for _, r := range t.Rows {
 		if len(want) == 0 || want[r.ID] {
 			work = append(work, r)
@@ -157,7 +157,7 @@ type counter struct {
 	calls int
 }
 
-func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
+func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
 	res = RowResult{Row: row.ID, Name: row.Name()}
 	c := &counter{}
 	run := llm.NewRun(fmt.Sprintf("gasfill-row-%d", row.ID), llm.Budget{}, func(e llm.LedgerEntry) {
@@ -224,14 +224,14 @@ func (f *Filler) fillRow(ctx context.Context, row *hmis.Row) (res RowResult) {
 // emptyFields lists the fields a fill still asks for, in schema order: empty or rejected cells,
 // and cells an earlier fill marked for review, which a more confident value may replace (by the
 // merge rule's margin). Cells from the sheet and the analyst's are never asked for.
-func emptyFields(row *hmis.Row) []hmis.Field {
-	var out []hmis.Field
-	for _, f := range hmis.Fields() {
+func emptyFields(row *gas.Row) []gas.Field {
+	var out []gas.Field
+	for _, f := range gas.Fields() {
 		if f.Name == "chemical_name" {
 			continue
 		}
 		c := row.Cells[f.Name]
-		if c.IsEmpty() || c.Status == hmis.StatusReview && c.Method != hmis.MethodSheet {
+		if c.IsEmpty() || c.Status == gas.StatusReview && c.Method != gas.MethodSheet {
 			out = append(out, f)
 		}
 	}
@@ -241,8 +241,8 @@ func emptyFields(row *hmis.Row) []hmis.Field {
 // RejectedValues collects, from a table's decision log, the values the analyst rejected in each
 // cell, so that a later fill does not propose them again. A rejection that was undone does not
 // count.
-func RejectedValues(decisions []hmis.Decision) map[hmis.CellRef]map[string]bool {
-	out := map[hmis.CellRef]map[string]bool{}
+func RejectedValues(decisions []gas.Decision) map[gas.CellRef]map[string]bool {
+	out := map[gas.CellRef]map[string]bool{}
 	undone := map[int64]bool{}
 	for _, d := range decisions {
 		if d.Undoes != 0 {
@@ -250,10 +250,10 @@ func RejectedValues(decisions []hmis.Decision) map[hmis.CellRef]map[string]bool 
 		}
 	}
 	for _, d := range decisions {
-		if undone[d.ID] || d.After.Status != hmis.StatusRejected || d.Before.Value == "" {
+		if undone[d.ID] || d.After.Status != gas.StatusRejected || d.Before.Value == "" {
 			continue
 		}
-		ref := hmis.CellRef{Row: d.Row, Field: d.Field}
+		ref := gas.CellRef{Row: d.Row, Field: d.Field}
 		if out[ref] == nil {
 			out[ref] = map[string]bool{}
 		}
@@ -279,7 +279,7 @@ var casShaped = regexp.MustCompile(`\b\d{2,7}-\d{2}-\d\b`)
 
 func validCAS(cas string) bool {
 	m := regexp.MustCompile(`^\d{2,7}-\d{2}-(\d)$`).FindStringSubmatch(cas)
-	return m != nil && hmis.CASCheckDigit(cas) == int(m[1][0]-'0')
+	return m != nil && gas.CASCheckDigit(cas) == int(m[1][0]-'0')
 }
 
 // ground checks name ↔ CAS ↔ synonyms against the knowledge base before anything is filled.
@@ -288,7 +288,7 @@ func validCAS(cas string) bool {
 // row is not filled. A row without one first looks for its CAS number, labelled as such, in
 // passages that name the substance; it is grounded through that number only when exactly one
 // is found.
-func (f *Filler) ground(ctx context.Context, row *hmis.Row) (identity, error) {
+func (f *Filler) ground(ctx context.Context, row *gas.Row) (identity, error) {
 	id := identity{name: strings.TrimSpace(row.Name()), cas: row.Cells["cas_number"].Value, docs: map[string]bool{}}
 	if id.name == "" {
 		// An empty name would match every passage: any document giving the CAS number would

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"warren/config"
+	"warren/gas"
 	"warren/internal/testkb"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/llm"
 	"warren/llm/llmtest"
 	"warren/retrieval"
@@ -40,7 +40,7 @@ func loadAnswerKey(t testing.TB) answerKey {
 	}
 	key := answerKey{}
 	for _, r := range records[1:] {
-		field, ok := hmis.MatchHeader(r[2])
+		field, ok := gas.MatchHeader(r[2])
 		if !ok {
 			t.Fatalf("answer key: unknown column %q", r[2])
 		}
@@ -48,7 +48,7 @@ func loadAnswerKey(t testing.TB) answerKey {
 		if key[name] == nil {
 			key[name] = map[string]string{}
 		}
-		v, err := hmis.Normalize(field, r[3], "")
+		v, err := gas.Normalize(field, r[3], "")
 		if err != nil {
 			t.Fatalf("answer key: %s %s: %v", r[0], r[2], err)
 		}
@@ -61,8 +61,8 @@ type harness struct {
 	srv    *llmtest.Server
 	filler *Filler
 	kb     *kb.Store
-	tables *hmis.Store
-	table  *hmis.Table
+	tables *gas.Store
+	table  *gas.Table
 }
 
 func newHarness(t testing.TB) *harness {
@@ -77,12 +77,12 @@ func newHarness(t testing.TB) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := hmis.ImportCSV(filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"))
+	table, err := gas.ImportCSV(filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	table.Name = "sample"
-	tables := &hmis.Store{DB: ws.DB}
+	tables := &gas.Store{DB: ws.DB}
 	if err := tables.SaveTable(context.Background(), table); err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +104,9 @@ func (h *harness) fill(t testing.TB, rows ...int) []RowResult {
 		t.Fatal(err)
 	}
 	results, err := h.filler.Fill(ctx, table, rows, func(r *RowResult) error {
-		changes := make([]hmis.FillChange, len(r.Changes))
+		changes := make([]gas.FillChange, len(r.Changes))
 		for i, c := range r.Changes {
-			changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+			changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
 		}
 		_, err := h.tables.SaveFillRow(ctx, 0, table.Name, r.Row, changes)
 		return err
@@ -162,14 +162,14 @@ func spellings(v string) []string {
 
 // statedBy returns the value as a passage states it, "" when it does not: a pictogram by its
 // code, H statements when every code is there, anything else in one of its spellings.
-func statedBy(fd hmis.Field, want, text string) string {
+func statedBy(fd gas.Field, want, text string) string {
 	switch {
-	case fd.Kind == hmis.KindBool && strings.HasPrefix(fd.Name, "ghs"):
+	case fd.Kind == gas.KindBool && strings.HasPrefix(fd.Name, "ghs"):
 		if code := strings.ToUpper(fd.Name[:5]); want == "yes" && strings.Contains(text, code) {
 			return want
 		}
 		return ""
-	case fd.Kind == hmis.KindList:
+	case fd.Kind == gas.KindList:
 		for _, code := range strings.Split(want, ";") {
 			if !strings.Contains(text, strings.TrimSpace(code)) {
 				return ""
@@ -218,12 +218,12 @@ func scriptReader(t testing.TB, srv *llmtest.Server, key answerKey, off *atomic.
 			if !ok {
 				continue
 			}
-			fd, _ := hmis.FieldByName(field)
+			fd, _ := gas.FieldByName(field)
 		passages:
 			for i, text := range p.passages {
 				if evidence := statedBy(fd, want, text); evidence != "" {
 					confidence := 0.9
-					if fd.Kind == hmis.KindPPM {
+					if fd.Kind == gas.KindPPM {
 						confidence = 0.6 // exposure limits vary by jurisdiction: for review
 					}
 					add(field, evidence, fd.Unit, confidence, i+1)
@@ -297,7 +297,7 @@ func TestFillOfTheSampleFollowsTheRules(t *testing.T) {
 
 	for _, old := range before.Rows {
 		row := after.Row(old.ID)
-		for _, fd := range hmis.Fields() {
+		for _, fd := range gas.Fields() {
 			was, now := old.Cells[fd.Name], row.Cells[fd.Name]
 			if sameValue(was, now) {
 				continue
@@ -311,12 +311,12 @@ func TestFillOfTheSampleFollowsTheRules(t *testing.T) {
 				t.Errorf("%s: a %s cell %q was overwritten with %q", where, was.Status, was.Value, now.Value)
 				continue
 			}
-			if again, err := hmis.Normalize(fd, now.Value, now.Unit); err != nil || again != now.Value {
+			if again, err := gas.Normalize(fd, now.Value, now.Unit); err != nil || again != now.Value {
 				t.Errorf("%s: filled value %q does not validate (%v)", where, now.Value, err)
 			}
-			wantStatus := hmis.StatusReview
-			if now.Confidence >= hmis.HighConfidence && !strings.HasPrefix(now.Method, "general:") {
-				wantStatus = hmis.StatusFilled
+			wantStatus := gas.StatusReview
+			if now.Confidence >= gas.HighConfidence && !strings.HasPrefix(now.Method, "general:") {
+				wantStatus = gas.StatusFilled
 			}
 			if now.Status != wantStatus {
 				t.Errorf("%s: status %q at confidence %.2f, want %q", where, now.Status, now.Confidence, wantStatus)
@@ -359,7 +359,7 @@ func TestFillOfTheSampleFollowsTheRules(t *testing.T) {
 	t.Logf("recovered %d of %d answer-key values (%d wrong); model calls per row: %v", recovered, expected, wrong, calls)
 }
 
-func sameValue(a, b hmis.Cell) bool { return a.Value == b.Value && a.Status == b.Status }
+func sameValue(a, b gas.Cell) bool { return a.Value == b.Value && a.Status == b.Status }
 
 // Analyst decisions survive a second fill by a model that proposes a value for every cell at
 // high confidence, and a rejected value is not proposed again.
@@ -380,8 +380,8 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 	}
 	var filled []ref
 	for _, id := range rows {
-		for _, fd := range hmis.Fields() {
-			if c := first.Row(id).Cells[fd.Name]; c.Status == hmis.StatusFilled || c.Status == hmis.StatusReview {
+		for _, fd := range gas.Fields() {
+			if c := first.Row(id).Cells[fd.Name]; c.Status == gas.StatusFilled || c.Status == gas.StatusReview {
 				filled = append(filled, ref{id, fd.Name})
 			}
 		}
@@ -390,18 +390,18 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 		t.Fatalf("the first fill set only %d cells of rows 1-8; the test needs three", len(filled))
 	}
 	approved, edited, rejected := filled[0], filled[1], filled[2]
-	cell := func(r ref) hmis.Cell { return first.Row(r.row).Cells[r.field] }
+	cell := func(r ref) gas.Cell { return first.Row(r.row).Cells[r.field] }
 	a := cell(approved)
-	a.Status = hmis.StatusApproved
-	e := hmis.Cell{Value: "analyst text", Status: hmis.StatusEdited}
-	if fd, _ := hmis.FieldByName(edited.field); fd.Kind != hmis.KindString {
+	a.Status = gas.StatusApproved
+	e := gas.Cell{Value: "analyst text", Status: gas.StatusEdited}
+	if fd, _ := gas.FieldByName(edited.field); fd.Kind != gas.KindString {
 		e.Value = "1"
 	}
 	rejectedValue := cell(rejected).Value
-	x := hmis.Cell{Status: hmis.StatusRejected, Note: "rejected by the analyst: was " + rejectedValue}
+	x := gas.Cell{Status: gas.StatusRejected, Note: "rejected by the analyst: was " + rejectedValue}
 	for _, d := range []struct {
 		r ref
-		c hmis.Cell
+		c gas.Cell
 	}{{approved, a}, {edited, e}, {rejected, x}} {
 		if err := h.tables.SetCell(ctx, "sample", d.r.row, d.r.field, d.c, "analyst"); err != nil {
 			t.Fatal(err)
@@ -415,12 +415,12 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 		var values []map[string]any
 		for _, field := range p.fields {
 			v := "greedy"
-			switch fd, _ := hmis.FieldByName(field); fd.Kind {
-			case hmis.KindRating:
+			switch fd, _ := gas.FieldByName(field); fd.Kind {
+			case gas.KindRating:
 				v = "2"
-			case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+			case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
 				v = "3"
-			case hmis.KindBool:
+			case gas.KindBool:
 				v = "yes"
 			}
 			if field == rejected.field {
@@ -436,10 +436,10 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := second.Row(approved.row).Cells[approved.field]; got.Value != a.Value || got.Status != hmis.StatusApproved {
+	if got := second.Row(approved.row).Cells[approved.field]; got.Value != a.Value || got.Status != gas.StatusApproved {
 		t.Errorf("approved cell %v changed to %+v", approved, got)
 	}
-	if got := second.Row(edited.row).Cells[edited.field]; got.Value != e.Value || got.Status != hmis.StatusEdited {
+	if got := second.Row(edited.row).Cells[edited.field]; got.Value != e.Value || got.Status != gas.StatusEdited {
 		t.Errorf("edited cell %v changed to %+v", edited, got)
 	}
 	if got := second.Row(rejected.row).Cells[rejected.field]; got.Value == rejectedValue {
@@ -447,7 +447,7 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 	}
 	overwrote := 0
 	for _, id := range rows {
-		for _, fd := range hmis.Fields() {
+		for _, fd := range gas.Fields() {
 			was, now := first.Row(id).Cells[fd.Name], second.Row(id).Cells[fd.Name]
 			if was.Value == now.Value || was.Value == "" {
 				continue
@@ -456,7 +456,7 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 			if r == approved || r == edited || r == rejected {
 				continue
 			}
-			if was.Status != hmis.StatusReview || now.Confidence < was.Confidence+DefaultOptions().OverwriteMargin {
+			if was.Status != gas.StatusReview || now.Confidence < was.Confidence+DefaultOptions().OverwriteMargin {
 				t.Errorf("%v: %s value %q (%.2f) replaced by %q (%.2f)", r, was.Status, was.Value, was.Confidence, now.Value, now.Confidence)
 			}
 			overwrote++
@@ -471,11 +471,11 @@ func TestSecondFillKeepsAnalystDecisions(t *testing.T) {
 func TestIdentityIsGroundedBeforeAnyCall(t *testing.T) {
 	h := newHarness(t)
 	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
-	table := &hmis.Table{Name: "identity", Columns: []string{"Chemical Name", "CAS No."}, Rows: []*hmis.Row{
-		{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Phosphine", Status: hmis.StatusOriginal}, "cas_number": {Value: "7784-42-1", Status: hmis.StatusOriginal}}},
-		{ID: 2, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Formaldehyde", Status: hmis.StatusOriginal}, "cas_number": {Value: "50-00-0", Status: hmis.StatusOriginal}}},
-		{ID: 3, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Germane", Status: hmis.StatusOriginal}}},
-		{ID: 4, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Arsine", Status: hmis.StatusOriginal}, "cas_number": {Value: "7784-42-1", Status: hmis.StatusOriginal}}},
+	table := &gas.Table{Name: "identity", Columns: []string{"Chemical Name", "CAS No."}, Rows: []*gas.Row{
+		{ID: 1, Cells: map[string]gas.Cell{"chemical_name": {Value: "Phosphine", Status: gas.StatusOriginal}, "cas_number": {Value: "7784-42-1", Status: gas.StatusOriginal}}},
+		{ID: 2, Cells: map[string]gas.Cell{"chemical_name": {Value: "Formaldehyde", Status: gas.StatusOriginal}, "cas_number": {Value: "50-00-0", Status: gas.StatusOriginal}}},
+		{ID: 3, Cells: map[string]gas.Cell{"chemical_name": {Value: "Germane", Status: gas.StatusOriginal}}},
+		{ID: 4, Cells: map[string]gas.Cell{"chemical_name": {Value: "Arsine", Status: gas.StatusOriginal}, "cas_number": {Value: "7784-42-1", Status: gas.StatusOriginal}}},
 	}}
 	results, err := h.filler.Fill(context.Background(), table, nil, nil)
 	if err != nil {
@@ -512,9 +512,9 @@ func TestIdentityIsGroundedBeforeAnyCall(t *testing.T) {
 func TestRowWithoutANameIsNotFilled(t *testing.T) {
 	h := newHarness(t)
 	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
-	table := &hmis.Table{Name: "nameless", Columns: []string{"Chemical Name", "CAS No."}, Rows: []*hmis.Row{
-		{ID: 1, Cells: map[string]hmis.Cell{"cas_number": {Value: "7784-42-1", Status: hmis.StatusOriginal}}},
-		{ID: 2, Cells: map[string]hmis.Cell{"chemical_name": {Value: " ", Status: hmis.StatusOriginal}, "formula": {Value: "PH3", Status: hmis.StatusOriginal}}},
+	table := &gas.Table{Name: "nameless", Columns: []string{"Chemical Name", "CAS No."}, Rows: []*gas.Row{
+		{ID: 1, Cells: map[string]gas.Cell{"cas_number": {Value: "7784-42-1", Status: gas.StatusOriginal}}},
+		{ID: 2, Cells: map[string]gas.Cell{"chemical_name": {Value: " ", Status: gas.StatusOriginal}, "formula": {Value: "PH3", Status: gas.StatusOriginal}}},
 	}}
 	results, err := h.filler.Fill(context.Background(), table, nil, nil)
 	if err != nil {
@@ -605,18 +605,18 @@ func TestAnInterruptedRowReportsNothingFilled(t *testing.T) {
 }
 
 func TestRejectedValuesLeaveOutUndoneRejections(t *testing.T) {
-	was := hmis.Cell{Value: "-62.5", Status: hmis.StatusFilled}
-	rejected := hmis.Cell{Status: hmis.StatusRejected}
-	decisions := []hmis.Decision{
+	was := gas.Cell{Value: "-62.5", Status: gas.StatusFilled}
+	rejected := gas.Cell{Status: gas.StatusRejected}
+	decisions := []gas.Decision{
 		{ID: 1, Row: 2, Field: "boiling_point_c", Before: was, After: rejected},
 		{ID: 2, Row: 2, Field: "boiling_point_c", Before: rejected, After: was, Undoes: 1},
 		{ID: 3, Row: 3, Field: "boiling_point_c", Before: was, After: rejected},
 	}
 	got := RejectedValues(decisions)
-	if got[hmis.CellRef{Row: 2, Field: "boiling_point_c"}]["-62.5"] {
+	if got[gas.CellRef{Row: 2, Field: "boiling_point_c"}]["-62.5"] {
 		t.Error("an undone rejection still blocks its value")
 	}
-	if !got[hmis.CellRef{Row: 3, Field: "boiling_point_c"}]["-62.5"] {
+	if !got[gas.CellRef{Row: 3, Field: "boiling_point_c"}]["-62.5"] {
 		t.Error("a standing rejection does not block its value")
 	}
 }

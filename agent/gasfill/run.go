@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"warren/agent"
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // GraphName names the fill's graph among the workspace's runs.
@@ -19,7 +19,7 @@ const NodeRow = "row"
 // order, how far the run has come, and what each worked row did.
 type State struct {
 	Table string   `json:"table"`
-	Fill  int64    `json:"fill"` // the fill record in the gas table's store (hmis.Fill)
+	Fill  int64    `json:"fill"` // the fill record in the gas table's store (gas.Fill)
 	Tiers []string `json:"tiers"`
 	Rows  []int    `json:"rows"` // the rows to work, in order; a retry appends the failed ones again
 	Next  int      `json:"next"` // index into Rows of the row to work next
@@ -63,7 +63,7 @@ type Steps struct {
 	Filler *Filler
 	// Row loads one row of the table as it is stored now, so a cell the analyst decided while
 	// the fill ran is seen as decided. It may be called from several rows at once.
-	Row func(ctx context.Context, table string, id int) (*hmis.Row, error)
+	Row func(ctx context.Context, table string, id int) (*gas.Row, error)
 	// Save stores a worked row's changes, marking it done in the fill record unless it failed;
 	// it may drop changes the analyst overtook, and must survive the caller's cancellation.
 	// Rows are saved one at a time, in the run's order.
@@ -185,10 +185,10 @@ func Requeue(s *State) bool {
 
 // NeedsFill reports whether a fill would ask for any of the row's cells: an empty, rejected or
 // to-review cell other than the name.
-func NeedsFill(row *hmis.Row) bool { return len(emptyFields(row)) > 0 }
+func NeedsFill(row *gas.Row) bool { return len(emptyFields(row)) > 0 }
 
 // FillRow works one row and returns what it did; the row is changed in place as cells fill.
 // Nothing is saved. An error that stopped the row is in the result (Err).
-func (f *Filler) FillRow(ctx context.Context, row *hmis.Row) RowResult {
+func (f *Filler) FillRow(ctx context.Context, row *gas.Row) RowResult {
 	return f.fillRow(ctx, row)
 }

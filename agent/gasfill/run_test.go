@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/kb/hmis"
+	"warren/gas"
 	"warren/llm"
 	"warren/llm/llmtest"
 )
@@ -22,7 +22,7 @@ import (
 func (h *harness) runner(t testing.TB, sink agent.Sink) *agent.Runner[State] {
 	t.Helper()
 	steps := &Steps{Filler: h.filler,
-		Row: func(ctx context.Context, table string, id int) (*hmis.Row, error) {
+		Row: func(ctx context.Context, table string, id int) (*gas.Row, error) {
 			tab, err := h.tables.LoadTable(ctx, table)
 			if err != nil {
 				return nil, err
@@ -30,9 +30,9 @@ func (h *harness) runner(t testing.TB, sink agent.Sink) *agent.Runner[State] {
 			return tab.Row(id), nil
 		},
 		Save: func(ctx context.Context, s *State, r *RowResult) error {
-			changes := make([]hmis.FillChange, len(r.Changes))
+			changes := make([]gas.FillChange, len(r.Changes))
 			for i, c := range r.Changes {
-				changes[i] = hmis.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+				changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
 			}
 			fill := s.Fill
 			if r.Err != "" {

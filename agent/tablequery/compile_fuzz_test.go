@@ -9,22 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"warren/gas"
 	"warren/internal/shareddata"
-	"warren/kb/hmis"
 )
 
 // realGasSchema is the schema `warren gas query` builds for an HMIS table (cmd/warren
 // querySchema): every field of the gas table, typed by its kind.
 func realGasSchema() Schema {
 	var s Schema
-	for _, f := range hmis.Fields() {
+	for _, f := range gas.Fields() {
 		typ := TypeString
 		switch f.Kind {
-		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
 			typ = TypeNumber
-		case hmis.KindRating:
+		case gas.KindRating:
 			typ = TypeInt
-		case hmis.KindBool:
+		case gas.KindBool:
 			typ = TypeBool
 		}
 		s = append(s, Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
@@ -35,7 +35,7 @@ func realGasSchema() Schema {
 // realGasRows are the rows of the sample gas table, typed as cmd/warren queryRows types them,
 // plus a row with no values at all and a missing (nil) row.
 func realGasRows(f *testing.F, schema Schema) []map[string]any {
-	tab, err := hmis.ImportCSV(shareddata.Project(f, filepath.Join("sample", "gas", "hmis-sample.csv")))
+	tab, err := gas.ImportCSV(shareddata.Project(f, filepath.Join("sample", "gas", "hmis-sample.csv")))
 	if err != nil {
 		f.Fatal(err)
 	}

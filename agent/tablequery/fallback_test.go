@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // sampleTable is sample/gas/hmis-sample.csv as `warren gas query` sees it: the 47 HMIS fields,
@@ -17,19 +17,19 @@ import (
 func sampleTable(t *testing.T) (Schema, []map[string]any, []string) {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	table, err := hmis.ImportCSV(filepath.Join(filepath.Dir(file), "..", "..", "sample", "gas", "hmis-sample.csv"))
+	table, err := gas.ImportCSV(filepath.Join(filepath.Dir(file), "..", "..", "sample", "gas", "hmis-sample.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var schema Schema
-	for _, f := range hmis.Fields() {
+	for _, f := range gas.Fields() {
 		typ := TypeString
 		switch f.Kind {
-		case hmis.KindNumber, hmis.KindTemperature, hmis.KindPressure, hmis.KindPercent, hmis.KindPPM:
+		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
 			typ = TypeNumber
-		case hmis.KindRating:
+		case gas.KindRating:
 			typ = TypeInt
-		case hmis.KindBool:
+		case gas.KindBool:
 			typ = TypeBool
 		}
 		schema = append(schema, Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"warren/agent"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
 	"warren/llm"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // Methods: how a proposal's patch was made.
@@ -37,7 +37,7 @@ const GraphName = "toxedit"
 // run in memory.
 type Editor struct {
 	Gateway  *llm.Gateway
-	Profiles *toxdb.Store
+	Profiles *tox.Store
 	Runs     *agent.Store
 }
 
@@ -151,7 +151,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 			p.ModelCalls = r.Usage().Calls
 		}
 	}()
-	prof, err := toxdb.Parse(p.Before)
+	prof, err := tox.Parse(p.Before)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read profile %s version %d: %w", p.INCI, p.BaseVersion, err)
 	}
@@ -177,7 +177,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		if err != nil {
 			return nil, err
 		}
-		copyProf, _ := toxdb.Parse(p.Before)
+		copyProf, _ := tox.Parse(p.Before)
 		if ops, err = f.payload(copyProf).Ops(prof); err != nil {
 			return nil, fmt.Errorf("couldn't use the form for %s: %w", p.INCI, err)
 		}
@@ -217,11 +217,11 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	if err != nil {
 		return nil, fmt.Errorf("the model's patch failed (%s) and %w", why, err)
 	}
-	rp, err := toxdb.Parse(rewrite)
+	rp, err := tox.Parse(rewrite)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't edit %s: the model's patch failed (%s) and its rewrite is not a valid profile: %w", p.INCI, why, err)
 	}
-	if toxdb.Key(rp.INCI) != toxdb.Key(p.INCI) {
+	if tox.Key(rp.INCI) != tox.Key(p.INCI) {
 		return nil, fmt.Errorf("couldn't edit %s: the model's patch failed (%s) and its rewrite is the profile of %q", p.INCI, why, rp.INCI)
 	}
 	canon, err := rp.Canonical()
@@ -250,7 +250,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 
 // structuredOps reads a payload object or a JSON Patch array; added is the number of
 // operations put before the ones a JSON Patch array has (the guard, when it lacks one).
-func structuredOps(prof *toxdb.Profile, input string) (p jsonpatch.Patch, added int, err error) {
+func structuredOps(prof *tox.Profile, input string) (p jsonpatch.Patch, added int, err error) {
 	data := []byte(strings.TrimSpace(input))
 	if !json.Valid(data) {
 		var v any
@@ -297,11 +297,11 @@ func (e *Editor) finishAs(p *Proposal, ops jsonpatch.Patch, added int) error {
 	if err != nil {
 		return jsonpatch.Renumber(err, added)
 	}
-	canon, err := toxdb.Canonical(after)
+	canon, err := tox.Canonical(after)
 	if err != nil {
 		return err
 	}
-	if toxdb.Key(gjsonINCI(canon)) != toxdb.Key(p.INCI) {
+	if tox.Key(gjsonINCI(canon)) != tox.Key(p.INCI) {
 		return fmt.Errorf("the edit changes the INCI name, which an edit can't")
 	}
 	if bytes.Equal(canon, p.Before) {
@@ -367,7 +367,7 @@ func (e *Editor) saveProposal(ctx context.Context, p *Proposal, summary string) 
 	}
 	v, err := e.Profiles.Save(ctx, p.INCI, p.BaseVersion, p.After, patch, summary, string(p.EditType), p.BatchID)
 	if err != nil {
-		if errors.Is(err, toxdb.ErrStale) {
+		if errors.Is(err, tox.ErrStale) {
 			return 0, fmt.Errorf("couldn't approve the edit: %w; nothing was lost", err)
 		}
 		return 0, err
@@ -410,7 +410,7 @@ func samePatch(a, b jsonpatch.Patch) bool {
 
 // Approve saves the proposal's After as the next version of the profile, made from
 // p.BaseVersion, in one transaction, and returns the new version number. If the profile has
-// changed since the proposal was made the save is refused (errors.Is(err, toxdb.ErrStale)) and
+// changed since the proposal was made the save is refused (errors.Is(err, tox.ErrStale)) and
 // nothing is written: propose the edit again. When p.Patch differs from the proposed
 // operations (the analyst edited them), they are checked and applied again first. summary
 // defaults to the proposal's.

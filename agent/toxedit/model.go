@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"warren/config"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
 	"warren/llm"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 const schemaSummary = `A profile has: inci (string, never changed), cas (string "NNNNNNN-NN-N"),
@@ -181,7 +181,7 @@ func (e *Editor) extractForm(ctx context.Context, form string) (*formExtract, er
 // entry of the profile with the same type, species and route, if there is exactly one; else
 // it is added. A form DAP replaces the profile's DAP when each has exactly one. Citations
 // become references (reused when the profile already cites them).
-func (f *formExtract) payload(prof *toxdb.Profile) *Payload {
+func (f *formExtract) payload(prof *tox.Profile) *Payload {
 	p := &Payload{Sections: map[string]*SectionEdit{}}
 	if f.CAS != "" && f.CAS != prof.CAS {
 		cas := f.CAS
@@ -200,8 +200,8 @@ func (f *formExtract) payload(prof *toxdb.Profile) *Payload {
 			}
 		}
 		id := ids.next()
-		prof.References = append(prof.References, toxdb.Reference{ID: id, Citation: c})
-		newRefs = append(newRefs, mustJSON(toxdb.Reference{ID: id, Citation: c}))
+		prof.References = append(prof.References, tox.Reference{ID: id, Citation: c})
+		newRefs = append(newRefs, mustJSON(tox.Reference{ID: id, Citation: c}))
 		return id
 	}
 	for _, c := range f.References {
@@ -213,7 +213,7 @@ func (f *formExtract) payload(prof *toxdb.Profile) *Payload {
 		if !ok {
 			unit = n.Unit // validation names it
 		}
-		e := toxdb.NOAEL{Value: n.Value, Unit: unit, Species: n.Species, Route: strings.ToLower(n.Route), Study: n.Study,
+		e := tox.NOAEL{Value: n.Value, Unit: unit, Species: n.Species, Route: strings.ToLower(n.Route), Study: n.Study,
 			Type: n.Type, Source: n.Source, Reference: citeID(n.ReferenceCitation)}
 		if n.DurationDays > 0 {
 			d := n.DurationDays
@@ -241,7 +241,7 @@ func (f *formExtract) payload(prof *toxdb.Profile) *Payload {
 	if len(f.DAP) > 0 {
 		dap := &SectionEdit{}
 		for _, d := range f.DAP {
-			e := mustJSON(toxdb.DAP{Value: d.Value, Source: d.Source, Reference: citeID(d.ReferenceCitation)})
+			e := mustJSON(tox.DAP{Value: d.Value, Source: d.Source, Reference: citeID(d.ReferenceCitation)})
 			if len(f.DAP) == 1 && len(prof.DAP) == 1 {
 				dap.Replace = map[string]json.RawMessage{"0": e}
 			} else {
@@ -257,7 +257,7 @@ func (f *formExtract) payload(prof *toxdb.Profile) *Payload {
 		if p.Sections["statements"] == nil {
 			p.Sections["statements"] = &SectionEdit{}
 		}
-		p.Sections["statements"].Add = append(p.Sections["statements"].Add, mustJSON(toxdb.Statement(s)))
+		p.Sections["statements"].Add = append(p.Sections["statements"].Add, mustJSON(tox.Statement(s)))
 	}
 	if len(newRefs) > 0 {
 		p.Sections["references"] = &SectionEdit{Add: newRefs}

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // The grammar of instructions parsed without a model (English, case-insensitive, an optional
@@ -46,7 +46,7 @@ var unitAliases = map[string]string{
 
 func normalUnit(u string) (string, bool) {
 	u = strings.TrimSpace(u)
-	for _, allowed := range toxdb.Units {
+	for _, allowed := range tox.Units {
 		if strings.EqualFold(u, allowed) {
 			return allowed, true
 		}
@@ -60,7 +60,7 @@ func normalUnit(u string) (string, bool) {
 // parseInstruction turns an instruction of the grammar above into operations. ok is false when
 // the instruction is not of the grammar or is ambiguous for this profile (the model takes it);
 // an error means the instruction is clear but can't apply (statement 5 of 2).
-func parseInstruction(prof *toxdb.Profile, instruction string) (ops jsonpatch.Patch, ok bool, err error) {
+func parseInstruction(prof *tox.Profile, instruction string) (ops jsonpatch.Patch, ok bool, err error) {
 	full := strings.TrimSpace(instruction)
 	s := strings.TrimSpace(strings.TrimSuffix(full, "."))
 	if strings.Contains(s, "\n") {
@@ -105,20 +105,20 @@ func parseInstruction(prof *toxdb.Profile, instruction string) (ops jsonpatch.Pa
 			return nil, false, nil
 		}
 		if strings.EqualFold(m[1], "statement") {
-			return jsonpatch.Patch{guard(prof.INCI), {Op: jsonpatch.OpAdd, Path: "/statements/-", Value: mustJSON(toxdb.Statement{Text: text})}}, true, nil
+			return jsonpatch.Patch{guard(prof.INCI), {Op: jsonpatch.OpAdd, Path: "/statements/-", Value: mustJSON(tox.Statement{Text: text})}}, true, nil
 		}
 		id := refIDs(prof).next()
-		return jsonpatch.Patch{guard(prof.INCI), {Op: jsonpatch.OpAdd, Path: "/references/-", Value: mustJSON(toxdb.Reference{ID: id, Citation: text})}}, true, nil
+		return jsonpatch.Patch{guard(prof.INCI), {Op: jsonpatch.OpAdd, Path: "/references/-", Value: mustJSON(tox.Reference{ID: id, Citation: text})}}, true, nil
 	}
 	return nil, false, nil
 }
 
-func parseSet(prof *toxdb.Profile, field, num, value string) (jsonpatch.Patch, bool, error) {
+func parseSet(prof *tox.Profile, field, num, value string) (jsonpatch.Patch, bool, error) {
 	if strings.HasPrefix(field, "cas") {
 		if num != "" {
 			return nil, false, nil
 		}
-		if err := toxdb.ValidCAS(value); err != nil {
+		if err := tox.ValidCAS(value); err != nil {
 			return nil, true, fmt.Errorf("CAS %q: %w", value, err)
 		}
 		op := jsonpatch.OpReplace

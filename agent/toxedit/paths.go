@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // sections are the profile's lists and the Go type of one entry of each, in the order a
@@ -18,11 +18,11 @@ var sections = []struct {
 	key  string
 	elem reflect.Type
 }{
-	{"references", reflect.TypeFor[toxdb.Reference]()},
-	{"noael", reflect.TypeFor[toxdb.NOAEL]()},
-	{"dap", reflect.TypeFor[toxdb.DAP]()},
-	{"annex_entries", reflect.TypeFor[toxdb.AnnexEntry]()},
-	{"statements", reflect.TypeFor[toxdb.Statement]()},
+	{"references", reflect.TypeFor[tox.Reference]()},
+	{"noael", reflect.TypeFor[tox.NOAEL]()},
+	{"dap", reflect.TypeFor[tox.DAP]()},
+	{"annex_entries", reflect.TypeFor[tox.AnnexEntry]()},
+	{"statements", reflect.TypeFor[tox.Statement]()},
 }
 
 // sectionElem returns the entry type of a list, or nil when key names no list.
@@ -200,7 +200,7 @@ func wantKind(value json.RawMessage, has bool, kind string) error {
 }
 
 // guard is the test operation every patch starts with: it fails when the patch meets another
-// profile. The base version is guarded by the store (toxdb.Store.Save refuses a stale base).
+// profile. The base version is guarded by the store (tox.Store.Save refuses a stale base).
 func guard(inci string) jsonpatch.Operation {
 	v, _ := json.Marshal(inci)
 	return jsonpatch.Operation{Op: jsonpatch.OpTest, Path: "/inci", Value: v}

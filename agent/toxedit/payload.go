@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // Payload is the structured edit form (FORM_EDIT_STRUCTURED), decoded from a JSON object:
@@ -111,8 +111,8 @@ func parseSection(raw json.RawMessage) (*SectionEdit, error) {
 }
 
 // Ops turns the payload into operations against the profile, starting with the INCI guard.
-func (p *Payload) Ops(prof *toxdb.Profile) (jsonpatch.Patch, error) {
-	if p.INCI != "" && toxdb.Key(p.INCI) != toxdb.Key(prof.INCI) {
+func (p *Payload) Ops(prof *tox.Profile) (jsonpatch.Patch, error) {
+	if p.INCI != "" && tox.Key(p.INCI) != tox.Key(prof.INCI) {
 		return nil, fmt.Errorf("the payload is for %q, not %q", p.INCI, prof.INCI)
 	}
 	ops := jsonpatch.Patch{guard(prof.INCI)}
@@ -211,7 +211,7 @@ func index(k string, n int, section string) (int, error) {
 	return i, nil
 }
 
-func sectionLen(p *toxdb.Profile, key string) int {
+func sectionLen(p *tox.Profile, key string) int {
 	switch key {
 	case "noael":
 		return len(p.NOAEL)
@@ -230,7 +230,7 @@ func sectionLen(p *toxdb.Profile, key string) int {
 // refIDs tracks the reference ids in use, to hand out the next free rN.
 type refIDSet map[string]bool
 
-func refIDs(p *toxdb.Profile) refIDSet {
+func refIDs(p *tox.Profile) refIDSet {
 	ids := refIDSet{}
 	for _, r := range p.References {
 		ids[r.ID] = true

@@ -7,7 +7,7 @@ package toxedit
 import (
 	"encoding/json"
 
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox/jsonpatch"
 )
 
 // EditType is how an input was classified.

@@ -14,9 +14,9 @@ import (
 	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
-	"warren/kb/toxdb"
 	"warren/llm"
 	"warren/llm/llmtest"
+	"warren/tox"
 )
 
 type harness struct {
@@ -31,7 +31,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	profiles := &toxdb.Store{DB: db}
+	profiles := &tox.Store{DB: db}
 	if _, err := profiles.ImportJSON(context.Background(), filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestStructuredPathMakesNoModelCall(t *testing.T) {
 	if p.EditType != FormStructured || p.BaseVersion != 1 || !hasGuard(p.Patch, "VANILLIN") {
 		t.Fatalf("%+v", p)
 	}
-	after, err := toxdb.Parse(p.After)
+	after, err := tox.Parse(p.After)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestModelPatchAndRewrite(t *testing.T) {
 	// A patch that breaks the profile (an unknown unit) falls back to one rewrite.
 	badPatch := reply(map[string]any{"operations": []map[string]any{
 		{"op": "test", "path": "/inci", "value": "VANILLIN"}, {"op": "replace", "path": "/noael/0/unit", "value": "mg/kg/d"}}})
-	rewrite := func(mutate func(p *toxdb.Profile)) string {
+	rewrite := func(mutate func(p *tox.Profile)) string {
 		h := newHarness(t)
 		v, _ := h.ed.Profiles.Latest(ctx, "VANILLIN")
 		p, _ := v.Profile()
@@ -232,7 +232,7 @@ func TestModelPatchAndRewrite(t *testing.T) {
 	t.Run("rewrite accepted", func(t *testing.T) {
 		h := newHarness(t)
 		h.srv.Handle(&llmtest.Rule{Name: "patch", SchemaHas: "operations", Replies: []string{badPatch}})
-		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *toxdb.Profile) {
+		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *tox.Profile) {
 			p.NOAEL[0].Value, p.NOAEL[0].Unit = 0.4, "mg/kg bw/day"
 		})}})
 		p, err := h.ed.Propose(ctx, "VANILLIN", "The subchronic NOAEL is 0.4 per kg and day")
@@ -247,7 +247,7 @@ func TestModelPatchAndRewrite(t *testing.T) {
 	t.Run("rewrite rejected", func(t *testing.T) {
 		h := newHarness(t)
 		h.srv.Handle(&llmtest.Rule{Name: "patch", SchemaHas: "operations", Replies: []string{badPatch}})
-		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *toxdb.Profile) {
+		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *tox.Profile) {
 			p.NOAEL[0].Value, p.CAS = 0.4, "50-00-0"
 		})}})
 		_, err := h.ed.Propose(ctx, "VANILLIN", "The subchronic NOAEL is 0.4 per kg and day")
@@ -265,7 +265,7 @@ func TestModelPatchAndRewrite(t *testing.T) {
 		h := newHarness(t)
 		h.srv.Handle(&llmtest.Rule{Name: "patch", SchemaHas: "operations", Replies: []string{reply(map[string]any{"operations": []map[string]any{
 			{"op": "replace", "path": "/noael/0/value", "value": 1}}})}})
-		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *toxdb.Profile) { p.NOAEL[0].Value = 1 })}})
+		h.srv.Handle(&llmtest.Rule{Name: "rewrite", SchemaHas: "profile", Replies: []string{rewrite(func(p *tox.Profile) { p.NOAEL[0].Value = 1 })}})
 		p, err := h.ed.Propose(ctx, "VANILLIN", "The subchronic NOAEL is 1")
 		if err != nil || p.Method != MethodRewrite {
 			t.Fatalf("a patch without the INCI guard goes to the rewrite: %v", err)
@@ -291,7 +291,7 @@ func TestSecondApprovalFromSameBaseIsStale(t *testing.T) {
 		t.Fatalf("first: %d, %v", v, err)
 	}
 	_, err = h.ed.Approve(ctx, second, "second")
-	if !errors.Is(err, toxdb.ErrStale) || !strings.Contains(err.Error(), "propose") {
+	if !errors.Is(err, tox.ErrStale) || !strings.Contains(err.Error(), "propose") {
 		t.Fatalf("second approval: %v, want ErrStale that says to propose again", err)
 	}
 	v, _ := h.ed.Profiles.Latest(ctx, "COUMARIN")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"warren/agent"
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 // TestWaitingListsAndLoadsOpenProposals: proposals from Propose and from a batch wait until
@@ -86,7 +86,7 @@ func TestWaitingStaleProposalIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ed.Approve(ctx, p, ""); !errors.Is(err, toxdb.ErrStale) {
+	if _, err := h.ed.Approve(ctx, p, ""); !errors.Is(err, tox.ErrStale) {
 		t.Fatalf("stale approval: %v", err)
 	}
 	if ws, _ := h.ed.Waiting(ctx); len(ws) != 0 {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"warren/gas"
 	"warren/internal/cli"
-	"warren/kb/hmis"
 	"warren/service"
 )
 
@@ -52,7 +52,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 				return sum, err
 			}, func(w io.Writer, sum service.GasImportSummary) error {
 				fmt.Fprintf(w, "Imported %q: %d rows, %d columns, %d empty cells of %d.\n",
-					sum.Table, sum.Rows, sum.Columns, sum.EmptyCells, sum.Rows*len(hmis.Fields()))
+					sum.Table, sum.Rows, sum.Columns, sum.EmptyCells, sum.Rows*len(gas.Fields()))
 				return cli.Lines(w, "", sum.Lines())
 			})
 		},

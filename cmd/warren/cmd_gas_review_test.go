@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"warren/gas"
 	"warren/internal/schema"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/llm/llmtest"
 )
 
@@ -38,8 +38,8 @@ func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name"}, Rows: []*hmis.Row{{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}}}}}
-	err = (&hmis.Store{DB: e.WS.DB}).SaveTable(context.Background(), tab)
+	tab := &gas.Table{Name: "fab", Columns: []string{"Chemical Name"}, Rows: []*gas.Row{{ID: 1, Cells: map[string]gas.Cell{"chemical_name": {Value: "Silane", Status: gas.StatusOriginal}}}}}
+	err = (&gas.Store{DB: e.WS.DB}).SaveTable(context.Background(), tab)
 	e.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/internal/cli"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
 	"warren/service"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 func (a *app) toxCommand() *cobra.Command {
@@ -98,7 +98,7 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 		Use:  "history INCI",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return call(a, func(e *env) ([]toxdb.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []toxdb.VersionInfo) error {
+			return call(a, func(e *env) ([]tox.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []tox.VersionInfo) error {
 				fmt.Fprintf(w, "%s: %d %s\n", cli.Line(hist[0].INCI), len(hist), cli.Plural(len(hist), "version", "versions"))
 				return cli.Rows(w, "VERSION\tWHEN\tBY\tEDIT\tSUMMARY\tBATCH", len(hist), func(i int) string {
 					v := hist[i]

@@ -11,15 +11,15 @@ import (
 	"warren/agent/toxedit"
 	"warren/internal/cli"
 	"warren/internal/testkb"
-	"warren/kb/toxdb"
 	"warren/llm/llmtest"
 	"warren/service"
+	"warren/tox"
 )
 
-func toxEditWorkspace(t *testing.T) ([]string, *toxdb.Store) {
+func toxEditWorkspace(t *testing.T) ([]string, *tox.Store) {
 	t.Helper()
 	ws, _, _ := testkb.Sample(t)
-	st := &toxdb.Store{DB: ws.DB}
+	st := &tox.Store{DB: ws.DB}
 	if _, err := st.ImportJSON(context.Background(), filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"warren/agent"
+	"warren/gas"
 	"warren/internal/cli"
 	"warren/internal/testkb"
-	"warren/kb/hmis"
 	"warren/llm/llmtest"
 	"warren/service"
 )
@@ -54,7 +54,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	}
 
 	// An interrupted fill that finished row 1: --resume does rows 2 and 3 only.
-	st := &hmis.Store{DB: ws.DB}
+	st := &gas.Store{DB: ws.DB}
 	ctx := context.Background()
 	fill, err := st.StartFill(ctx, "hmis-sample", []int{1, 2, 3}, []string{"suppliers"})
 	if err != nil {
@@ -98,9 +98,9 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var filled []*hmis.Row
+	var filled []*gas.Row
 	for _, row := range table.Rows[:6] {
-		if c := row.Cells["odour"]; c.Status == hmis.StatusFilled {
+		if c := row.Cells["odour"]; c.Status == gas.StatusFilled {
 			if c.SourceChunk == "" || c.Method == "" || c.Confidence != 0.8 {
 				t.Errorf("%s: a filled cell without provenance: %+v", row.Name(), c)
 			}
@@ -112,11 +112,11 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	}
 	// The analyst approves one and edits another.
 	approved := filled[0].Cells["odour"]
-	approved.Status = hmis.StatusApproved
+	approved.Status = gas.StatusApproved
 	if err := st.SetCell(ctx, "hmis-sample", filled[0].ID, "odour", approved, "approved"); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetCell(ctx, "hmis-sample", filled[1].ID, "odour", hmis.Cell{Value: "rotten eggs", Status: hmis.StatusEdited}, "edited"); err != nil {
+	if err := st.SetCell(ctx, "hmis-sample", filled[1].ID, "odour", gas.Cell{Value: "rotten eggs", Status: gas.StatusEdited}, "edited"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -158,7 +158,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := hmis.ImportXLSX(out)
+	got, err := gas.ImportXLSX(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 		t.Fatalf("the export holds %d rows, want %d", len(got.Rows), len(want.Rows))
 	}
 	for i, w := range want.Rows {
-		for _, fd := range hmis.Fields() {
+		for _, fd := range gas.Fields() {
 			a, b := w.Cells[fd.Name], got.Rows[i].Cells[fd.Name]
 			if a.Value != b.Value || a.Status != b.Status || a.SourceDoc != b.SourceDoc || a.SourceChunk != b.SourceChunk ||
 				a.Confidence != b.Confidence || a.Method != b.Method {
@@ -174,10 +174,10 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if c := got.Row(filled[0].ID).Cells["odour"]; c.Status != hmis.StatusApproved {
+	if c := got.Row(filled[0].ID).Cells["odour"]; c.Status != gas.StatusApproved {
 		t.Errorf("the approval did not survive the round trip: %+v", c)
 	}
-	if c := got.Row(filled[1].ID).Cells["odour"]; c.Status != hmis.StatusEdited || c.Value != "rotten eggs" {
+	if c := got.Row(filled[1].ID).Cells["odour"]; c.Status != gas.StatusEdited || c.Value != "rotten eggs" {
 		t.Errorf("the edit did not survive the round trip: %+v", c)
 	}
 	// A second fill never touches the analyst's cells.
@@ -185,7 +185,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 		t.Fatalf("second fill: %+v", r)
 	}
 	again, _ := st.LoadTable(ctx, "hmis-sample")
-	if c := again.Row(filled[1].ID).Cells["odour"]; c.Value != "rotten eggs" || c.Status != hmis.StatusEdited {
+	if c := again.Row(filled[1].ID).Cells["odour"]; c.Value != "rotten eggs" || c.Status != gas.StatusEdited {
 		t.Errorf("the second fill changed the edited cell: %+v", c)
 	}
 }
@@ -208,7 +208,7 @@ func TestGasFillStopsOnAMissingModel(t *testing.T) {
 	if n := srv.Count("/api/chat"); n > 4 {
 		t.Errorf("the fill went on after the model was found missing: %d chat requests", n)
 	}
-	st := &hmis.Store{DB: ws.DB}
+	st := &gas.Store{DB: ws.DB}
 	last, ok, err := st.LastFill(context.Background(), "hmis-sample")
 	if err != nil || !ok || last.Finished || len(last.Done) != 0 {
 		t.Errorf("no row may be marked done: %+v %v %v", last, ok, err)
@@ -233,14 +233,14 @@ func TestGasFillRowsMustExistAndQueryFallbackSaysWhy(t *testing.T) {
 	if r.code != cli.ExitUsage || !strings.Contains(r.stderr, "no row 42 (it has 41 rows)") {
 		t.Errorf("fill of rows the table lacks: %+v", r)
 	}
-	if _, ok, _ := (&hmis.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); ok {
+	if _, ok, _ := (&gas.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); ok {
 		t.Errorf("a refused fill was recorded")
 	}
 	// Tiers are collection names: the space after a comma is not part of one.
 	if r := warren(t, env, "gas", "fill", "--rows", "1", "--tiers", "standards, suppliers"); r.code != 0 {
 		t.Fatalf("fill --tiers: %+v", r)
 	}
-	if last, _, _ := (&hmis.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); !slices.Equal(last.Tiers, []string{"standards", "suppliers"}) {
+	if last, _, _ := (&gas.Store{DB: ws.DB}).LastFill(context.Background(), "hmis-sample"); !slices.Equal(last.Tiers, []string{"standards", "suppliers"}) {
 		t.Errorf("--tiers \"standards, suppliers\" searched %q", last.Tiers)
 	}
 
@@ -276,7 +276,7 @@ func TestGasFillLeavesANamelessRowAlone(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "not filled: row 2 (the row has no chemical name)") {
 		t.Errorf("fill: %+v", r)
 	}
-	table, err := (&hmis.Store{DB: ws.DB}).LoadTable(context.Background(), "gases")
+	table, err := (&gas.Store{DB: ws.DB}).LoadTable(context.Background(), "gases")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,9 +319,9 @@ func TestGasImportReplaceStartsAFreshHistory(t *testing.T) {
 	if r := warren(t, env, "gas", "import", sample); r.code != 0 {
 		t.Fatalf("import: %+v", r)
 	}
-	st := &hmis.Store{DB: ws.DB}
+	st := &gas.Store{DB: ws.DB}
 	ctx := context.Background()
-	if err := st.SetCell(ctx, "hmis-sample", 1, "formula", hmis.Cell{Status: hmis.StatusRejected, Note: "no"}, "rejected"); err != nil {
+	if err := st.SetCell(ctx, "hmis-sample", 1, "formula", gas.Cell{Status: gas.StatusRejected, Note: "no"}, "rejected"); err != nil {
 		t.Fatal(err)
 	}
 	if r := warren(t, env, "gas", "import", sample, "--replace"); r.code != 0 {

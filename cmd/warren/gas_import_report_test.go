@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"warren/kb/hmis"
+	"warren/gas"
 )
 
 // `warren gas import` says what the import kept aside or left for review: in words, and with
@@ -31,12 +31,12 @@ func TestGasImportPrintsTheReport(t *testing.T) {
 	}
 
 	// An export with a value filled at low confidence: valid, awaiting review, not invalid.
-	tab := &hmis.Table{Name: "fab2", Columns: []string{"Chemical Name", "LEL (vol %)"}, Rows: []*hmis.Row{{ID: 1, Cells: map[string]hmis.Cell{
-		"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal},
-		"lel_vol_pct":   {Value: "1.37", Unit: "vol %", Status: hmis.StatusReview, Confidence: 0.45, Method: "extract", SourceDoc: "gas-handbook"},
+	tab := &gas.Table{Name: "fab2", Columns: []string{"Chemical Name", "LEL (vol %)"}, Rows: []*gas.Row{{ID: 1, Cells: map[string]gas.Cell{
+		"chemical_name": {Value: "Silane", Status: gas.StatusOriginal},
+		"lel_vol_pct":   {Value: "1.37", Unit: "vol %", Status: gas.StatusReview, Confidence: 0.45, Method: "extract", SourceDoc: "gas-handbook"},
 	}}}}
 	xlsx := filepath.Join(dir, "fab2.xlsx")
-	if err := hmis.ExportXLSX(tab, xlsx); err != nil {
+	if err := gas.ExportXLSX(tab, xlsx); err != nil {
 		t.Fatal(err)
 	}
 	r = warren(t, env, "gas", "import", xlsx)
@@ -46,12 +46,12 @@ func TestGasImportPrintsTheReport(t *testing.T) {
 	r = warren(t, env, "gas", "import", xlsx, "--name", "again", "--json")
 	var sum struct {
 		Table            string
-		FlaggedInSheet   int                    `json:"flagged_in_sheet"`
-		HeaderRows       []int                  `json:"header_rows"`
-		UnmatchedHeaders []hmis.UnmatchedHeader `json:"unmatched_headers"`
-		Unmatched        []json.RawMessage      `json:"unmatched_provenance"`
-		Invalid          []hmis.ReportCell      `json:"invalid_cells"`
-		Review           []hmis.ReportCell      `json:"review_pending"`
+		FlaggedInSheet   int                   `json:"flagged_in_sheet"`
+		HeaderRows       []int                 `json:"header_rows"`
+		UnmatchedHeaders []gas.UnmatchedHeader `json:"unmatched_headers"`
+		Unmatched        []json.RawMessage     `json:"unmatched_provenance"`
+		Invalid          []gas.ReportCell      `json:"invalid_cells"`
+		Review           []gas.ReportCell      `json:"review_pending"`
 	}
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
 		t.Fatalf("import --json: %+v", r)

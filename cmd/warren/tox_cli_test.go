@@ -9,8 +9,8 @@ import (
 
 	"warren/internal/cli"
 	"warren/internal/testkb"
-	"warren/kb/toxdb"
-	"warren/kb/toxdb/jsonpatch"
+	"warren/tox"
+	"warren/tox/jsonpatch"
 )
 
 // toxWorkspace creates an empty workspace and returns the environment that points warren at it.
@@ -25,7 +25,7 @@ func toxWorkspace(t *testing.T) []string {
 
 type toxImportJSON struct {
 	Profiles, New, Updated, Unchanged int
-	Results                           []toxdb.ImportResult
+	Results                           []tox.ImportResult
 }
 
 func toxImport(t *testing.T, env []string, path string) toxImportJSON {
@@ -48,7 +48,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 	}
 
 	r := warren(t, env, "tox", "list", "--json")
-	var list []toxdb.ProfileInfo
+	var list []tox.ProfileInfo
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &list) != nil || len(list) != 22 {
 		t.Fatalf("list --json: %+v", r)
 	}
@@ -64,7 +64,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 		}
 	}
 	r = warren(t, env, "tox", "show", "EUGENOL", "--json")
-	var v1 toxdb.Profile
+	var v1 tox.Profile
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v1) != nil || v1.INCI != "EUGENOL" || len(v1.NOAEL) != 5 {
 		t.Fatalf("show --json: %+v", r)
 	}
@@ -76,7 +76,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 
 	// An edited copy of one profile makes version 2 of it and nothing else.
 	edited := v1
-	edited.NOAEL = append([]toxdb.NOAEL(nil), v1.NOAEL...)
+	edited.NOAEL = append([]tox.NOAEL(nil), v1.NOAEL...)
 	edited.NOAEL[0].Value = 123
 	data, _ := json.Marshal(edited)
 	path := filepath.Join(t.TempDir(), "eugenol.json")
@@ -84,12 +84,12 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = toxImport(t, env, path)
-	if res.Updated != 1 || len(res.Results) != 1 || res.Results[0].Version != 2 || res.Results[0].Status != toxdb.ImportUpdated {
+	if res.Updated != 1 || len(res.Results) != 1 || res.Results[0].Version != 2 || res.Results[0].Status != tox.ImportUpdated {
 		t.Fatalf("import of the edited profile: %+v", res)
 	}
 
 	r = warren(t, env, "tox", "history", "EUGENOL", "--json")
-	var hist []toxdb.VersionInfo
+	var hist []tox.VersionInfo
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &hist) != nil || len(hist) != 2 || hist[0].Version != 2 || hist[1].Version != 1 {
 		t.Fatalf("history: %+v", r)
 	}
@@ -116,7 +116,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 		t.Fatalf("rollback --yes: %+v", r)
 	}
 	r = warren(t, env, "tox", "show", "EUGENOL", "--version", "3", "--json")
-	var v3 toxdb.Profile
+	var v3 tox.Profile
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &v3) != nil {
 		t.Fatalf("show --version 3: %+v", r)
 	}
@@ -127,7 +127,7 @@ func TestToxImportListShowHistoryDiffRollback(t *testing.T) {
 		t.Errorf("diff 1 3: %+v", r)
 	}
 	r = warren(t, env, "tox", "history", "EUGENOL", "--json")
-	if json.Unmarshal([]byte(r.stdout), &hist) != nil || len(hist) != 3 || hist[0].EditType != toxdb.EditRollback || hist[0].By != "bea" || hist[1].By == "" {
+	if json.Unmarshal([]byte(r.stdout), &hist) != nil || len(hist) != 3 || hist[0].EditType != tox.EditRollback || hist[0].By != "bea" || hist[1].By == "" {
 		t.Errorf("history after the rollback names who saved each version: %+v", r)
 	}
 	if r = warren(t, env, "tox", "history", "EUGENOL"); r.code != 0 || !strings.Contains(r.stdout, "BY") || !strings.Contains(r.stdout, " bea ") {

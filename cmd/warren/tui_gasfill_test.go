@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"warren/agent"
+	"warren/gas"
 	"warren/internal/testkb"
-	"warren/kb/hmis"
 	"warren/llm/llmtest"
 	"warren/service"
 	"warren/tui"
@@ -28,12 +28,12 @@ func TestWorkbenchGasFill(t *testing.T) {
 	scriptOdour(srv)
 	srv.SetLatency(120 * time.Millisecond)
 	ctx := context.Background()
-	table, err := hmis.ImportCSV(filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"))
+	table, err := gas.ImportCSV(filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	table.Name, table.Rows = "fab", table.Rows[:4]
-	st := &hmis.Store{DB: ws.DB}
+	st := &gas.Store{DB: ws.DB}
 	if err := st.SaveTable(ctx, table); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestWorkbenchGasFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Counts()[hmis.StatusFilled] == 0 {
+	if got.Counts()[gas.StatusFilled] == 0 {
 		t.Errorf("the fill stored no cell")
 	}
 	ledger, err := e.RunStore().Ledger(ctx, run)

@@ -13,12 +13,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"warren/gas"
 	"warren/internal/cli"
 	"warren/internal/testkb"
-	"warren/kb/hmis"
-	"warren/kb/toxdb"
 	"warren/llm/llmtest"
 	"warren/service"
+	"warren/tox"
 	"warren/tui"
 )
 
@@ -160,12 +160,12 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	tm.Type("3")
 	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
 
-	st := &hmis.Store{DB: be.WS.DB}
-	tab := &hmis.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*hmis.Row{
-		{ID: 1, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Silane", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "yes", Status: hmis.StatusOriginal},
-			"boiling_point_c": {Value: "-112", Unit: "°C", Status: hmis.StatusReview, Confidence: 0.5, Method: "extract",
+	st := &gas.Store{DB: be.WS.DB}
+	tab := &gas.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*gas.Row{
+		{ID: 1, Cells: map[string]gas.Cell{"chemical_name": {Value: "Silane", Status: gas.StatusOriginal}, "pyrophoric": {Value: "yes", Status: gas.StatusOriginal},
+			"boiling_point_c": {Value: "-112", Unit: "°C", Status: gas.StatusReview, Confidence: 0.5, Method: "extract",
 				SourceDoc: "suppliers/nordgas-silane.md", SourceSection: "9", Excerpt: "Boiling point: -112 °C"}}},
-		{ID: 2, Cells: map[string]hmis.Cell{"chemical_name": {Value: "Nitrogen", Status: hmis.StatusOriginal}, "pyrophoric": {Value: "no", Status: hmis.StatusOriginal}}},
+		{ID: 2, Cells: map[string]gas.Cell{"chemical_name": {Value: "Nitrogen", Status: gas.StatusOriginal}, "pyrophoric": {Value: "no", Status: gas.StatusOriginal}}},
 	}}
 	if err := st.SaveTable(context.Background(), tab); err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := got.Row(1).Cells["boiling_point_c"]; c.Status != hmis.StatusApproved || c.Value != "-112" {
+	if c := got.Row(1).Cells["boiling_point_c"]; c.Status != gas.StatusApproved || c.Value != "-112" {
 		t.Errorf("the approval is stored: %+v", c)
 	}
 
@@ -202,7 +202,7 @@ func TestWorkbenchToxDesk(t *testing.T) {
 	tm.Type("4")
 	waitFor(t, tm, "No toxicology profile")
 
-	st := &toxdb.Store{DB: be.WS.DB}
+	st := &tox.Store{DB: be.WS.DB}
 	ctx := context.Background()
 	if _, err := st.ImportJSON(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/agent/toxedit"
-	"warren/kb/toxdb"
+	"warren/tox"
 )
 
 // ToxVersionArg: argument i is a version number of a toxicology profile.
@@ -36,7 +36,7 @@ func ToxVersion(name, s string) (int, error) {
 }
 
 // WriteProfile prints a toxicology profile for reading.
-func WriteProfile(w io.Writer, v toxdb.ProfileVersion, latest int, p *toxdb.Profile) {
+func WriteProfile(w io.Writer, v tox.ProfileVersion, latest int, p *tox.Profile) {
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	fmt.Fprintln(w, Line(p.INCI+Wrap(" (CAS ", p.CAS, ")")))
 	fmt.Fprintf(w, "version %d of %d · %s · %s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"),

@@ -3,7 +3,7 @@
 // workspace passes All to kb.Init, kb.Open or kb.OpenDB.
 //
 // kb cannot compose the list itself (the packages with tables import kb), and the packages
-// below must not import this one: tests inside kb, agent, kb/hmis, kb/toxdb and service
+// below must not import this one: tests inside kb, agent, gas, tox and service
 // compose the part of the list they need.
 package schema
 
@@ -11,16 +11,16 @@ import (
 	"slices"
 
 	"warren/agent"
+	"warren/gas"
 	"warren/kb"
-	"warren/kb/hmis"
 	"warren/kb/kbcopy"
-	"warren/kb/toxdb"
 	"warren/service/jobs"
+	"warren/tox"
 )
 
 // All returns every schema step of warren.db, in ascending version order: the knowledge base
 // (1–9), runs, checkpoints and the call ledger (10–19), gas tables (20–29), toxicology
 // versions (30–39), jobs (40–49) and knowledge base copies (50–59). The slice is the caller's own.
 func All() []kb.Migration {
-	return slices.Concat(kb.Migrations, agent.Migrations, hmis.Migrations, toxdb.Migrations, jobs.Migrations, kbcopy.Migrations)
+	return slices.Concat(kb.Migrations, agent.Migrations, gas.Migrations, tox.Migrations, jobs.Migrations, kbcopy.Migrations)
 }

@@ -1,0 +1,445 @@
+package gas
+
+import (
+	"archive/zip"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+)
+
+var at = time.Date(2026, 3, 1, 12, 30, 15, 123456789, time.UTC)
+
+// sampleTable has one cell of every status, an invalid sheet value, a not-applicable value
+// and two unknown columns.
+func sampleTable() *Table {
+	return &Table{
+		Name: "fab2 process gases",
+		Columns: []string{"Chemical Name", "CAS-Nr.", "Boiling point [C]", "Cabinet", "LEL (%)", "HMIS Health",
+			"GHS02 Flammable", "H-Statements", "Flash Point (°C)", "Molecular Weight (g/mol)", "IDLH (ppm)", "Remarks", "UEL (%)"},
+		Rows: []*Row{
+			{ID: 1, Cells: map[string]Cell{
+				"chemical_name":    {Value: "Silane", Status: StatusOriginal},
+				"cas_number":       {Value: "7803-62-5", Status: StatusOriginal},
+				"boiling_point_c":  {Value: "-111.9", Unit: "°C", Status: StatusFilled, Confidence: 0.85, Method: "extract", SourceDoc: "sds-silane", SourceSection: "9.1 Physical properties", SourceChunk: "sds-silane#12", Excerpt: "Boiling point: -111.9 °C", UpdatedAt: at},
+				"lel_vol_pct":      {Value: "1.37", Unit: "vol %", Status: StatusReview, Confidence: 0.5, Method: "extract", SourceDoc: "gas-handbook", SourceSection: "Silane", SourceChunk: "gas-handbook#88", Excerpt: "LEL 1.37 % (some sources: pyrophoric, no LEL)", UpdatedAt: at},
+				"hmis_health":      {Value: "2", Status: StatusApproved, Confidence: 0.75, Method: "lookup", SourceDoc: "hmis-ratings", SourceSection: "Table 3", UpdatedAt: at, By: "alice"},
+				"ghs02_flammable":  {Value: "yes", Status: StatusEdited, Note: "pyrophoric gas; flame pictogram applies", UpdatedAt: at, By: "bob"},
+				"h_statements":     {Status: StatusRejected, Note: "the excerpt was about disilane", UpdatedAt: at},
+				"flash_point_c":    {Value: NotApplicable, Status: StatusOriginal},
+				"molecular_weight": {Value: "32.12", Unit: "g/mol", Status: StatusOriginal},
+				"idlh_ppm":         {Value: "0.00005", Unit: "ppm", Status: StatusFilled, Confidence: 0.9, Method: "extract", SourceDoc: "niosh", UpdatedAt: at},
+			}, Extra: map[string]string{"Cabinet": "GC-3", "Remarks": "=dangerous; \"keep\" dry"}},
+			{ID: 2, Cells: map[string]Cell{
+				"chemical_name":   {Value: "Hydrogen", Status: StatusOriginal},
+				"cas_number":      {Value: "1333-74-0", Status: StatusOriginal},
+				"boiling_point_c": {Value: "ca. -253", Status: StatusReview, Method: MethodSheet, Note: "invalid in the sheet: Boiling Point (°C): \"ca. -253\" isn't a number; write a number from -273.15 to 3000 °C"},
+				"lel_vol_pct":     {Value: "4", Unit: "vol %", Status: StatusOriginal},
+				"hmis_health":     {Value: "0", Status: StatusOriginal},
+				// Not in canonical form (a proposal nobody normalised): the sheet shows 75.0.
+				"uel_vol_pct": {Value: "75.0", Unit: "vol %", Status: StatusFilled, Confidence: 0.8, Method: "extract", UpdatedAt: at},
+			}, Extra: map[string]string{"Cabinet": "GC-1"}},
+			{ID: 3, Cells: map[string]Cell{
+				"chemical_name": {Value: "Nitrogen trifluoride", Status: StatusOriginal},
+			}},
+		},
+	}
+}
+
+func assertSameTable(t *testing.T, got, want *Table) {
+	t.Helper()
+	if got.Name != want.Name {
+		t.Errorf("name %q, want %q", got.Name, want.Name)
+	}
+	if !reflect.DeepEqual(got.Columns, want.Columns) {
+		t.Errorf("columns\n got %q\nwant %q", got.Columns, want.Columns)
+	}
+	if len(got.Rows) != len(want.Rows) {
+		t.Fatalf("%d rows, want %d", len(got.Rows), len(want.Rows))
+	}
+	for i, w := range want.Rows {
+		g := got.Rows[i]
+		if g.ID != w.ID {
+			t.Errorf("row %d has ID %d, want %d", i, g.ID, w.ID)
+		}
+		if len(g.Extra) != len(w.Extra) || (len(w.Extra) > 0 && !reflect.DeepEqual(g.Extra, w.Extra)) {
+			t.Errorf("row %d extra %q, want %q", w.ID, g.Extra, w.Extra)
+		}
+		for _, f := range Fields() {
+			gc, wc := g.Cells[f.Name], w.Cells[f.Name]
+			if !sameCell(gc, wc) {
+				t.Errorf("row %d %s:\n got %+v\nwant %+v", w.ID, f.Name, gc, wc)
+			}
+		}
+	}
+}
+
+func TestXLSXRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	want := sampleTable()
+	for i := range 2 { // the second pass exports an imported table
+		if err := ExportXLSX(want, path); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ImportXLSX(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameTable(t, got, want)
+		if t.Failed() {
+			t.Fatalf("pass %d failed", i+1)
+		}
+		want = got
+	}
+}
+
+func TestExportLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	tab := sampleTable()
+	// A field without a column gets one when a row has a value for it; one without doesn't.
+	tab.Rows[2].Set("autoignition_c", Cell{Value: "-15", Unit: "°C", Status: StatusReview, Confidence: 0.4, Method: "extract", UpdatedAt: at})
+	if err := ExportXLSX(tab, path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{SheetHMIS, SheetProvenance}) {
+		t.Errorf("sheets %q", got)
+	}
+	rows, _ := f.GetRows(SheetHMIS)
+	wantHeader := append(append([]string(nil), tab.Columns...), "Autoignition Temperature (°C)")
+	if !reflect.DeepEqual(rows[0], wantHeader) {
+		t.Errorf("header\n got %q\nwant %q", rows[0], wantHeader)
+	}
+	if rows[1][2] != "-111.9" || rows[1][3] != "GC-3" || rows[1][8] != "n/a" || rows[3][13] != "-15" {
+		t.Errorf("values %q / %q", rows[1], rows[3])
+	}
+	// Numbers are numbers, so that the analyst can sort and compute.
+	if typ, _ := f.GetCellType(SheetHMIS, "C2"); typ != excelize.CellTypeNumber && typ != excelize.CellTypeUnset {
+		t.Errorf("boiling point is stored as %v", typ)
+	}
+	fillOf := func(cell string) string {
+		id, _ := f.GetCellStyle(SheetHMIS, cell)
+		st, _ := f.GetStyle(id)
+		if st == nil || len(st.Fill.Color) == 0 {
+			return ""
+		}
+		return strings.ToUpper(st.Fill.Color[0])
+	}
+	for cell, want := range map[string]string{"A2": "", "B2": "", "C2": statusFill[StatusFilled], "E2": statusFill[StatusReview],
+		"F2": statusFill[StatusApproved], "G2": statusFill[StatusEdited], "H2": statusFill[StatusRejected], "C3": statusFill[StatusReview]} {
+		if got := fillOf(cell); got != want {
+			t.Errorf("fill of %s = %q, want %q", cell, got, want)
+		}
+	}
+	comments, _ := f.GetComments(SheetHMIS)
+	byCell := map[string]string{}
+	for _, c := range comments {
+		byCell[c.Cell] = c.Text
+		for _, p := range c.Paragraph {
+			byCell[c.Cell] += p.Text
+		}
+	}
+	if c := byCell["C2"]; !strings.Contains(c, "filled") || !strings.Contains(c, "0.85") || !strings.Contains(c, "extract") ||
+		!strings.Contains(c, "sds-silane, 9.1 Physical properties") {
+		t.Errorf("comment of C2 = %q", c)
+	}
+	if c := byCell["F2"]; !strings.Contains(c, "approved") || !strings.Contains(c, "hmis-ratings") {
+		t.Errorf("comment of F2 = %q", c)
+	}
+	if _, ok := byCell["A2"]; ok {
+		t.Error("an original value has a comment")
+	}
+	prov, _ := f.GetRows(SheetProvenance)
+	if !reflect.DeepEqual(prov[0], provenanceHeaders) {
+		t.Errorf("provenance header %q", prov[0])
+	}
+	// Silane: bp, lel, hmis, ghs02, h, idlh; hydrogen: the invalid bp, uel; NF3: autoignition.
+	if len(prov) != 1+9 {
+		t.Errorf("%d provenance rows, want 9", len(prov)-1)
+	}
+	if r := prov[1]; r[0] != "1" || r[1] != "2" || r[2] != "Silane" || r[3] != "7803-62-5" || r[4] != "boiling_point_c" || r[7] != "filled" || r[8] != "0.85" {
+		t.Errorf("first provenance row %q", r)
+	}
+	// No temporary files are left next to the export.
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files next to the export: %v", entries)
+	}
+}
+
+// A workbook the analyst changed after the export: a filled value overwritten, another
+// deleted, and the rows sorted.
+func TestImportXLSXAfterAnalystChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	if err := ExportXLSX(sampleTable(), path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := f.GetRows(SheetHMIS)
+	silane, hydrogen := rows[1], rows[2]
+	silane[2] = "-112"                               // boiling point, filled by warren
+	silane[10] = ""                                  // IDLH, filled by warren
+	for i, r := range [][]string{hydrogen, silane} { // sorted: hydrogen first
+		vals := make([]any, len(rows[0]))
+		for j := range vals {
+			vals[j] = cellAt(r, j)
+		}
+		if err := f.SetSheetRow(SheetHMIS, "A"+strconv.Itoa(i+2), &vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := ImportXLSX(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rows[0].Name() != "Hydrogen" || got.Rows[1].Name() != "Silane" || got.Rows[1].ID != 2 {
+		t.Fatalf("rows %q %q", got.Rows[0].Name(), got.Rows[1].Name())
+	}
+	s := got.Rows[1]
+	if c := s.Cells["boiling_point_c"]; c.Status != StatusEdited || c.Value != "-112" || !strings.Contains(c.Note, `warren had "-111.9" (filled)`) {
+		t.Errorf("changed value: %+v", c)
+	}
+	if c := s.Cells["idlh_ppm"]; c.Status != StatusRejected || c.Value != "" || !strings.Contains(c.Note, "deleted in the workbook") {
+		t.Errorf("deleted value: %+v", c)
+	}
+	if c := s.Cells["hmis_health"]; c.Status != StatusApproved || c.SourceDoc != "hmis-ratings" {
+		t.Errorf("untouched value lost its provenance after sorting: %+v", c)
+	}
+	if c := got.Rows[0].Cells["boiling_point_c"]; c.Method != MethodSheet || c.Value != "ca. -253" {
+		t.Errorf("hydrogen's invalid value: %+v", c)
+	}
+}
+
+// A sheet as an analyst keeps it: a title above the header, the table on a sheet named HMIS
+// after another one, units in the headers, a duplicate and a headerless column.
+func TestImportXLSXAnalystSheet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gases.xlsx")
+	f := excelize.NewFile()
+	f.SetSheetName("Sheet1", "Notes")
+	f.SetCellValue("Notes", "A1", "not the table")
+	f.NewSheet("hmis")
+	grid := [][]any{
+		{"Fab 2 gas list, rev. 7"},
+		{},
+		{"Gas", "CAS No.", "Boiling point [K]", "Vapour pressure (kPa)", "LEL (mole fraction)", "HMIS H", "CAS", "", "Pyrophoric (Y/N)", "Flash point (°F)"},
+		{"Silane", "7803-62-5", 161.0, 2500, 0.0137, 5, "7803-62-5", "shelf 3", "Y", "n/a"},
+		{},
+		{"Arsine", "7784-42-1", "210.7 K", "1.5 MPa", "5.1 %", 4, "", "", "no", 32},
+		{"Bad", "7803-62-6", "warm", "", "", "", "", "", "perhaps", ""},
+	}
+	for i, r := range grid {
+		if err := f.SetSheetRow("hmis", "A"+strconv.Itoa(i+1), &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ImportXLSX(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols := []string{"Gas", "CAS No.", "Boiling point [K]", "Vapour pressure (kPa)", "LEL (mole fraction)", "HMIS H", "CAS", "Column H", "Pyrophoric (Y/N)", "Flash point (°F)"}
+	if tab.Name != "gases" || !reflect.DeepEqual(tab.Columns, wantCols) || len(tab.Rows) != 3 {
+		t.Fatalf("name %q, columns %q, %d rows", tab.Name, tab.Columns, len(tab.Rows))
+	}
+	silane, arsine, bad := tab.Rows[0], tab.Rows[1], tab.Rows[2]
+	if arsine.ID != 2 || bad.ID != 3 {
+		t.Errorf("IDs %d %d: the blank row must not count", arsine.ID, bad.ID)
+	}
+	want := map[string]string{"chemical_name": "Silane", "cas_number": "7803-62-5", "boiling_point_c": "-112.2", "vapour_pressure_bar": "25",
+		"lel_vol_pct": "1.37", "pyrophoric": "yes", "flash_point_c": NotApplicable}
+	for fn, v := range want {
+		if c := silane.Cells[fn]; c.Value != v || c.Status != StatusOriginal {
+			t.Errorf("silane %s = %+v, want %q original", fn, c, v)
+		}
+	}
+	if c := silane.Cells["boiling_point_c"]; c.Unit != "°C" {
+		t.Errorf("unit %q", c.Unit)
+	}
+	if c := silane.Cells["hmis_health"]; c.Status != StatusReview || c.Value != "5" || c.Method != MethodSheet || !strings.Contains(c.Note, "invalid in the sheet: HMIS Health") {
+		t.Errorf("rating 5: %+v", c)
+	}
+	if !reflect.DeepEqual(silane.Extra, map[string]string{"CAS": "7803-62-5", "Column H": "shelf 3"}) {
+		t.Errorf("extra %q", silane.Extra)
+	}
+	for fn, v := range map[string]string{"boiling_point_c": "-62.5", "vapour_pressure_bar": "15", "lel_vol_pct": "5.1", "hmis_health": "4", "pyrophoric": "no", "flash_point_c": "0"} {
+		if c := arsine.Cells[fn]; c.Value != v || c.Status != StatusOriginal {
+			t.Errorf("arsine %s = %+v, want %q", fn, c, v)
+		}
+	}
+	for _, fn := range []string{"cas_number", "boiling_point_c", "pyrophoric"} {
+		if c := bad.Cells[fn]; c.Status != StatusReview || !strings.HasPrefix(c.Note, "invalid in the sheet: ") {
+			t.Errorf("bad %s = %+v", fn, c)
+		}
+	}
+	if n := len(tab.EmptyCells()); n != 3*46-(7+7+3) {
+		t.Errorf("%d empty cells", n)
+	}
+	// Exported, the values are in °C, bar and vol %: headers that declare other units give way
+	// to the field's label, and importing the export gives the same values.
+	out := filepath.Join(t.TempDir(), "export.xlsx")
+	if err := ExportXLSX(tab, out); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ImportXLSX(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCols = []string{"Gas", "CAS No.", "Boiling Point (°C)", "Vapour Pressure @ 20 °C (bar)", "LEL (vol %)", "HMIS H", "CAS", "Column H", "Pyrophoric (Y/N)", "Flash Point (°C)"}
+	if !reflect.DeepEqual(back.Columns, wantCols) {
+		t.Errorf("exported columns %q", back.Columns)
+	}
+	back.Name, back.Columns = tab.Name, tab.Columns
+	assertSameTable(t, back, tab)
+}
+
+func TestImportMalformedFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noName := filepath.Join(dir, "noname.xlsx")
+	f := excelize.NewFile()
+	f.SetSheetRow("Sheet1", "A1", &[]any{"CAS", "Formula"})
+	f.SetSheetRow("Sheet1", "A2", &[]any{"7803-62-5", "SiH4"})
+	if err := f.SaveAs(noName); err != nil {
+		t.Fatal(err)
+	}
+	badProv := filepath.Join(dir, "badprov.xlsx")
+	if err := ExportXLSX(sampleTable(), badProv); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := excelize.OpenFile(badProv); err == nil {
+		f.SetCellValue(SheetProvenance, "H2", "maybe")
+		f.Save()
+		f.Close()
+	}
+	empty := filepath.Join(dir, "empty.xlsx")
+	if err := excelize.NewFile().SaveAs(empty); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		path   string
+		isCSV  bool
+		substr string
+	}{
+		{"not a zip", write("garbage.xlsx", "this is not a workbook"), false, "couldn't open"},
+		{"truncated zip", write("truncated.xlsx", "PK\x03\x04\x14\x00\x00\x00"), false, "couldn't open"},
+		{"missing", filepath.Join(dir, "missing.xlsx"), false, "couldn't open"},
+		{"no name column", noName, false, "no column holds the chemical name"},
+		{"empty sheet", empty, false, "no header row"},
+		{"bad provenance", badProv, false, `Provenance row 2: unknown status "maybe"`},
+		{"csv not UTF-8", write("latin1.csv", "Chemical Name;Geruch\nOzon;stechend \xfc\n"), true, "isn't UTF-8 text (line 2)"},
+		{"csv without name", write("noname.csv", "CAS,Formula\n7803-62-5,SiH4\n"), true, "no column holds the chemical name"},
+		{"csv empty", write("empty.csv", "\n\n"), true, "no header row"},
+		{"csv bad quotes", write("quotes.csv", "Chemical Name,CAS\n\"Silane,7803-62-5\nArsine,7784-42-1\n"), true, "couldn't read"},
+		{"csv missing", filepath.Join(dir, "missing.csv"), true, "couldn't read"},
+	}
+	for _, c := range cases {
+		var err error
+		if c.isCSV {
+			_, err = ImportCSV(c.path)
+		} else {
+			_, err = ImportXLSX(c.path)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.substr) {
+			t.Errorf("%s: error %v; want one naming %s and saying %q", c.name, err, c.path, c.substr)
+		}
+	}
+}
+
+func TestExportXLSXFailsCleanly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing-dir", "out.xlsx")
+	if err := ExportXLSX(sampleTable(), path); err == nil || !strings.Contains(err.Error(), "missing-dir") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// Every part of an export must be one well-formed XML document; the comments and their
+// drawing are written by warren, not excelize (see comments.go).
+func TestExportPartsAreWellFormed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	tab := benchTable(30)
+	tab.Rows[0].Set("odour", Cell{Value: "garlic", Status: StatusReview, Confidence: 0.4, Note: "a <b> & \"c\"\x01", UpdatedAt: at})
+	if err := ExportXLSX(tab, path); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	counts := map[string]int{}
+	for _, zf := range zr.File {
+		if !strings.HasSuffix(zf.Name, ".xml") && !strings.HasSuffix(zf.Name, ".vml") && !strings.HasSuffix(zf.Name, ".rels") {
+			continue
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := xml.NewDecoder(rc)
+		depth, roots := 0, 0
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", zf.Name, err)
+			}
+			switch el := tok.(type) {
+			case xml.StartElement:
+				if depth == 0 {
+					roots++
+				}
+				depth++
+				counts[zf.Name+" "+el.Name.Local]++
+			case xml.EndElement:
+				depth--
+			}
+		}
+		rc.Close()
+		if roots != 1 {
+			t.Errorf("%s has %d root elements", zf.Name, roots)
+		}
+	}
+	notes := 0
+	for _, r := range tab.Rows {
+		for _, f := range fields {
+			if c, ok := r.Cells[f.Name]; ok && !plain(f, c) {
+				notes++
+			}
+		}
+	}
+	if got := counts["xl/comments1.xml comment"]; got != notes || notes < 500 {
+		t.Errorf("%d comments, want %d", got, notes)
+	}
+	if got := counts["xl/drawings/vmlDrawing1.vml shape"]; got != notes {
+		t.Errorf("%d note shapes, want %d", got, notes)
+	}
+}
