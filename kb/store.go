@@ -103,7 +103,7 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 const preparedChunkReads = 64
 
 // DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
-// confirmed on CISI (see README, Retrieval quality).
+// confirmed on CISI (docs/retrieval.md, Quality today).
 const DefaultHeadingWeight = 4.0
 
 // NewStore opens the knowledge base of a workspace, with the lexical ranking's settings from

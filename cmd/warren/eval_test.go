@@ -14,7 +14,7 @@ import (
 // query's source paper counted relevant; CISI (76 judged queries) MAP ≥ 0.20; and the default
 // mode never below lexical search. The figure under shared/data's protocol (source papers
 // dropped) is a floor that catches regressions. Each is a floor under the measured figure
-// (README, Retrieval quality), not an equality.
+// (docs/retrieval.md, Quality today), not an equality.
 func TestEvalIRMeetsTheRetrievalTargets(t *testing.T) {
 	cran := shareddata.Path(t, "ir/cranfield")
 	cisi := shareddata.Path(t, "ir/cisi")

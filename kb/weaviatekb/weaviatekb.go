@@ -13,7 +13,7 @@
 // stays the same (cache.go).
 //
 // warren starts no server: it connects to the configured one, which should bind loopback (or
-// a private network), run with telemetry off and with no modules (README, Weaviate backend).
+// a private network), run with telemetry off and with no modules (docs/weaviate.md).
 package weaviatekb
 
 import (

@@ -30,11 +30,6 @@ var (
 		gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256}
 )
 
-// Algorithms lists what the server offers, for the README and `warren serve --help`.
-func Algorithms() map[string][]string {
-	return map[string][]string{"kex": keyExchanges, "ciphers": ciphers, "macs": macs, "user_keys": userKeyAlgorithms}
-}
-
 // silentFor is how long a connection that has not authenticated must have sent nothing
 // before a new connection may take its place when every startup slot is taken: a real client
 // sends its version at once and answers within round trips.

@@ -1,0 +1,140 @@
+// Package layers holds the test that keeps warren's import rules (docs/architecture.md): it
+// reads the imports of every package's non-test files from the source tree, as `go list`
+// would report them, and fails on an import a rule forbids.
+package layers
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "warren"
+
+// imports maps each package of the module (by import path) to the module packages (and the
+// Charm terminal libraries) its non-test files import.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bin") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		pkg := module
+		if rel != "." {
+			pkg += "/" + filepath.ToSlash(rel)
+		}
+		for _, spec := range f.Imports {
+			p, _ := strconv.Unquote(spec.Path.Value)
+			if p == module || strings.HasPrefix(p, module+"/") || strings.HasPrefix(p, "charm.land/") {
+				out[pkg] = append(out[pkg], p)
+			}
+		}
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func under(pkg string, roots ...string) bool {
+	for _, r := range roots {
+		if !strings.Contains(r, ".") {
+			r = module + "/" + r
+		}
+		if pkg == r || strings.HasPrefix(pkg, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// rule forbids the packages under from to import the packages under to.
+type rule struct {
+	from, to []string
+	why      string
+}
+
+var rules = []rule{
+	{from: []string{"gas", "tox"}, to: []string{"llm", "agent", "service", "tui", "cmd"},
+		why: "a desk's home (its table or profiles) is below the agents and the service"},
+	{from: []string{"service", "agent", "llm", "kb", "retrieval", "registry", "config", "gas", "tox"}, to: []string{"tui", "cmd"},
+		why: "arrows point downward: nothing below the front ends imports them"},
+	{from: []string{"service", "agent", "llm", "kb", "retrieval", "registry", "config", "gas", "tox", "access", "doctor", "internal"},
+		to:  []string{"charm.land/bubbletea/v2", "charm.land/lipgloss/v2", "charm.land/bubbles/v2", "charm.land/glamour/v2"},
+		why: "nothing outside the front ends draws on a terminal"},
+}
+
+func TestImportRules(t *testing.T) {
+	all := imports(t)
+	if len(all) < 20 {
+		t.Fatalf("found %d packages: the walk did not see the module", len(all))
+	}
+	var broken []string
+	for pkg, deps := range all {
+		for _, r := range rules {
+			if !under(pkg, r.from...) {
+				continue
+			}
+			for _, d := range deps {
+				if under(d, r.to...) {
+					broken = append(broken, pkg+" imports "+d+": "+r.why)
+				}
+			}
+		}
+	}
+	sort.Strings(broken)
+	for i, b := range broken {
+		if i == 0 || b != broken[i-1] { // one line per package, not per file
+			t.Error(b)
+		}
+	}
+}
+
+// The rules must be able to fail: the walk sees the imports it is meant to judge.
+func TestTheWalkSeesKnownImports(t *testing.T) {
+	all := imports(t)
+	for pkg, dep := range map[string]string{
+		"warren/service":    "warren/kb",
+		"warren/cmd/warren": "warren/service",
+	} {
+		found := false
+		for _, d := range all[pkg] {
+			found = found || d == dep
+		}
+		if !found {
+			t.Errorf("%s does not seem to import %s: %v", pkg, dep, all[pkg])
+		}
+	}
+	if _, err := os.Stat("../../go.mod"); err != nil {
+		t.Fatalf("the test must run from internal/layers: %v", err)
+	}
+}
