@@ -2,14 +2,14 @@ package tui
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"warren/internal/citation"
 )
 
 // reportView shows a Markdown report rendered with glamour. Rendering a long report takes a
@@ -79,9 +79,6 @@ func (c *rendererCache) get(width int, dark bool) *glamour.TermRenderer {
 
 type citeAt struct{ line, n int }
 
-// citeRE is the agent's citation form: [3], [1, 3], [2–4].
-var citeRE = regexp.MustCompile(`\[(\d+(?:\s*[,–-]\s*\d+)*)\]`)
-
 // reportRenderedMsg brings rendered lines back to the view.
 type reportRenderedMsg struct {
 	markdown string
@@ -142,10 +139,8 @@ func (v *reportView) setLines(lines []string, rendered bool) {
 		if strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(plain), "#")) == "Sources" {
 			break // the source list repeats numbers; citations are in the report above it
 		}
-		for _, m := range citeRE.FindAllStringSubmatch(plain, -1) {
-			for _, n := range citationNumbers(m[1]) {
-				v.cites = append(v.cites, citeAt{line: i, n: n})
-			}
+		for _, n := range citation.Numbers(plain) {
+			v.cites = append(v.cites, citeAt{line: i, n: n})
 		}
 	}
 	if v.sel >= len(v.cites) {
@@ -167,28 +162,6 @@ func (v *reportView) nextCitation(d int) bool {
 		v.offset = max(line-v.height/3, 0)
 	}
 	return true
-}
-
-// citationNumbers expands "1, 3" and "2–4".
-func citationNumbers(s string) []int {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.ReplaceAll(strings.TrimSpace(part), "–", "-"), "-")
-		a, err := strconv.Atoi(strings.TrimSpace(lo))
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if x, err := strconv.Atoi(strings.TrimSpace(hi)); err == nil && x >= a && x-a < 50 {
-				b = x
-			}
-		}
-		for n := a; n <= b; n++ {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func (v *reportView) selected() int {

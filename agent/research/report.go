@@ -3,13 +3,13 @@ package research
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"warren/agent"
 	"warren/config"
+	"warren/internal/citation"
 	"warren/internal/snippet"
 	"warren/llm"
 )
@@ -74,39 +74,12 @@ func (d *Deps) synthesize(ctx context.Context, s *State) (*agent.Interrupt, erro
 	return nil, nil
 }
 
-var citation = regexp.MustCompile(`\[(\d+(?:\s*[,–-]\s*\d+)*)\]`)
-
-// citedNumbers returns every source number cited in a text, ranges expanded.
-func citedNumbers(text string) []int {
-	var out []int
-	for _, m := range citation.FindAllStringSubmatch(text, -1) {
-		for _, part := range strings.Split(m[1], ",") {
-			part = strings.TrimSpace(part)
-			lo, hi, isRange := strings.Cut(strings.ReplaceAll(part, "–", "-"), "-")
-			a, err1 := strconv.Atoi(strings.TrimSpace(lo))
-			if err1 != nil {
-				continue
-			}
-			b := a
-			if isRange {
-				if v, err := strconv.Atoi(strings.TrimSpace(hi)); err == nil && v >= a && v-a < 50 {
-					b = v
-				}
-			}
-			for n := a; n <= b; n++ {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
-}
-
 // CheckCitations is the deterministic part of the quality check: every [n] names a source
 // that was retrieved, and no paragraph of prose goes uncited.
 func CheckCitations(report string, sources int) []string {
 	var problems []string
 	bad := map[int]bool{}
-	for _, n := range citedNumbers(report) {
+	for _, n := range citation.Numbers(report) {
 		if n < 1 || n > sources {
 			bad[n] = true
 		}
@@ -124,7 +97,7 @@ func CheckCitations(report string, sources int) []string {
 		if p == "" || strings.HasPrefix(p, "#") || strings.HasPrefix(p, ">") || strings.HasPrefix(p, "|") || len(strings.Fields(p)) < 6 {
 			continue // headings, quotes, tables and short lines are not claims
 		}
-		if !citation.MatchString(p) {
+		if !citation.Contains(p) {
 			problems = append(problems, fmt.Sprintf("paragraph %d has no citation: %q", i+1, snippet.Cut(p, 80)))
 		}
 	}
@@ -289,9 +262,9 @@ func FullReport(s *State) string {
 // a citation with none left. It returns the count of numbers removed.
 func dropUnknownCitations(report string, sources int) (string, int) {
 	removed := 0
-	out := citation.ReplaceAllStringFunc(report, func(m string) string {
+	out := citation.Rewrite(report, func(numbers []int) string {
 		var keep []string
-		for _, n := range citedNumbers(m) {
+		for _, n := range numbers {
 			if n >= 1 && n <= sources {
 				keep = append(keep, strconv.Itoa(n))
 			} else {
