@@ -5,6 +5,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 )
 
@@ -181,6 +182,19 @@ const (
 
 // Roles lists the roles in display order.
 var Roles = []RoleName{RoleChat, RoleFast, RoleEmbed}
+
+// SameModel compares model names the way Ollama does: a name without a tag means ":latest",
+// and case and surrounding spaces do not count.
+func SameModel(a, b string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
+			s += ":latest"
+		}
+		return s
+	}
+	return norm(a) == norm(b)
+}
 
 // Resolved returns the role with its defaults filled in: the fast role falls back to the chat
 // model (and its hosts), and every role without a host uses the shared Ollama host. Hosts

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
@@ -79,7 +80,8 @@ func collectionReady(c kb.CollectionInfo, g *llm.Gateway, dim int) error {
 		}
 		return dim
 	}
-	emb, err := c.QueryEmbedder(g)
+	model, _ := g.Model(config.RoleEmbed)
+	emb, err := c.QueryEmbedder(kb.Ollama{Model: model, Func: g.Embed})
 	var mismatch *kb.EmbedderMismatchError
 	if errors.As(err, &mismatch) {
 		mismatch.AskedDim = dimOf(mismatch.Asked)

@@ -2,23 +2,28 @@ package kb_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ollama/ollama/api"
 
 	"warren/config"
 	"warren/internal/shareddata"
 	"warren/kb"
-	"warren/llm"
-	"warren/llm/llmtest"
 	"warren/registry"
 	"warren/retrieval"
 )
@@ -390,24 +395,70 @@ func BenchmarkHybridQuery100kCommonTerms(b *testing.B) {
 }
 
 // BenchmarkHybridQuery100kCommonTermsWithEmbedCall is the worst case with the query's
-// embedding call included in both figures: each query is embedded through the model gateway
-// by the scripted Ollama server (a loopback HTTP request, no added latency), whose vector is
-// checked and then replaced by the query's given one, so the searches are those of the other
+// embedding call included in both figures: each query is embedded through the Ollama API
+// client by a bare Ollama /api/embed server (a loopback HTTP request, no added latency; kb
+// does not depend on the model gateway, which makes the same call), whose vector is checked
+// and then replaced by the query's given one, so the searches are those of the other
 // benchmarks. It fails unless the server answered one embedding request per search.
 func BenchmarkHybridQuery100kCommonTermsWithEmbedCall(b *testing.B) {
 	benchmarkHybrid(b, func(v *vocabulary) string { return v.text(4) }, true, true)
 }
 
-// callingEmbedder embeds through the gateway, checks the vector's length, and hands out the
-// given query vector instead.
+// embedServer is a bare Ollama /api/embed on loopback: it answers every text with a
+// benchDim-long unit vector and counts the requests.
+type embedServer struct {
+	client   *api.Client
+	requests atomic.Int64
+}
+
+func newEmbedServer(b *testing.B) *embedServer {
+	s := &embedServer{}
+	vector := make([]float32, benchDim)
+	vector[0] = 1
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if r.URL.Path != "/api/embed" || json.NewDecoder(r.Body).Decode(&req) != nil {
+			http.Error(w, "not an embedding request", http.StatusBadRequest)
+			return
+		}
+		s.requests.Add(1)
+		resp := api.EmbedResponse{Model: req.Model}
+		for range req.Input {
+			resp.Embeddings = append(resp.Embeddings, vector)
+		}
+		json.NewEncoder(w).Encode(resp)
+	}))
+	b.Cleanup(srv.Close)
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.client = api.NewClient(u, srv.Client())
+	return s
+}
+
+// embed embeds the texts in one request, as the model gateway sends a batch.
+func (s *embedServer) embed(ctx context.Context, texts []string, _ func(int)) ([][]float32, error) {
+	resp, err := s.client.Embed(ctx, &api.EmbedRequest{Model: config.Default().Embed.Model, Input: texts})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Embeddings, nil
+}
+
+// callingEmbedder embeds through the Ollama API, checks the vector's length, and hands out
+// the given query vector instead.
 type callingEmbedder struct {
-	g    *llm.Gateway
-	next func() []float32
+	embed kb.EmbedFunc
+	next  func() []float32
 }
 
 func (e callingEmbedder) ID() string { return fmt.Sprintf("bench:%d", benchDim) }
 func (e callingEmbedder) Embed(ctx context.Context, texts []string, _ func(int)) ([][]float32, error) {
-	got, err := e.g.Embed(ctx, texts, nil)
+	got, err := e.embed(ctx, texts, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -433,16 +484,10 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	voc := newVocabulary(rand.New(rand.NewPCG(1, 2)))
 	var query []float32
 	var emb kb.Embedder = fixedEmbedder{next: func() []float32 { return query }}
-	var srv *llmtest.Server
+	var srv *embedServer
 	if embedCall {
-		srv = llmtest.New(b)
-		c := config.Default()
-		c.Ollama.Host = srv.URL
-		g, err := llm.New(c)
-		if err != nil {
-			b.Fatal(err)
-		}
-		emb = callingEmbedder{g: g, next: func() []float32 { return query }}
+		srv = newEmbedServer(b)
+		emb = callingEmbedder{embed: srv.embed, next: func() []float32 { return query }}
 	}
 	s := &retrieval.Searcher{Store: store, Embedder: func(string) (kb.Embedder, error) { return emb, nil }}
 	// The lexical index read from warren.db (as after a write), then from its snapshot (as on
@@ -511,7 +556,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 		b.Fatalf("every dense half must go through the graph: %+v", st)
 	}
 	if srv != nil {
-		if got := srv.Count("/api/embed"); got != 2*n {
+		if got := int(srv.requests.Load()); got != 2*n {
 			b.Fatalf("the model server answered %d embedding requests for %d searches", got, 2*n)
 		}
 	}

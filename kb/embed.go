@@ -7,9 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"warren/config"
 	"warren/kb/analysis"
-	"warren/llm"
 )
 
 // Embedder turns texts into vectors. A collection records the ID of the embedder that built
@@ -92,41 +90,44 @@ func BuiltinVector(text string) []float32 {
 	return out
 }
 
-// Ollama embeds with the gateway's embed role.
+// EmbedFunc embeds texts with a model, calling progress (when not nil) with how many are
+// done; the model gateway's Embed is one. kb takes the function, as chromem-go's store takes
+// an embedding function, and so does not depend on the gateway.
+type EmbedFunc func(ctx context.Context, texts []string, progress func(done int)) ([][]float32, error)
+
+// Ollama embeds with an Ollama embedding model through an embedding function.
 type Ollama struct {
-	Gateway *llm.Gateway
+	Model string    // the model, as models.embed.model names it, such as "nomic-embed-text"
+	Func  EmbedFunc // embeds with that model: the model gateway's Embed
 }
 
 // ID names the embedding model.
-func (o Ollama) ID() string {
-	model, _ := o.Gateway.Model(config.RoleEmbed)
-	return "ollama:" + model
-}
+func (o Ollama) ID() string { return "ollama:" + o.Model }
 
-// Embed sends the texts in batches through /api/embed.
+// Embed embeds the texts with the model.
 func (o Ollama) Embed(ctx context.Context, texts []string, progress func(int)) ([][]float32, error) {
-	return o.Gateway.Embed(ctx, texts, progress)
+	return o.Func(ctx, texts, progress)
 }
 
 // EmbedderFor returns the embedder a collection was built with, so queries are embedded the
-// same way. g may be nil when no Ollama embedder is configured. When warren can no longer
-// embed that way (models.embed.model names another model, or the built-in scheme changed) the
-// error is an *EmbedderMismatchError; [CollectionInfo.QueryEmbedder] fills in the collection.
-func EmbedderFor(id string, g *llm.Gateway) (Embedder, error) {
+// same way. model is the embedder of the configured embedding model (an [Ollama]), nil when no
+// Ollama embedder is configured. When warren can no longer embed that way (models.embed.model
+// names another model, or the built-in scheme changed) the error is an
+// *EmbedderMismatchError; [CollectionInfo.QueryEmbedder] fills in the collection.
+func EmbedderFor(id string, model Embedder) (Embedder, error) {
 	switch {
 	case id == Builtin{}.ID():
 		return Builtin{}, nil
 	case strings.HasPrefix(id, "builtin:"):
 		return nil, &EmbedderMismatchError{Built: id, Asked: Builtin{}.ID(), AskedDim: BuiltinDim}
 	case strings.HasPrefix(id, "ollama:"):
-		if g == nil {
+		if model == nil {
 			return nil, fmt.Errorf("the collection was embedded with %s but no Ollama embed role is configured", EmbedderName(id))
 		}
-		o := Ollama{Gateway: g}
-		if !SameEmbedder(id, o.ID()) {
-			return nil, &EmbedderMismatchError{Built: id, Asked: o.ID()}
+		if !SameEmbedder(id, model.ID()) {
+			return nil, &EmbedderMismatchError{Built: id, Asked: model.ID()}
 		}
-		return o, nil
+		return model, nil
 	}
 	return nil, fmt.Errorf("unknown embedder %q recorded for a collection: run `warren ingest --rebuild` on its documents", id)
 }

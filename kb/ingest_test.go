@@ -10,8 +10,6 @@ import (
 
 	"warren/config"
 	"warren/internal/shareddata"
-	"warren/llm"
-	"warren/llm/llmtest"
 )
 
 func openTestStore(t *testing.T) (*Workspace, *Store) {
@@ -101,42 +99,6 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 	}
 }
 
-func TestReingestOfUnchangedFilesMakesNoEmbeddingCalls(t *testing.T) {
-	srv := llmtest.New(t)
-	cfg := config.Default()
-	cfg.Ollama.Host = srv.URL
-	g, err := llm.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, store := openTestStore(t)
-	dir := t.TempDir()
-	write(t, dir, "docs/silane.md", silaneSheet)
-	arsine := write(t, dir, "docs/arsine.md", "# Arsine\n\nArsine is highly toxic; CAS 7784-42-1.\n")
-	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
-	opts := IngestOptions{Embedder: Ollama{Gateway: g}}
-
-	if rep, err := store.Ingest(context.Background(), items, opts); err != nil || rep.Ingested != 2 {
-		t.Fatalf("first ingest: %+v %v", rep, err)
-	}
-	first := srv.Count("/api/embed")
-	rep, err := store.Ingest(context.Background(), items, opts)
-	if err != nil || rep.Unchanged != 2 || srv.Count("/api/embed") != first {
-		t.Fatalf("unchanged files must not be embedded again: %+v, %d embed calls after %d", rep, srv.Count("/api/embed"), first)
-	}
-	os.WriteFile(arsine, []byte("# Arsine\n\nArsine (AsH3) is highly toxic and flammable.\n"), 0o644)
-	rep, _ = store.Ingest(context.Background(), items, opts)
-	if rep.Ingested != 1 || rep.Unchanged != 1 || srv.Count("/api/embed") != first+1 {
-		t.Errorf("only the changed file is embedded: %+v, %d embed calls", rep, srv.Count("/api/embed")-first)
-	}
-	chunks, _ := store.SectionChunks(context.Background(), "docs/arsine.md", "")
-	for _, c := range chunks {
-		if strings.Contains(c.Text, "7784-42-1") {
-			t.Errorf("the old text of a changed file must be replaced: %q", c.Text)
-		}
-	}
-}
-
 // cancelAfter embeds with the built-in embedder and cancels the run after n documents.
 type cancelAfter struct {
 	n      int
@@ -217,8 +179,8 @@ func TestEmbedderMismatchIsRefusedWithAFix(t *testing.T) {
 	ctx := context.Background()
 	store.Ingest(ctx, items, IngestOptions{Embedder: Builtin{}})
 	write(t, dir, "docs/silane.md", silaneSheet+"\nRevised.\n")
-	g, _ := llm.New(config.Default()) // never called: the mismatch is caught before embedding
-	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: Ollama{Gateway: g}})
+	model := Ollama{Model: config.Default().Embed.Model} // never called: the mismatch is caught before embedding
+	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: model})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"warren/llm"
+	"warren/config"
 )
 
 // A collection records the embedder that built it (its ID: "ollama:<model>" or the built-in
@@ -97,7 +97,7 @@ func describeEmbedder(id string, dim int) string {
 // as Ollama compares them ("nomic-embed-text" is "nomic-embed-text:latest").
 func SameEmbedder(a, b string) bool {
 	if isOllama(a) && isOllama(b) {
-		return llm.SameModel(strings.TrimPrefix(a, "ollama:"), strings.TrimPrefix(b, "ollama:"))
+		return config.SameModel(strings.TrimPrefix(a, "ollama:"), strings.TrimPrefix(b, "ollama:"))
 	}
 	return a == b
 }
@@ -111,11 +111,12 @@ func (c CollectionInfo) CheckEmbedder(id string, dim int) error {
 	return &EmbedderMismatchError{Collection: c.Name, Built: c.Embedder, BuiltDim: c.Dim, Asked: id, AskedDim: dim}
 }
 
-// QueryEmbedder is [EmbedderFor] for a stored collection: the embedder its queries need, or
-// an *EmbedderMismatchError naming the collection and its dimension. It does not know the
+// QueryEmbedder is [EmbedderFor] for a stored collection, with model the configured embedding
+// model's embedder (nil when none is configured): the embedder its queries need, or an
+// *EmbedderMismatchError naming the collection and its dimension. It does not know the
 // configured model's dimension; compare a query vector with [CollectionInfo.CheckEmbedder].
-func (c CollectionInfo) QueryEmbedder(g *llm.Gateway) (Embedder, error) {
-	emb, err := EmbedderFor(c.Embedder, g)
+func (c CollectionInfo) QueryEmbedder(model Embedder) (Embedder, error) {
+	emb, err := EmbedderFor(c.Embedder, model)
 	var mismatch *EmbedderMismatchError
 	if errors.As(err, &mismatch) {
 		mismatch.Collection, mismatch.BuiltDim = c.Name, c.Dim

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -122,16 +121,7 @@ func (g *Gateway) EmbedDimension(ctx context.Context) (int, error) {
 }
 
 // SameModel compares model names the way Ollama does: a name without a tag means ":latest".
-func SameModel(a, b string) bool {
-	norm := func(s string) string {
-		s = strings.ToLower(strings.TrimSpace(s))
-		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
-			s += ":latest"
-		}
-		return s
-	}
-	return norm(a) == norm(b)
-}
+func SameModel(a, b string) bool { return config.SameModel(a, b) }
 
 func probeError(model, addr string, err error) error {
 	switch {

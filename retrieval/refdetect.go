@@ -2,12 +2,10 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
-	"warren/config"
-	"warren/llm"
 	"warren/retrieval/refs"
 )
 
@@ -21,57 +19,26 @@ const (
 // MethodModel marks a reference found by the model.
 const MethodModel = "model"
 
-// modelReference is one reference as the model reports it.
-type modelReference struct {
-	Type            string `json:"type" schema:"enum=legal_section|section|document_mention|academic_numbered|academic_shortform|external"`
-	Target          string `json:"target" desc:"the section number or document name, e.g. § 6, 4.2, RFC 2119"`
-	OriginalText    string `json:"original_text" desc:"the reference exactly as written in the text" schema:"minLength=1"`
-	DocumentContext string `json:"document_context" desc:"the document the section belongs to, as written; empty for the current document"`
-}
+// Detector finds the references in a passage with a language model: the research agent's
+// model detector (research.ModelDetector, over the model gateway's fast role) is the one
+// warren uses. Every reference it returns points into the passage (Start and End around its
+// OriginalText) and is marked MethodModel; retrieval takes the function so that it does not
+// depend on the gateway.
+type Detector func(ctx context.Context, text string) ([]refs.Reference, error)
 
-type modelReferences struct {
-	References []modelReference `json:"references" schema:"maxItems=40"`
-}
-
-const detectSystem = `You find references in a passage of a legal, technical or scientific document:
-places where the text points to another section, another document, a citation or a URL.
-Report each reference once, with original_text copied exactly from the passage.
-Types: legal_section (§, Absatz, Artikel, Anhang of a law), section (a numbered section such as
-"Section 3.2"), document_mention (a named law, standard, RFC or document), academic_numbered
-("[12]"), academic_shortform ("(Smith et al., 2020)"), external (a URL).
-Examples:
-"nach § 5 des Arbeitsschutzgesetzes" → {"type":"legal_section","target":"§ 5","original_text":"§ 5 des Arbeitsschutzgesetzes","document_context":"Arbeitsschutzgesetzes"}
-"as described in Section 4 of [RFC6901]" → {"type":"section","target":"4","original_text":"Section 4 of [RFC6901]","document_context":"RFC 6901"}
-"see the Gas Cabinet Procedure" → {"type":"document_mention","target":"Gas Cabinet Procedure","original_text":"the Gas Cabinet Procedure","document_context":""}
-A passage without references gives {"references": []}.`
-
-// DetectModel asks the model (fast role) for the references in text. A reference whose
-// original text does not occur in the passage is dropped: the model must not invent.
-func DetectModel(ctx context.Context, g *llm.Gateway, text string) ([]refs.Reference, error) {
-	var out modelReferences
-	err := g.Structured(ctx, llm.Request{Role: config.RoleFast, System: detectSystem, Prompt: "Passage:\n" + text}, &out)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't detect references with the model: %w", err)
-	}
-	var found []refs.Reference
-	for _, m := range out.References {
-		start := strings.Index(text, m.OriginalText)
-		if start < 0 {
-			continue
-		}
-		found = append(found, refs.Reference{Type: m.Type, Target: strings.TrimSpace(m.Target), OriginalText: m.OriginalText,
-			DocumentContext: strings.TrimSpace(m.DocumentContext), Method: MethodModel, Start: start, End: start + len(m.OriginalText)})
-	}
-	return found, nil
-}
+// errNoModel is the model detectors' error when they were given no model.
+var errNoModel = errors.New("couldn't detect references with the model: no model is configured")
 
 // DetectHybrid runs the regex detector, then the model, and keeps a model reference only when
 // it is new: not the same type and target as a regex reference, and not overlapping one's
 // text. If the model fails, the regex references stand and the error says why the rest is
 // missing.
-func DetectHybrid(ctx context.Context, g *llm.Gateway, text string) ([]refs.Reference, error) {
+func DetectHybrid(ctx context.Context, model Detector, text string) ([]refs.Reference, error) {
 	found := refs.DetectRegex(text)
-	byModel, err := DetectModel(ctx, g, text)
+	if model == nil {
+		return found, errNoModel
+	}
+	byModel, err := model(ctx, text)
 	if err != nil {
 		return found, err
 	}
@@ -99,15 +66,18 @@ func overlapsAny(r refs.Reference, others []refs.Reference) bool {
 	return false
 }
 
-// Detect runs the named detector.
-func Detect(ctx context.Context, detector string, g *llm.Gateway, text string) ([]refs.Reference, error) {
+// Detect runs the named detector; model is the model detector (nil when none is available).
+func Detect(ctx context.Context, detector string, model Detector, text string) ([]refs.Reference, error) {
 	switch detector {
 	case DetectorRegex, "":
 		return refs.DetectRegex(text), nil
 	case DetectorModel:
-		return DetectModel(ctx, g, text)
+		if model == nil {
+			return nil, errNoModel
+		}
+		return model(ctx, text)
 	case DetectorHybrid:
-		return DetectHybrid(ctx, g, text)
+		return DetectHybrid(ctx, model, text)
 	}
 	return nil, fmt.Errorf("unknown detector %q: use regex, model or hybrid", detector)
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"warren/kb"
-	"warren/llm"
 )
 
 // Mode chooses the rankings a search uses.
@@ -42,11 +41,19 @@ func ParseMode(s string) (Mode, error) {
 
 // Searcher runs searches over a store.
 type Searcher struct {
-	Store   kb.Backend
-	Gateway *llm.Gateway // for collections embedded by Ollama; may be nil
+	Store kb.Backend
+
+	// Model embeds queries for the collections an embedding model built: the configured
+	// model's embedder (a kb.Ollama over the model gateway's Embed); nil when none is
+	// configured.
+	Model kb.Embedder
+
+	// Dimension learns the configured model's vector length (the gateway's EmbedDimension),
+	// asked only to complete a mismatch message; nil when there is no model to ask.
+	Dimension func(ctx context.Context) (int, error)
 
 	// Embedder returns the embedder recorded for a collection; nil means kb.EmbedderFor with
-	// Gateway. Benchmarks and tests plug in their own.
+	// Model. Benchmarks and tests plug in their own.
 	Embedder func(id string) (kb.Embedder, error)
 
 	// DenseWeight is the dense ranking's share of a hybrid score over collections that an
@@ -481,15 +488,15 @@ func (s *Searcher) embedderFor(ctx context.Context, c kb.CollectionInfo) (kb.Emb
 	if s.Embedder != nil {
 		emb, err = s.Embedder(c.Embedder)
 	} else {
-		emb, err = c.QueryEmbedder(s.Gateway)
+		emb, err = c.QueryEmbedder(s.Model)
 	}
 	var mismatch *kb.EmbedderMismatchError
 	switch {
 	case errors.As(err, &mismatch):
 		mismatch.Collection, mismatch.BuiltDim = c.Name, c.Dim
-		if mismatch.AskedDim == 0 && s.Gateway != nil && strings.HasPrefix(mismatch.Asked, "ollama:") {
+		if mismatch.AskedDim == 0 && s.Dimension != nil && strings.HasPrefix(mismatch.Asked, "ollama:") {
 			probe, cancel := context.WithTimeout(ctx, dimensionProbe)
-			if dim, err := s.Gateway.EmbedDimension(probe); err == nil {
+			if dim, err := s.Dimension(probe); err == nil {
 				mismatch.AskedDim = dim
 			}
 			cancel()

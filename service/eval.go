@@ -84,7 +84,8 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 		if err := g.CheckModel(ctx, config.RoleEmbed); err != nil {
 			return nil, err
 		}
-		emb, searcher.Gateway = kb.Ollama{Gateway: g}, g
+		emb = ollamaEmbedder(g)
+		searcher.Model, searcher.Dimension = emb, g.EmbedDimension
 	case "builtin", "":
 	default:
 		return nil, fmt.Errorf("embedder %q: use builtin or ollama", opts.Embedder)

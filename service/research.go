@@ -35,7 +35,13 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 
 // Searcher searches the workspace's knowledge base.
 func (s *Service) Searcher() *retrieval.Searcher {
-	return &retrieval.Searcher{Store: s.Store, Gateway: s.Gateway, DenseWeight: s.WS.Config.KB.DenseWeight}
+	return newSearcher(s.Store, s.Gateway, s.WS.Config.KB.DenseWeight)
+}
+
+// newSearcher searches store, embedding the queries of collections that a model built with
+// g's embed role (and asking g for the model's dimension when a collection no longer matches).
+func newSearcher(store kb.Backend, g *llm.Gateway, denseWeight float64) *retrieval.Searcher {
+	return &retrieval.Searcher{Store: store, Model: ollamaEmbedder(g), Dimension: g.EmbedDimension, DenseWeight: denseWeight}
 }
 
 // StartResearch starts a research run as a job and works it until it ends or waits for the

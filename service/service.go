@@ -138,12 +138,12 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			return nil, err
 		}
-		return kb.Ollama{Gateway: s.Gateway}, nil
+		return ollamaEmbedder(s.Gateway), nil
 	case "auto":
 		if info, ok, err := s.Store.Collection(ctx, collection); err != nil {
 			return nil, err
 		} else if ok {
-			return info.QueryEmbedder(s.Gateway)
+			return info.QueryEmbedder(ollamaEmbedder(s.Gateway))
 		}
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			if !s.noted {
@@ -152,9 +152,16 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 			}
 			return kb.Builtin{}, nil
 		}
-		return kb.Ollama{Gateway: s.Gateway}, nil
+		return ollamaEmbedder(s.Gateway), nil
 	}
 	return nil, fmt.Errorf("embedder %q: use auto, builtin or ollama", choice)
+}
+
+// ollamaEmbedder is the embed role of g as the knowledge base takes an embedder: the model's
+// name and the gateway's Embed.
+func ollamaEmbedder(g *llm.Gateway) kb.Ollama {
+	model, _ := g.Model(config.RoleEmbed)
+	return kb.Ollama{Model: model, Func: g.Embed}
 }
 
 // CheckEmbedModel asks once whether the embed role's model is available.

@@ -38,7 +38,7 @@ func (h *harness) useHosts(t testing.TB, latency time.Duration, slots ...int) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.filler.Gateway, h.filler.Searcher.Gateway = g, g
+	h.filler.Gateway, h.filler.Searcher = g, searcherFor(h.filler.Searcher.Store, g)
 	if got := g.Capacity(config.RoleChat); got != total {
 		t.Fatalf("the gateway's capacity is %d, want %d", got, total)
 	}

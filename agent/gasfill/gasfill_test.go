@@ -86,7 +86,7 @@ func newHarness(t testing.TB) *harness {
 	if err := tables.SaveTable(context.Background(), table); err != nil {
 		t.Fatal(err)
 	}
-	f := &Filler{Gateway: g, Searcher: &retrieval.Searcher{Store: store, Gateway: g}, Store: store, Options: DefaultOptions()}
+	f := &Filler{Gateway: g, Searcher: searcherFor(store, g), Store: store, Options: DefaultOptions()}
 	return &harness{srv: srv, filler: f, kb: store, tables: tables, table: table}
 }
 
@@ -619,4 +619,16 @@ func TestRejectedValuesLeaveOutUndoneRejections(t *testing.T) {
 	if !got[gas.CellRef{Row: 3, Field: "boiling_point_c"}]["-62.5"] {
 		t.Error("a standing rejection does not block its value")
 	}
+}
+
+// searcherFor searches store as the service's searcher does, embedding the queries of
+// collections a model built with g's embed role.
+func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
+	return &retrieval.Searcher{Store: store, Model: gatewayEmbedder(g), Dimension: g.EmbedDimension}
+}
+
+// gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
+func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
+	model, _ := g.Model(config.RoleEmbed)
+	return kb.Ollama{Model: model, Func: g.Embed}
 }

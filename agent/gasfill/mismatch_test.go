@@ -11,7 +11,6 @@ import (
 	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
-	"warren/retrieval"
 )
 
 // A collection embedded with another model than the configured one stops the fill with the
@@ -24,7 +23,7 @@ func TestFillStopsWhenACollectionWasEmbeddedWithAnotherModel(t *testing.T) {
 	// An SOP collection embedded by the server's nomic-embed-text (768 dims)…
 	doc := &kb.Document{ID: "sop/arsine-cylinder.md", Collection: "sop", Language: "en", Meta: map[string]string{},
 		Sections: []kb.Section{{Heading: "Arsine cylinder change", Text: "Arsine (CAS 7784-42-1): purge the pigtail with nitrogen before every change."}}}
-	if _, err := h.kb.AddDocument(ctx, doc, kb.Ollama{Gateway: h.filler.Gateway}, kb.DefaultChunkOptions, nil); err != nil {
+	if _, err := h.kb.AddDocument(ctx, doc, gatewayEmbedder(h.filler.Gateway), kb.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	// …then warren is set to all-minilm (384 dims).
@@ -38,7 +37,7 @@ func TestFillStopsWhenACollectionWasEmbeddedWithAnotherModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.filler.Gateway, h.filler.Searcher = g, &retrieval.Searcher{Store: h.kb, Gateway: g}
+	h.filler.Gateway, h.filler.Searcher = g, searcherFor(h.kb, g)
 
 	var rows []int
 	for _, r := range h.table.Rows {

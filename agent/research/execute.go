@@ -193,7 +193,7 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 	found := make([][]refs.Reference, len(sources))
 	err := parallel(ctx, len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
 		c := sources[i].chunk
-		r, err := retrieval.DetectHybrid(ctx, w.d.Gateway, c.Text)
+		r, err := retrieval.DetectHybrid(ctx, ModelDetector(w.d.Gateway), c.Text)
 		found[i] = r
 		if err == nil && len(r) > 0 {
 			w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)

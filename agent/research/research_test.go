@@ -48,7 +48,7 @@ func newHarnessOn(t testing.TB, corpus func(testing.TB) (*kb.Workspace, *kb.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	searcher := &retrieval.Searcher{Store: store, Gateway: g}
+	searcher := searcherFor(store, g)
 	h := &harness{srv: srv, store: &agent.Store{DB: ws.DB}}
 	h.svc = &Service{
 		Deps: &Deps{Gateway: g, Searcher: searcher, Resolver: retrieval.NewResolver(store, reg, searcher, cfg.Thresholds.FuzzyMatch), Store: store,
@@ -259,4 +259,16 @@ func TestRunStoppedAsItStartsIsResumed(t *testing.T) {
 	if s.Question == "" {
 		t.Error("the question was lost")
 	}
+}
+
+// searcherFor searches store as the service's searcher does, embedding the queries of
+// collections a model built with g's embed role.
+func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
+	return &retrieval.Searcher{Store: store, Model: gatewayEmbedder(g), Dimension: g.EmbedDimension}
+}
+
+// gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
+func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
+	model, _ := g.Model(config.RoleEmbed)
+	return kb.Ollama{Model: model, Func: g.Embed}
 }

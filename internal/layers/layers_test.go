@@ -84,6 +84,8 @@ type rule struct {
 }
 
 var rules = []rule{
+	{from: []string{"kb", "retrieval", "registry"}, to: []string{"llm", "agent"},
+		why: "the store and the ranking take functions, not the model client; agents sit above them"},
 	{from: []string{"gas", "tox"}, to: []string{"llm", "agent", "service", "tui", "cmd"},
 		why: "a desk's home (its table or profiles) is below the agents and the service"},
 	{from: []string{"service", "agent", "llm", "kb", "retrieval", "registry", "config", "gas", "tox"}, to: []string{"tui", "cmd"},

@@ -1,4 +1,8 @@
-package retrieval
+package service
+
+// Searching collections that an embedding model built: the searcher takes the model's
+// embedder and its dimension probe from the model gateway (newSearcher), and these tests,
+// which need the gateway and its scripted server, moved up from retrieval.
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"warren/kb"
 	"warren/llm"
 	"warren/llm/llmtest"
+	"warren/retrieval"
 )
 
 func gatewayFor(t *testing.T, srv *llmtest.Server, embedModel string) *llm.Gateway {
@@ -39,7 +44,7 @@ func mixedStore(t *testing.T, srv *llmtest.Server) *kb.Store {
 			t.Fatal(err)
 		}
 	}
-	add("sop/cylinder.md", "sop", "Change a silane cylinder only after purging the pigtail with nitrogen.", kb.Ollama{Gateway: gatewayFor(t, srv, llmtest.EmbedModel)})
+	add("sop/cylinder.md", "sop", "Change a silane cylinder only after purging the pigtail with nitrogen.", ollamaEmbedder(gatewayFor(t, srv, llmtest.EmbedModel)))
 	add("general/arsine.md", "general", "Arsine is a highly toxic hydride gas; purge with nitrogen.", kb.Builtin{})
 	return store
 }
@@ -48,18 +53,18 @@ func TestSearchAfterTheEmbedModelChangedNamesTheRebuild(t *testing.T) {
 	srv := llmtest.New(t)
 	store := mixedStore(t, srv)
 	ctx := context.Background()
-	before := &Searcher{Store: store, Gateway: gatewayFor(t, srv, llmtest.EmbedModel)}
-	if res, err := before.Search(ctx, Request{Query: "silane cylinder purge", K: 3}); err != nil || len(res) == 0 {
+	before := newSearcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
+	if res, err := before.Search(ctx, retrieval.Request{Query: "silane cylinder purge", K: 3}); err != nil || len(res) == 0 {
 		t.Fatalf("with the model the collection was built with: %v %v", res, err)
 	}
 
 	srv.AddModel(llmtest.Model{Name: "all-minilm", Embedding: true})
 	srv.SetDimension(384)
-	after := &Searcher{Store: store, Gateway: gatewayFor(t, srv, "all-minilm")}
+	after := newSearcher(store, gatewayFor(t, srv, "all-minilm"), 0)
 	want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but warren is set to all-minilm (384 dims): run `warren ingest --rebuild`"
-	for _, req := range []Request{
-		{Query: "silane cylinder purge", Mode: Hybrid},
-		{Query: "silane cylinder purge", Mode: Dense},
+	for _, req := range []retrieval.Request{
+		{Query: "silane cylinder purge", Mode: retrieval.Hybrid},
+		{Query: "silane cylinder purge", Mode: retrieval.Dense},
 		{Query: "silane cylinder purge", Scope: kb.Scope{Collections: []string{"sop"}}},
 		{Query: "silane cylinder purge", Scope: kb.Scope{Doc: "sop/cylinder.md"}},
 	} {
@@ -75,10 +80,10 @@ func TestSearchAfterTheEmbedModelChangedNamesTheRebuild(t *testing.T) {
 	}
 	// What the change does not touch still works: the lexical ranking, and collections of the
 	// built-in embedder.
-	if res, err := after.Search(ctx, Request{Query: "silane cylinder purge", Mode: Lexical}); err != nil || len(res) == 0 {
+	if res, err := after.Search(ctx, retrieval.Request{Query: "silane cylinder purge", Mode: retrieval.Lexical}); err != nil || len(res) == 0 {
 		t.Errorf("lexical search: %v %v", res, err)
 	}
-	if res, err := after.Search(ctx, Request{Query: "toxic hydride", Scope: kb.Scope{Collections: []string{"general"}}}); err != nil || len(res) == 0 {
+	if res, err := after.Search(ctx, retrieval.Request{Query: "toxic hydride", Scope: kb.Scope{Collections: []string{"general"}}}); err != nil || len(res) == 0 {
 		t.Errorf("built-in collection: %v %v", res, err)
 	}
 }
@@ -87,9 +92,9 @@ func TestSearchAfterTheModelChangedItsDimension(t *testing.T) {
 	srv := llmtest.New(t)
 	store := mixedStore(t, srv)
 	srv.SetDimension(384) // the same model name, now giving shorter vectors
-	s := &Searcher{Store: store, Gateway: gatewayFor(t, srv, llmtest.EmbedModel)}
+	s := newSearcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
 	for _, scope := range []kb.Scope{{}, {Doc: "sop/cylinder.md"}} {
-		_, err := s.Search(context.Background(), Request{Query: "silane cylinder", Scope: scope})
+		_, err := s.Search(context.Background(), retrieval.Request{Query: "silane cylinder", Scope: scope})
 		want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but nomic-embed-text now gives 384 dims: run `warren ingest --rebuild` on its documents"
 		if !errors.Is(err, kb.ErrEmbedderChanged) || err.Error() != want {
 			t.Errorf("scope %+v:\n got %v\nwant %s", scope, err, want)

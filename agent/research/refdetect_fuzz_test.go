@@ -1,4 +1,4 @@
-package retrieval
+package research
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"warren/config"
 	"warren/internal/shareddata"
 	"warren/llm"
+	"warren/retrieval"
 	"warren/retrieval/refs"
 )
 
@@ -51,7 +52,7 @@ func FuzzDetectHybrid(f *testing.F) {
 	f.Add("see the Gas Cabinet Procedure", "document_mention|Gas Cabinet Procedure|the Gas Cabinet Procedure|")
 	f.Add("ä§ 1", "legal_section|§ 1|\xa7 1|")
 	f.Add("", "external|x|x|")
-	if data, err := os.ReadFile(filepath.Join("testdata", "refcases.json")); err == nil {
+	if data, err := os.ReadFile(filepath.Join("..", "..", "retrieval", "testdata", "refcases.json")); err == nil {
 		var cases []struct {
 			Text   string
 			Expect struct {
@@ -100,7 +101,7 @@ func FuzzDetectHybrid(f *testing.F) {
 		mu.Unlock()
 
 		regex := refs.DetectRegex(text)
-		got, err := DetectHybrid(context.Background(), g, text)
+		got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(g), text)
 		if err != nil && !reflect.DeepEqual(got, regex) {
 			t.Fatalf("the model failed (%v) but the regex references were not kept:\n%+v\n%+v", err, got, regex)
 		}
@@ -124,10 +125,10 @@ func FuzzDetectHybrid(f *testing.F) {
 				t.Fatalf("model reference %s repeats a reference already found", r.Key())
 			}
 			keys[r.Key()] = true
-			if r.Method != MethodModel || r.OriginalText == "" {
+			if r.Method != retrieval.MethodModel || r.OriginalText == "" {
 				t.Fatalf("bad model reference %+v", r)
 			}
-			if overlapsAny(r, regex) {
+			if overlapsRegex(r, regex) {
 				t.Fatalf("model reference %+v overlaps a regex reference", r)
 			}
 		}
@@ -135,4 +136,14 @@ func FuzzDetectHybrid(f *testing.F) {
 			t.Fatalf("%d of %d regex references kept", kept, len(regex))
 		}
 	})
+}
+
+// overlapsRegex reports whether r's text overlaps one of the regex references'.
+func overlapsRegex(r refs.Reference, regex []refs.Reference) bool {
+	for _, o := range regex {
+		if r.Start < o.End && o.Start < r.End {
+			return true
+		}
+	}
+	return false
 }
