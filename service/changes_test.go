@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -47,8 +46,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 	const field = "odour"
 	seen := view.Row(1).Cells[field]
-	aliceCell := gas.Cell{Value: "repulsive", Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
-	if err := alice.SetGasCell(ctx, "fab", 1, field, seen, aliceCell, "edited by the analyst"); err != nil {
+	if _, err := alice.Gas().Edit(ctx, "fab", 1, field, "repulsive", seen); err != nil {
 		t.Fatal(err)
 	}
 	if c, ok := next(t, aliceFeed); ok {
@@ -63,8 +61,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 
 	// Bob decides on his stale view: refused, and the cell stays alice's.
-	bobCell := gas.Cell{Value: "none", Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
-	err = bob.SetGasCell(ctx, "fab", 1, field, seen, bobCell, "edited by the analyst")
+	_, err = bob.Gas().Edit(ctx, "fab", 1, field, "none", seen)
 	var stale *gas.StaleError
 	if !errors.Is(err, gas.ErrStale) || !errors.As(err, &stale) || !strings.Contains(err.Error(), "alice set repulsive at ") {
 		t.Fatalf("bob's stale decision: %v", err)
@@ -77,7 +74,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 
 	// On the refreshed cell bob's decision goes through, and alice hears it.
-	if err := bob.SetGasCell(ctx, "fab", 1, field, stale.Now, bobCell, "edited by the analyst"); err != nil {
+	if _, err := bob.Gas().Edit(ctx, "fab", 1, field, "none", stale.Now); err != nil {
 		t.Fatal(err)
 	}
 	if c, ok := next(t, aliceFeed); !ok || c.By != "bob" || c.Row != 1 || c.Field != field || !strings.Contains(c.What, "none") {

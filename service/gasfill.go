@@ -20,6 +20,20 @@ import (
 // ErrNoUnfinishedFill means a table has no fill to resume: none ran, or the latest finished.
 var ErrNoUnfinishedFill = errors.New("no interrupted fill")
 
+// What the front ends see of a fill's run, under names of the gas desk.
+
+// GasFillState is a fill run's state: its table, fill, tiers and rows, the next row to work
+// and the results of the rows worked.
+type GasFillState = gasfill.State
+
+// GasRowResult is what a fill did in one row: the cells it filled, its model calls, whether
+// the substance was grounded, and the error that stopped the row, if any.
+type GasRowResult = gasfill.RowResult
+
+// GasFillNodeRow is the node of a fill's run that works one row; its notes say which
+// ("filling row 3 of 41: Silane").
+const GasFillNodeRow = gasfill.NodeRow
+
 // GasFillResult is how one Start or Resume call of a gas fill ended.
 type GasFillResult struct {
 	Run     string              `json:"run"` // the fill's run and job id, and its ledger run
@@ -38,17 +52,25 @@ type GasFillResult struct {
 // GasFillRun names the run (and job, and ledger run) of a recorded fill.
 func GasFillRun(fill int64) string { return fmt.Sprintf("gasfill-%d", fill) }
 
-// StartGasFill fills the empty cells of a gas table, rows in table order (every row when rows
-// is empty), searching the collections tiers in order (the default tiers when empty). The fill
-// runs as a job on the graph runtime, one checkpointed step per row: each finished row is
-// saved at once, its model calls go into the workspace ledger under the run id and its events
-// to sink (which may be nil). Cancelling ctx cancels the job; finished rows stay saved and
-// ResumeGasFill goes on with the rest. The table is the one ResolveGasTable names, and it must
-// have every row asked for (a *GasRowError names the first it has not).
-func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink agent.Sink) (GasFillResult, error) {
+// StartFill fills the empty cells of a gas table, rows in table order, searching the
+// collections tiers in order (the default tiers when empty). Without rows it takes the rows a
+// fill would ask cells of (GasDefaultFillRows); a table without any is refused with a
+// *GasRefusal that wraps ErrGasNothingToFill. The fill runs as a job on the graph runtime, one
+// checkpointed step per row: each finished row is saved at once, its model calls go into the
+// workspace ledger under the run id and its events to sink (which may be nil). Cancelling ctx
+// cancels the job; finished rows stay saved and ResumeGasFill goes on with the rest. The table
+// is the one ResolveGasTable names, and it must have every row asked for (a *GasRowError names
+// the first it has not).
+func (g *Gas) StartFill(ctx context.Context, table string, rows []int, tiers []string, sink RunSink) (GasFillResult, error) {
+	s := g.s
 	t, err := s.LoadGasTable(ctx, table, rows...)
 	if err != nil {
 		return GasFillResult{}, err
+	}
+	if len(rows) == 0 {
+		if rows, err = GasFillRows(t); err != nil {
+			return GasFillResult{Table: t.Name}, err
+		}
 	}
 	if len(tiers) == 0 {
 		tiers = gasfill.DefaultTiers
@@ -59,7 +81,7 @@ func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, ti
 	}
 	var ids []int
 	for _, r := range t.Rows {
-		if len(want) == 0 || want[r.ID] {
+		if want[r.ID] {
 			ids = append(ids, r.ID)
 		}
 	}

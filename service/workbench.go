@@ -7,7 +7,6 @@ import (
 	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
-	"warren/gas"
 	"warren/kb"
 	"warren/kb/weaviatekb"
 	"warren/retrieval"
@@ -93,28 +92,6 @@ func (s *Service) IngestPaths(ctx context.Context, paths []string, collection st
 		return nil, err
 	}
 	return s.IngestJob(ctx, items, IngestOptions{Progress: progress})
-}
-
-// GasTables lists the gas tables.
-func (s *Service) GasTables(ctx context.Context) ([]string, error) { return s.GasStore().Tables(ctx) }
-
-// GasTable loads a gas table.
-func (s *Service) GasTable(ctx context.Context, name string) (*gas.Table, error) {
-	return s.GasStore().LoadTable(ctx, name)
-}
-
-// SetGasCell stores the analyst's decision on one cell, made on seen, the cell as their view
-// showed it: when the cell has changed since, the decision is refused with an error that wraps
-// gas.ErrStale (an *gas.StaleError says who changed it to what) and nothing is written.
-func (s *Service) SetGasCell(ctx context.Context, table string, row int, field string, seen, c gas.Cell, reason string) error {
-	_, err := s.GasStore().Decide(ctx, table, row, field, seen, c, reason)
-	return err
-}
-
-// UndoGas takes back the analyst's own latest decision on a table; when its cell changed since,
-// the undo is refused with an error that wraps gas.ErrStale.
-func (s *Service) UndoGas(ctx context.Context, table string) (int, string, error) {
-	return s.GasStore().Undo(ctx, table)
 }
 
 // ToxStore is the workspace's toxicology profiles, saved in this view's analyst's name; what it

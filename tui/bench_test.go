@@ -10,13 +10,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/research"
-	"warren/llm"
+	"warren/service"
 )
 
 // bigState has a 2,000-line report and a reference tree of about 500 nodes.
-func bigState() *research.State {
+func bigState() *service.ResearchState {
 	s := fixtureState()
 	var report strings.Builder
 	report.WriteString("# A long report\n\n")
@@ -26,14 +24,14 @@ func bigState() *research.State {
 	s.Report = report.String()
 	s.Sources = nil
 	for n := 1; n <= 40; n++ {
-		s.Sources = append(s.Sources, research.Source{N: n, ChunkID: fmt.Sprintf("doc#%04d", n), Doc: "standards/gcp.md", Section: fmt.Sprint(n)})
+		s.Sources = append(s.Sources, service.ResearchSource{N: n, ChunkID: fmt.Sprintf("doc#%04d", n), Doc: "standards/gcp.md", Section: fmt.Sprint(n)})
 	}
 	s.Findings, s.References = nil, nil
 	for i := 0; i < 250; i++ {
 		id := fmt.Sprintf("standards/gcp.md#%04d", i)
-		s.Findings = append(s.Findings, research.Finding{Task: "t1", ChunkID: id, Doc: "standards/gcp.md", Section: fmt.Sprint(i % 9),
+		s.Findings = append(s.Findings, service.ResearchFinding{Task: "t1", ChunkID: id, Doc: "standards/gcp.md", Section: fmt.Sprint(i % 9),
 			Depth: i % 3, Information: "a finding", Excerpt: "an excerpt of the passage"})
-		s.References = append(s.References, research.RefRecord{Task: "t1", FromChunk: id, Text: "Section 4.2", State: research.RefFollowed, Reason: "relevant"})
+		s.References = append(s.References, service.ResearchRef{Task: "t1", FromChunk: id, Text: "Section 4.2", State: service.RefFollowed, Reason: "relevant"})
 	}
 	return s
 }
@@ -81,7 +79,7 @@ func BenchmarkResearchView(b *testing.B) {
 	s := bigState()
 	r := m.research
 	r.state, r.run = s, "bench"
-	r.report.set(research.FullReport(s))
+	r.report.set(service.ResearchReport(s))
 	r.tree.build(s, m.st)
 	r.view = viewReport
 	// Rendering runs once per width, in a command, off the frame path: the median of five
@@ -133,15 +131,15 @@ func BenchmarkEventAbsorption(b *testing.B) {
 	m := sized(120, 40)
 	m.research.run = "bench"
 	state, _ := json.Marshal(fixtureState())
-	var batch []agent.Event
+	var batch []service.RunEvent
 	for i := 0; i < 100; i++ {
 		switch i % 10 {
 		case 0:
-			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventNodeStarted, Node: "execute"})
+			batch = append(batch, service.RunEvent{Run: "bench", Kind: service.EventNodeStarted, Node: "execute"})
 		case 1:
-			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventNodeFinished, Node: "execute", State: state})
+			batch = append(batch, service.RunEvent{Run: "bench", Kind: service.EventNodeFinished, Node: "execute", State: state})
 		default:
-			batch = append(batch, agent.Event{Run: "bench", Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "execute", Role: "fast", Kind: "structured", PromptTokens: 300, CompletionTokens: 40}})
+			batch = append(batch, service.RunEvent{Run: "bench", Kind: service.EventLedger, Ledger: &service.LedgerEntry{Node: "execute", Role: "fast", Kind: "structured", PromptTokens: 300, CompletionTokens: 40}})
 		}
 	}
 	var events int

@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/research"
 	"warren/kb"
+	"warren/service"
 )
 
 // copyText puts text on the clipboard through OSC 52, which the terminal (also at the far end
@@ -48,5 +48,5 @@ func (r *researchTab) copyFromReport() tea.Cmd {
 			}
 		}
 	}
-	return copyText(research.FullReport(r.state), "the report as Markdown")
+	return copyText(service.ResearchReport(r.state), "the report as Markdown")
 }

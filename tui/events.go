@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
 	"warren/service"
 )
 
@@ -68,10 +67,10 @@ func (q *queue[T]) wait() tea.Cmd {
 }
 
 type (
-	eventQueue  = queue[agent.Event]
-	eventsMsg   = drained[agent.Event]
+	eventQueue  = queue[service.RunEvent]
+	eventsMsg   = drained[service.RunEvent]
 	changeQueue = queue[service.Change]
 	changesMsg  = drained[service.Change]
 )
 
-func newEventQueue() *eventQueue { return newQueue[agent.Event]() }
+func newEventQueue() *eventQueue { return newQueue[service.RunEvent]() }

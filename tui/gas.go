@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/gasfill"
 	"warren/gas"
+	"warren/service"
 	"warren/tui/styles"
 )
 
@@ -37,11 +37,12 @@ type (
 		err        error
 	}
 	gasSavedMsg struct {
-		table   string
-		changes []gasChange // the cells stored, in order
-		status  string
-		edit    bool // the save of the cell editor
-		err     error
+		table     string
+		changes   []service.GasCellChange // the cells stored, in order
+		status    string
+		edit      bool // the save of the cell editor
+		unchanged bool // the editor's value is the cell's: nothing was stored
+		err       error
 	}
 	gasQueryMsg struct {
 		seq      int
@@ -53,28 +54,12 @@ type (
 	}
 )
 
-// gasChange is one cell to store, decided on seen, the cell as the grid showed it.
-type gasChange struct {
-	row   int
-	field string
-	cell  gas.Cell
-	seen  gas.Cell
-}
-
 // gasQuery is the query that filters the grid.
 type gasQuery struct {
 	question string
 	res      GasQueryResult
 	match    map[int]bool // row IDs
 }
-
-// The reasons logged with the analyst's decisions.
-const (
-	reasonApprove    = "approved by the analyst"
-	reasonApproveRow = "approved with the row's high-confidence cells"
-	reasonEdit       = "edited by the analyst"
-	reasonReject     = "rejected by the analyst"
-)
 
 // gasTab is the review desk of the HMIS gas table: the table with its cells coloured by
 // status, a detail pane with each value's source passage, and the analyst's decisions, each
@@ -238,12 +223,7 @@ func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
 		g.want = ""
 	}
 	g.table, g.unfinished = msg.table, msg.unfinished
-	g.needFill = 0
-	for _, r := range g.table.Rows {
-		if gasfill.NeedsFill(r) {
-			g.needFill++
-		}
-	}
+	g.needFill = len(service.GasDefaultFillRows(g.table))
 	g.measure()
 	g.refilter(keep)
 	var cmds []tea.Cmd

@@ -3,126 +3,93 @@ package tui
 import (
 	"context"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/tablequery"
 	"warren/config"
 	"warren/doctor"
 	"warren/gas"
 	"warren/internal/schema"
 	"warren/kb"
-	"warren/llm"
 	"warren/llm/llmtest"
+	"warren/service"
+	"warren/service/jobs"
 )
 
-// gasBackend is the fixture with a real gas desk behind it: the tables in a workspace
-// database (SQLite, migrated as warren opens it) and table questions asked of a scripted
-// Ollama server through the real gateway.
+// gasBackend is the fixture with a real gas desk behind it: the service over a fresh
+// workspace (SQLite, migrated as warren opens it), its tables saved there, and table questions
+// and fills asked of a scripted Ollama server (none: no model is reachable).
 type gasBackend struct {
 	fixture
-	store   *gas.Store
-	gateway *llm.Gateway // nil: no model, questions fall back
+	svc   *service.Service
+	store *gas.Store // the workspace's tables, to read and change behind the desk's back
 }
 
 func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*gas.Table) *gasBackend {
 	t.Helper()
-	db, err := kb.OpenDB(filepath.Join(t.TempDir(), kb.DBFileName), schema.All())
+	dir := filepath.Join(t.TempDir(), "ws")
+	if _, err := kb.Init(dir, schema.All()); err != nil {
+		t.Fatal(err)
+	}
+	host := "127.0.0.1:9" // nothing listens there
+	if srv != nil {
+		host = srv.URL
+	}
+	flags := map[string]string{"ollama.host": host, "kb.embedder": "builtin",
+		"ollama.backoff_base": "1ms", "ollama.backoff_max": "5ms", "ollama.timeout": "10s"}
+	svc, err := service.Open(dir, config.Sources{Flags: flags}, service.Options{Owner: "analyst"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	be := &gasBackend{store: &gas.Store{DB: db}}
+	t.Cleanup(svc.Close)
+	be := &gasBackend{svc: svc, store: svc.GasStore()}
 	for _, tab := range tables {
 		if err := be.store.SaveTable(context.Background(), tab); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if srv != nil {
-		c := config.Default()
-		c.Ollama.Host = srv.URL
-		c.Ollama.BackoffBase, c.Ollama.BackoffMax, c.Ollama.Timeout = time.Millisecond, 5*time.Millisecond, 10*time.Second
-		if be.gateway, err = llm.New(c); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return be
 }
 
-func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b.store.Tables(ctx) }
+// The desk's methods are the service's.
+
+func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b.svc.GasTables(ctx) }
 func (b *gasBackend) GasTable(ctx context.Context, name string) (*gas.Table, error) {
-	return b.store.LoadTable(ctx, name)
+	return b.svc.GasTable(ctx, name)
 }
-func (b *gasBackend) SetGasCell(ctx context.Context, table string, row int, field string, seen, c gas.Cell, reason string) error {
-	_, err := b.store.Decide(ctx, table, row, field, seen, c, reason)
-	return err
+func (b *gasBackend) GasApprove(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error) {
+	return b.svc.GasApprove(ctx, table, row, field, seen)
+}
+func (b *gasBackend) GasApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (service.GasDecided, error) {
+	return b.svc.GasApproveRow(ctx, table, row, seen)
+}
+func (b *gasBackend) GasReject(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error) {
+	return b.svc.GasReject(ctx, table, row, field, seen)
+}
+func (b *gasBackend) GasEdit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (service.GasDecided, error) {
+	return b.svc.GasEdit(ctx, table, row, field, value, seen)
 }
 func (b *gasBackend) UndoGas(ctx context.Context, table string) (int, string, error) {
-	return b.store.Undo(ctx, table)
+	return b.svc.UndoGas(ctx, table)
 }
-
-// GasQuery does what cmd/warren's backend does: ask (or take the expression), compile against
-// the typed schema, run over the typed rows.
 func (b *gasBackend) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
-	t, err := b.store.LoadTable(ctx, table)
-	if err != nil {
-		return GasQueryResult{}, err
-	}
-	var schema tablequery.Schema
-	for _, f := range gas.Fields() {
-		typ := tablequery.TypeString
-		switch f.Kind {
-		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
-			typ = tablequery.TypeNumber
-		case gas.KindRating:
-			typ = tablequery.TypeInt
-		case gas.KindBool:
-			typ = tablequery.TypeBool
-		}
-		schema = append(schema, tablequery.Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
-	}
-	res := GasQueryResult{Expression: expression}
-	if expression == "" {
-		ans, err := tablequery.Ask(ctx, b.gateway, schema, question)
-		if err != nil {
-			return res, err
-		}
-		res = GasQueryResult{Expression: ans.Expression, Explanation: ans.Explanation, Fallback: ans.Fallback, Note: ans.Note, Calls: ans.Calls}
-	}
-	program, err := tablequery.Compile(schema, res.Expression)
-	if err != nil {
-		return res, err
-	}
-	rows := make([]map[string]any, len(t.Rows))
-	for i, r := range t.Rows {
-		rows[i] = map[string]any{}
-		for _, f := range schema {
-			v := r.Cells[f.Name].Value
-			switch {
-			case v == "":
-				rows[i][f.Name] = nil
-			case f.Type == tablequery.TypeNumber:
-				x, _ := strconv.ParseFloat(v, 64)
-				rows[i][f.Name] = x
-			case f.Type == tablequery.TypeInt:
-				x, _ := strconv.Atoi(v)
-				rows[i][f.Name] = x
-			case f.Type == tablequery.TypeBool:
-				rows[i][f.Name] = v == "yes"
-			default:
-				rows[i][f.Name] = v
-			}
-		}
-	}
-	hits, err := tablequery.Run(program, rows)
-	for _, i := range hits {
-		res.Rows = append(res.Rows, t.Rows[i].ID)
-	}
-	return res, err
+	return b.svc.GasQuery(ctx, table, question, expression)
 }
+func (b *gasBackend) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink service.RunSink) (service.GasFillResult, error) {
+	return b.svc.StartGasFill(ctx, table, rows, tiers, sink)
+}
+func (b *gasBackend) ResumeGasFill(ctx context.Context, table string, sink service.RunSink) (service.GasFillResult, error) {
+	return b.svc.ResumeGasFill(ctx, table, sink)
+}
+func (b *gasBackend) WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink service.RunSink) (jobs.Job, error) {
+	return b.svc.WatchGasFill(ctx, table, attached, sink)
+}
+func (b *gasBackend) UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error) {
+	return b.svc.UnfinishedGasFill(ctx, table)
+}
+func (b *gasBackend) CancelJob(ctx context.Context, id string) error { return b.svc.CancelJob(ctx, id) }
 
 var fixedTime = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
 

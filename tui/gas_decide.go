@@ -4,16 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"warren/gas"
+	"warren/service"
 )
 
-// The analyst's decisions in the Gas tab. Each is stored at once, in a command, one cell one
-// decision; the grid takes the stored cell when the save succeeds.
+// The analyst's decisions in the Gas tab. Each goes at once, in a command, to the gas desk
+// (service.Gas, the methods the CLI calls too), which owns the rules: it stores the cells or
+// refuses, and the grid takes the cells as stored. The tab only words the outcome.
 
 // describe names a cell and what it holds, for the status line.
 func (g *gasTab) describe(rowID int, field string) string {
@@ -25,7 +27,7 @@ func (g *gasTab) describe(rowID int, field string) string {
 	c := r.Cells[field]
 	what := "empty"
 	if c.Value != "" {
-		what = valueUnit(c)
+		what = service.GasValueUnit(c)
 	}
 	return fmt.Sprintf("%s of %s is %s (%s)", f.Label, r.Name(), what, statusWord(c.Status))
 }
@@ -41,8 +43,8 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 	if g.table != nil && g.table.Name == msg.table && len(msg.changes) > 0 {
 		keep := g.currentIndex()
 		for _, ch := range msg.changes {
-			if r := g.table.Row(ch.row); r != nil {
-				r.Set(ch.field, ch.cell)
+			if r := g.table.Row(ch.Row); r != nil {
+				r.Set(ch.Field, ch.Cell)
 			}
 		}
 		g.measure()
@@ -50,6 +52,13 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 	}
 	if stale := (*gas.StaleError)(nil); errors.As(msg.err, &stale) {
 		return g.refused(msg, stale)
+	}
+	if refusal := (*service.GasRefusal)(nil); errors.As(msg.err, &refusal) {
+		if msg.edit && g.mode == gasEdit {
+			g.inputErr = refusalText(refusal) // the text stays for the analyst to correct
+			return nil
+		}
+		return setStatus(refusalText(refusal), false)
 	}
 	if msg.err != nil {
 		if msg.edit && g.mode == gasEdit {
@@ -64,6 +73,9 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 	}
 	if msg.edit && g.mode == gasEdit {
 		g.closeInput()
+	}
+	if msg.unchanged {
+		return setStatus("the value is unchanged", false)
 	}
 	return setStatus(msg.status, false)
 }
@@ -139,56 +151,47 @@ func (o *decisionOrder) wait(ticket int) (done func()) {
 	}
 }
 
-// save stores cells one by one (each is its own decision) in a command.
-func (g *gasTab) save(changes []gasChange, reason, done string, edit bool) tea.Cmd {
+// decide sends one decision to the gas desk in a command, in the order of the keys; the desk
+// applies its rules and stores the cells, and the grid takes them as stored. done words the
+// decision for the status line.
+func (g *gasTab) decide(edit bool, done func(service.GasDecided) string, call func(ctx context.Context, be Backend, table string) (service.GasDecided, error)) tea.Cmd {
 	be, table, order := g.be, g.table.Name, g.order
-	me, _ := be.Analyst()
-	for i := range changes {
-		changes[i].cell.By = me // as the store records it: the grid shows it before any reload
-	}
 	ticket := order.ticket()
 	return func() tea.Msg {
 		defer order.wait(ticket)()
-		var saved []gasChange
-		for _, ch := range changes {
-			if err := be.SetGasCell(context.Background(), table, ch.row, ch.field, ch.seen, ch.cell, reason); err != nil {
-				return gasSavedMsg{table: table, changes: saved, edit: edit, err: err}
-			}
-			saved = append(saved, ch)
+		res, err := call(context.Background(), be, table)
+		msg := gasSavedMsg{table: table, changes: res.Cells, edit: edit, unchanged: res.Unchanged, err: err}
+		if err == nil && !res.Unchanged {
+			msg.status = done(res)
 		}
-		return gasSavedMsg{table: table, changes: saved, status: done, edit: edit}
+		return msg
 	}
 }
 
-// approvable says why a cell can't be approved, "" when it can.
-func approvable(c gas.Cell) string {
-	switch c.Status {
-	case gas.StatusFilled, gas.StatusReview:
-		return ""
-	case gas.StatusOriginal:
-		return "the value comes from the imported sheet: there is nothing to approve"
-	case gas.StatusApproved:
-		return "the value is approved already"
-	case gas.StatusEdited:
-		return "you typed this value: it needs no approval"
-	case gas.StatusRejected:
-		return "the value was rejected: e types one, u undoes the rejection"
-	}
-	return "the cell is empty: nothing to approve (e types a value)"
+// gasFixKeys word the way out of a refused decision in the tab's keys.
+var gasFixKeys = map[service.GasFix]string{
+	service.GasFixType:           " (e types a value)",
+	service.GasFixTypeOrUndo:     ": e types one, u undoes the rejection",
+	service.GasFixCorrect:        ": e corrects it",
+	service.GasFixApproveOne:     " (a approves one cell)",
+	service.GasFixRejectOrCancel: ": type one (x rejects the cell, esc cancels)",
 }
+
+// refusalText is a refusal of the desk as the tab shows it: the desk's reason, then the keys
+// that lead on.
+func refusalText(r *service.GasRefusal) string { return r.Why + gasFixKeys[r.Fix] }
 
 func (g *gasTab) approve() tea.Cmd {
 	r, f, ok := g.current()
 	if !ok {
 		return nil
 	}
-	seen := r.Cells[f.Name]
-	if why := approvable(seen); why != "" {
-		return setStatus(why, false)
-	}
-	c := seen
-	c.Status, c.UpdatedAt = gas.StatusApproved, time.Now().UTC()
-	return g.save([]gasChange{{r.ID, f.Name, c, seen}}, reasonApprove, fmt.Sprintf("approved %s of %s", f.Label, r.Name()), false)
+	row, field, seen := r.ID, f.Name, r.Cells[f.Name]
+	done := fmt.Sprintf("approved %s of %s", f.Label, r.Name())
+	return g.decide(false, func(service.GasDecided) string { return done },
+		func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+			return be.GasApprove(ctx, table, row, field, seen)
+		})
 }
 
 // approveRow approves the row's filled cells of high confidence; review cells need a look each.
@@ -197,20 +200,12 @@ func (g *gasTab) approveRow() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	var changes []gasChange
-	now := time.Now().UTC()
-	for _, f := range g.fields {
-		seen := r.Cells[f.Name]
-		if seen.Status == gas.StatusFilled && seen.Confidence >= gas.HighConfidence {
-			c := seen
-			c.Status, c.UpdatedAt = gas.StatusApproved, now
-			changes = append(changes, gasChange{r.ID, f.Name, c, seen})
-		}
-	}
-	if len(changes) == 0 {
-		return setStatus(fmt.Sprintf("%s has no filled cells of high confidence to approve (a approves one cell)", r.Name()), false)
-	}
-	return g.save(changes, reasonApproveRow, fmt.Sprintf("approved %d high-confidence cell(s) of %s (u undoes one at a time)", len(changes), r.Name()), false)
+	row, name, seen := r.ID, r.Name(), maps.Clone(r.Cells) // the grid's row changes while the command runs
+	return g.decide(false, func(res service.GasDecided) string {
+		return fmt.Sprintf("approved %d high-confidence cell(s) of %s (u undoes one at a time)", len(res.Cells), name)
+	}, func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+		return be.GasApproveRow(ctx, table, row, seen)
+	})
 }
 
 func (g *gasTab) reject() tea.Cmd {
@@ -218,20 +213,12 @@ func (g *gasTab) reject() tea.Cmd {
 	if !ok {
 		return nil
 	}
-	c := r.Cells[f.Name]
-	if f.Name == "chemical_name" {
-		// Emptied, the row would lose what a fill searches by and what the desk shows it as.
-		return setStatus("the chemical name is the row's key: e corrects it", false)
-	}
-	if c.Value == "" {
-		return setStatus("the cell is empty: nothing to reject", false)
-	}
-	note := "rejected by the analyst: was " + valueUnit(c)
-	if c.SourceDoc != "" {
-		note += " (source " + c.SourceDoc + ")"
-	}
-	cell := gas.Cell{Status: gas.StatusRejected, Note: note, UpdatedAt: time.Now().UTC()}
-	return g.save([]gasChange{{r.ID, f.Name, cell, c}}, reasonReject, fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name()), false)
+	row, field, seen := r.ID, f.Name, r.Cells[f.Name]
+	done := fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name())
+	return g.decide(false, func(service.GasDecided) string { return done },
+		func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+			return be.GasReject(ctx, table, row, field, seen)
+		})
 }
 
 func (g *gasTab) edit() tea.Cmd {
@@ -250,7 +237,8 @@ func (g *gasTab) edit() tea.Cmd {
 	return g.input.Focus()
 }
 
-// saveEdit validates the editor's value and stores it; on an error the text stays.
+// saveEdit sends the editor's value to the desk, which checks and stores it; on an error the
+// text stays.
 func (g *gasTab) saveEdit() tea.Cmd {
 	if g.saving {
 		return nil
@@ -265,29 +253,14 @@ func (g *gasTab) saveEdit() tea.Cmd {
 		g.inputErr = "the row is gone (the table was reloaded): esc closes the editor"
 		return nil
 	}
-	v, err := gas.Normalize(f, g.input.Value(), "")
-	if err != nil {
-		g.inputErr = err.Error()
-		return nil
-	}
-	if v == "" {
-		g.inputErr = "the value is empty: type one (x rejects the cell, esc cancels)"
-		return nil
-	}
-	old := g.editSeen // the cell as it was when the editor opened: the decision is made on it
-	if v == old.Value && (old.Status == gas.StatusEdited || old.Status == gas.StatusOriginal || old.Status == gas.StatusApproved) {
-		g.closeInput()
-		return setStatus("the value is unchanged", false)
-	}
-	cell := gas.Cell{Value: v, Unit: f.Unit, Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
-	if old.Value != "" && old.Value != v {
-		cell.Note = "edited by the analyst: was " + valueUnit(old)
-		if old.SourceDoc != "" {
-			cell.Note += " (source " + old.SourceDoc + ")"
-		}
-	}
+	// The cell as it was when the editor opened: the decision is made on it.
+	row, field, value, seen, name := r.ID, f.Name, g.input.Value(), g.editSeen, r.Name()
 	g.saving, g.inputErr = true, ""
-	return g.save([]gasChange{{r.ID, f.Name, cell, old}}, reasonEdit, fmt.Sprintf("saved %s of %s: %s", f.Label, r.Name(), valueUnit(cell)), true)
+	return g.decide(true, func(res service.GasDecided) string {
+		return fmt.Sprintf("saved %s of %s: %s", f.Label, name, service.GasValueUnit(res.Cells[0].Cell))
+	}, func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+		return be.GasEdit(ctx, table, row, field, value, seen)
+	})
 }
 
 func (g *gasTab) undo() tea.Cmd {

@@ -10,8 +10,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/gasfill"
 	"warren/gas"
 	"warren/service"
 	"warren/service/jobs"
@@ -55,15 +53,11 @@ func (g *gasTab) startFill() tea.Cmd {
 		return setStatus("a fill is running: esc cancels it (finished rows stay saved)", false)
 	}
 	table, resume := g.table.Name, g.unfinished
-	var rows []int
+	var rows []int // the rows the desk's rule picks, as the grid shows them: for the progress line
 	if !resume {
-		for _, r := range g.table.Rows {
-			if gasfill.NeedsFill(r) {
-				rows = append(rows, r.ID)
-			}
-		}
-		if len(rows) == 0 {
-			return setStatus("no empty cells to fill", false)
+		var err error
+		if rows, err = service.GasFillRows(g.table); err != nil {
+			return setStatus(err.Error(), false)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,7 +75,7 @@ func (g *gasTab) startFill() tea.Cmd {
 		if resume {
 			res, err = be.ResumeGasFill(ctx, table, q.Push)
 		} else {
-			res, err = be.StartGasFill(ctx, table, rows, nil, q.Push)
+			res, err = be.StartGasFill(ctx, table, nil, nil, q.Push) // no rows: the desk picks them
 		}
 		q.Close()
 		return gasFillDoneMsg{table: table, res: res, resumed: resume, err: err}
@@ -113,7 +107,7 @@ func (g *gasTab) watchFill(table string) tea.Cmd {
 	return tea.Batch(q.wait(), func() tea.Msg {
 		defer cancel()
 		attached := func(j jobs.Job) {
-			q.Push(agent.Event{Time: time.Now(), Kind: watchingEvent, Run: j.ID, Summary: j.Owner + "'s fill"})
+			q.Push(service.RunEvent{Time: time.Now(), Kind: watchingEvent, Run: j.ID, Summary: j.Owner + "'s fill"})
 		}
 		job, err := be.WatchGasFill(ctx, table, attached, q.Push)
 		q.Close()
@@ -184,7 +178,7 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 		switch {
 		case e.Kind == watchingEvent:
 			f.owner = strings.TrimSuffix(e.Summary, "'s fill")
-		case e.Kind == agent.EventNote && e.Node == gasfill.NodeRow:
+		case e.Kind == service.EventNote && e.Node == service.GasFillNodeRow:
 			if _, name, ok := strings.Cut(e.Summary, ": "); ok {
 				f.current = name
 			}
@@ -192,8 +186,8 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 			if n, _ := fmt.Sscanf(e.Summary, "filling row %d of %d:", &at, &total); n == 2 {
 				f.done, f.total = at-1, total
 			}
-		case e.Kind == agent.EventNodeFinished && len(e.State) > 0:
-			var s gasfill.State
+		case e.Kind == service.EventNodeFinished && len(e.State) > 0:
+			var s service.GasFillState
 			if json.Unmarshal(e.State, &s) == nil {
 				f.done, f.total = s.Next, len(s.Rows)
 				reload = true
@@ -230,6 +224,9 @@ func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
 	}
 	did := fmt.Sprintf("%d rows worked, %d cells filled (%d to review)", len(msg.res.Results), filled, review)
 	switch {
+	case errors.Is(msg.err, service.ErrGasNothingToFill): // the stored table has none left to fill
+		g.unfinished = false
+		cmds = append(cmds, setStatus(msg.err.Error(), false))
 	case errors.Is(msg.err, service.ErrNoUnfinishedFill):
 		g.unfinished = false
 		cmds = append(cmds, setStatus("the fill has already finished: F starts a new one", false))

@@ -1,5 +1,7 @@
 package tui
 
+import "warren/service"
+
 // Keys are the Gas tab's bindings for what has the keyboard; a binding that can't be used on
 // the cell under the cursor says why.
 func (g *gasTab) Keys() keyMap {
@@ -21,12 +23,14 @@ func (g *gasTab) Keys() keyMap {
 	approve, reject := bind("a", "approve"), bind("x", "reject")
 	if r, f, ok := g.current(); ok {
 		c := r.Cells[f.Name]
-		if approvable(c) != "" {
+		if service.GasCanApprove(c) != nil {
 			approve = disabled("a", "approve (not a filled value)")
 		}
-		if f.Name == "chemical_name" {
+		switch {
+		case service.GasCanReject(f.Name, c) == nil:
+		case f.Name == service.GasNameField:
 			reject = disabled("x", "reject (the row's name)")
-		} else if c.Value == "" {
+		default:
 			reject = disabled("x", "reject (empty)")
 		}
 	} else {

@@ -13,6 +13,7 @@ import (
 	"warren/doctor"
 	"warren/gas"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 // stored reads a cell back from SQLite.
@@ -112,7 +113,7 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	for _, d := range ds {
 		reasons = append(reasons, strings.SplitN(d.Reason, " (", 2)[0])
 	}
-	wantReasons := []string{reasonApprove, reasonEdit, reasonReject, "undo of decision 3", "undo of decision 2"}
+	wantReasons := []string{service.GasReasonApprove, service.GasReasonEdit, service.GasReasonReject, "undo of decision 3", "undo of decision 2"}
 	if !slices.Equal(reasons, wantReasons) {
 		t.Errorf("decisions %q, want %q", reasons, wantReasons)
 	}

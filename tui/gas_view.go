@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"warren/gas"
+	"warren/service"
 )
 
 // The Gas tab's layout: the detail pane goes to the right of the grid from gasSideBySide
@@ -62,13 +63,6 @@ func statusWord(s gas.Status) string {
 		return "rejected"
 	}
 	return "empty"
-}
-
-func valueUnit(c gas.Cell) string {
-	if c.Unit == "" || c.Value == gas.NotApplicable {
-		return c.Value
-	}
-	return c.Value + " " + c.Unit
 }
 
 func textWidth(s string) int { return ansi.StringWidth(s) }
@@ -360,7 +354,7 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	c := r.Cells[f.Name]
 	// Everything but the label, the field's description and the status comes from the sheet,
 	// the documents or the model.
-	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", oneLine(r.Name()), r.ID), doc: f.Doc, value: oneLine(valueUnit(c)),
+	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", oneLine(r.Name()), r.ID), doc: f.Doc, value: oneLine(service.GasValueUnit(c)),
 		status: statusWord(c.Status), method: safeLine(c.Method), source: safeLine(c.SourceDoc), section: safeLine(c.SourceSection),
 		excerpt: safe(c.Excerpt), note: safe(c.Note)}
 	if c.Value == "" {

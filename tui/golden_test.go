@@ -12,14 +12,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"warren/agent"
-	"warren/agent/research"
-	"warren/agent/toxedit"
 	"warren/config"
 	"warren/doctor"
 	"warren/gas"
 	"warren/kb"
-	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 	"warren/service"
@@ -38,31 +34,31 @@ func (fixture) LiveResearch(context.Context, time.Time) (jobs.Job, bool, error) 
 	return jobs.Job{}, false, nil
 }
 func (fixture) CancelJob(context.Context, string) error { return nil }
-func (fixture) WatchGasFill(context.Context, string, func(jobs.Job), agent.Sink) (jobs.Job, error) {
+func (fixture) WatchGasFill(context.Context, string, func(jobs.Job), service.RunSink) (jobs.Job, error) {
 	return jobs.Job{}, jobs.ErrNoJob
 }
-func (fixture) WatchResearch(ctx context.Context, run string, _ agent.Sink) (agent.Outcome, *research.State, error) {
-	return agent.Outcome{Run: run}, nil, nil
+func (fixture) WatchResearch(ctx context.Context, run string, _ service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	return service.RunOutcome{Run: run}, nil, nil
 }
 func (fixture) Budgets() config.Budgets { return config.Default().Budgets }
 func (fixture) Doctor(context.Context) doctor.Report {
 	return doctor.Report{OK: true}
 }
-func (fixture) StartResearch(context.Context, string, string, research.Options, agent.Sink) (agent.Outcome, *research.State, error) {
-	return agent.Outcome{}, nil, nil
+func (fixture) StartResearch(context.Context, string, string, service.ResearchOptions, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	return service.RunOutcome{}, nil, nil
 }
-func (fixture) ResumeResearch(context.Context, string, json.RawMessage, agent.Sink) (agent.Outcome, *research.State, error) {
-	return agent.Outcome{}, nil, nil
+func (fixture) ResumeResearch(context.Context, string, json.RawMessage, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	return service.RunOutcome{}, nil, nil
 }
-func (fixture) Runs(context.Context) ([]agent.RunInfo, error) {
-	return []agent.RunInfo{{ID: "20261121-101500-a1b2c3", Status: "done", Steps: 23, Title: "Which purge sequence applies to silane?"},
+func (fixture) Runs(context.Context) ([]service.RunInfo, error) {
+	return []service.RunInfo{{ID: "20261121-101500-a1b2c3", Status: "done", Steps: 23, Title: "Which purge sequence applies to silane?"},
 		{ID: "20261120-164200-d4e5f6", Status: "canceled", Steps: 9, Title: "Pflichten nach § 6 GefStoffV"}}, nil
 }
-func (fixture) RunState(context.Context, string) (agent.Checkpoint, *research.State, error) {
-	return agent.Checkpoint{}, fixtureState(), nil
+func (fixture) RunState(context.Context, string) (service.RunCheckpoint, *service.ResearchState, error) {
+	return service.RunCheckpoint{}, fixtureState(), nil
 }
-func (fixture) Ledger(context.Context, string) ([]llm.LedgerEntry, error) { return nil, nil }
-func (fixture) ExportReport(string, string) (string, error)               { return "", nil }
+func (fixture) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
+func (fixture) ExportReport(string, string) (string, error)                   { return "", nil }
 func (fixture) Collections(context.Context) ([]kb.CollectionInfo, error) {
 	return []kb.CollectionInfo{{Name: "standards", Documents: 3, Chunks: 41, Embedder: "builtin:hash-v1:512"},
 		{Name: "suppliers", Documents: 10, Chunks: 38, Embedder: "builtin:hash-v1:512"}}, nil
@@ -88,17 +84,26 @@ func (fixture) GasTable(context.Context, string) (*gas.Table, error) { return ni
 func (fixture) UndoGas(context.Context, string) (int, string, error) {
 	return 0, "", gas.ErrNothingToUndo
 }
-func (fixture) StartGasFill(context.Context, string, []int, []string, agent.Sink) (service.GasFillResult, error) {
+func (fixture) StartGasFill(context.Context, string, []int, []string, service.RunSink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, nil
 }
-func (fixture) ResumeGasFill(context.Context, string, agent.Sink) (service.GasFillResult, error) {
+func (fixture) ResumeGasFill(context.Context, string, service.RunSink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, service.ErrNoUnfinishedFill
 }
 func (fixture) UnfinishedGasFill(context.Context, string) (gas.Fill, bool, error) {
 	return gas.Fill{}, false, nil
 }
-func (fixture) SetGasCell(context.Context, string, int, string, gas.Cell, gas.Cell, string) error {
-	return gas.ErrNoTable
+func (fixture) GasApprove(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
+	return service.GasDecided{}, gas.ErrNoTable
+}
+func (fixture) GasApproveRow(context.Context, string, int, map[string]gas.Cell) (service.GasDecided, error) {
+	return service.GasDecided{}, gas.ErrNoTable
+}
+func (fixture) GasReject(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
+	return service.GasDecided{}, gas.ErrNoTable
+}
+func (fixture) GasEdit(context.Context, string, int, string, string, gas.Cell) (service.GasDecided, error) {
+	return service.GasDecided{}, gas.ErrNoTable
 }
 func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
 	return GasQueryResult{}, gas.ErrNoTable
@@ -113,13 +118,13 @@ func (fixture) ToxProfile(context.Context, string, int) (tox.ProfileVersion, err
 func (fixture) ToxHistory(context.Context, string) ([]tox.VersionInfo, error) {
 	return nil, tox.ErrNoProfile
 }
-func (fixture) ToxPropose(context.Context, string, string) (*toxedit.Proposal, error) {
+func (fixture) ToxPropose(context.Context, string, string) (*service.ToxProposal, error) {
 	return nil, tox.ErrNoProfile
 }
-func (fixture) ToxApprove(context.Context, *toxedit.Proposal, string) (int, error) {
+func (fixture) ToxApprove(context.Context, *service.ToxProposal, string) (int, error) {
 	return 0, tox.ErrNoProfile
 }
-func (fixture) ToxReject(context.Context, *toxedit.Proposal, string) error { return nil }
+func (fixture) ToxReject(context.Context, *service.ToxProposal, string) error { return nil }
 func (fixture) ToxRollback(context.Context, string, int, int, string) (int, error) {
 	return 0, tox.ErrNoProfile
 }
@@ -134,24 +139,24 @@ func (fixture) Changes(ctx context.Context) <-chan service.Change {
 	return ch
 }
 
-func fixtureState() *research.State {
-	return &research.State{
+func fixtureState() *service.ResearchState {
+	return &service.ResearchState{
 		Question: "Which purge sequence applies to silane cylinders?", Language: "en",
-		Plan: []research.Task{{ID: "t1", Query: "purge before disconnect", Rationale: "the core step", Status: "done"},
+		Plan: []service.ResearchTask{{ID: "t1", Query: "purge before disconnect", Rationale: "the core step", Status: "done"},
 			{ID: "t2", Query: "extended purge for pyrophoric gases", Status: "pending"}},
-		Findings: []research.Finding{
+		Findings: []service.ResearchFinding{
 			{Task: "t1", ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Collection: "standards", Section: "4.2",
 				Information: "Purge the pigtail before disconnecting.", Excerpt: "Close the cylinder valve and run the purge sequence of Section 5.2."},
 			{Task: "t1", ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", Depth: 1,
 				Information: "Fifty cycles and a flowing purge for silane.", Excerpt: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge."}},
-		References: []research.RefRecord{
-			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section\n5.3", State: research.RefFollowed, Reason: "names the silane sequence",
+		References: []service.ResearchRef{
+			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section\n5.3", State: service.RefFollowed, Reason: "names the silane sequence",
 				Resolved: &retrieval.Resolution{Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", ChunkIDs: []string{"standards/gcp.md#0013"}, Method: "section"}},
-			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeLegalSection, Target: "§ 6", Text: "§ 6 GefStoffV", State: research.RefUnresolved, Reason: `"GefStoffV" is not in the knowledge base`},
-			{Task: "t1", FromChunk: "standards/gcp.md#0013", Type: refs.TypeExternal, Target: "https://www.baua.de", Text: "https://www.baua.de", State: research.RefSkipped, Reason: "external reference: never followed"}},
+			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeLegalSection, Target: "§ 6", Text: "§ 6 GefStoffV", State: service.RefUnresolved, Reason: `"GefStoffV" is not in the knowledge base`},
+			{Task: "t1", FromChunk: "standards/gcp.md#0013", Type: refs.TypeExternal, Target: "https://www.baua.de", Text: "https://www.baua.de", State: service.RefSkipped, Reason: "external reference: never followed"}},
 		RefTokens: map[string]int{"t1": 320},
 		Report:    "# Purging silane cylinders\n\nBefore a silane cylinder is disconnected, the pigtail is purged [1].\n\nSilane needs the extended sequence of fifty cycles and a flowing purge [2].",
-		Sources: []research.Source{{N: 1, ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Section: "4.2", Collection: "standards"},
+		Sources: []service.ResearchSource{{N: 1, ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Section: "4.2", Collection: "standards"},
 			{N: 2, ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Section: "5.3", Collection: "standards"}},
 	}
 }
@@ -169,12 +174,12 @@ func sized(w, h int) *Model {
 func TestGoldenPanels(t *testing.T) {
 	sizes := [][2]int{{80, 24}, {120, 40}}
 	ctx := context.Background()
-	questions, _ := agent.NewInterrupt(research.InterruptQuestions, research.QuestionsPayload{Iteration: 1, Coverage: 0.42,
+	questions, _ := service.NewRunInterrupt(service.InterruptQuestions, service.ResearchQuestions{Iteration: 1, Coverage: 0.42,
 		Gaps:      []string{"which gases count as pyrophoric", "who may perform the purge"},
 		Questions: []string{"Is the question about silane only, or all pyrophoric gases?", "Do you need the procedure text or the rationale?"},
-		Analysis: &research.QueryAnalysis{KeyConcepts: []string{"pyrophoric gas", "cylinder change", "purge"}, Entities: []string{"silane", "GCP-01"},
+		Analysis: &service.ResearchQueryAnalysis{KeyConcepts: []string{"pyrophoric gas", "cylinder change", "purge"}, Entities: []string{"silane", "GCP-01"},
 			Scope: "cylinder changes in gas cabinets of Fab K2"}})
-	plan, _ := agent.NewInterrupt(research.InterruptPlan, research.PlanPayload{Tasks: fixtureState().Plan})
+	plan, _ := service.NewRunInterrupt(service.InterruptPlan, service.ResearchPlan{Tasks: fixtureState().Plan})
 	runs, _ := fixture{}.Runs(ctx)
 	setups := map[string]func(m *Model){
 		"research-editor": func(m *Model) {},
@@ -193,7 +198,7 @@ func TestGoldenPanels(t *testing.T) {
 		},
 		"research-report": func(m *Model) {
 			m.research.state, m.research.view, m.research.run = fixtureState(), viewReport, "20261121-101500-a1b2c3"
-			m.research.report.set(research.FullReport(fixtureState()))
+			m.research.report.set(service.ResearchReport(fixtureState()))
 			m.Update(m.research.report.renderCmd()()) // the rendering command, run in place
 			m.research.report.nextCitation(1)
 		},
@@ -222,9 +227,9 @@ func TestGoldenPanels(t *testing.T) {
 		"log": func(m *Model) {
 			m.tab = 4
 			at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
-			m.log.addEvents([]agent.Event{{Time: at, Kind: agent.EventNodeStarted, Node: "init"},
-				{Time: at, Kind: agent.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "2 search queries written"},
-				{Time: at, Kind: agent.EventLedger, Ledger: &llm.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
+			m.log.addEvents([]service.RunEvent{{Time: at, Kind: service.EventNodeStarted, Node: "init"},
+				{Time: at, Kind: service.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "2 search queries written"},
+				{Time: at, Kind: service.EventLedger, Ledger: &service.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
 					Host: "http://gpu1:11434", PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
 		},
 		"help": func(m *Model) { m.showHelp = true },

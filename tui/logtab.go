@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
+	"warren/service"
 	"warren/tui/styles"
 )
 
@@ -28,14 +28,14 @@ type logTab struct {
 
 func newLogTab(st *styles.Styles) *logTab { return &logTab{st: st} }
 
-func (l *logTab) addEvents(events []agent.Event) {
+func (l *logTab) addEvents(events []service.RunEvent) {
 	for _, e := range events {
 		var line string
 		ts := e.Time.Format("15:04:05")
 		switch e.Kind {
-		case agent.EventToken:
+		case service.EventToken:
 			continue // the report has its own view; tokens would flood the log
-		case agent.EventLedger:
+		case service.EventLedger:
 			if e.Ledger == nil {
 				continue
 			}
@@ -46,11 +46,11 @@ func (l *logTab) addEvents(events []agent.Event) {
 			if _, host, ok := strings.Cut(e.Ledger.Host, "://"); ok { // which of a role's hosts answered
 				line += "  " + host
 			}
-		case agent.EventNodeFinished:
+		case service.EventNodeFinished:
 			line = fmt.Sprintf("%s node    %-14s done in %s: %s", ts, e.Node, e.Duration.Round(1e6), e.Summary)
-		case agent.EventNodeStarted:
+		case service.EventNodeStarted:
 			line = fmt.Sprintf("%s node    %-14s started", ts, e.Node)
-		case agent.EventInterrupt:
+		case service.EventInterrupt:
 			line = fmt.Sprintf("%s waits   %s", ts, e.Intr.Kind)
 		default:
 			text := e.Summary

@@ -12,8 +12,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/research"
 	"warren/kb"
 	"warren/service"
 	"warren/service/jobs"
@@ -39,19 +37,19 @@ type (
 	runDoneMsg struct {
 		run     string
 		queue   *eventQueue // identifies the call: a run opened meanwhile does not take its result
-		outcome agent.Outcome
-		state   *research.State
+		outcome service.RunOutcome
+		state   *service.ResearchState
 		err     error
 	}
 	runsMsg struct {
-		runs   []agent.RunInfo
+		runs   []service.RunInfo
 		jobs   map[string]jobs.Job // each run's job, for its owner and live state
 		others []jobs.Job          // the other kinds of job that run now (fills, ingests, batches)
 		err    error
 	}
 	openRunMsg struct {
-		cp            agent.Checkpoint
-		state         *research.State
+		cp            service.RunCheckpoint
+		state         *service.ResearchState
 		calls, tokens int
 		err           error
 	}
@@ -93,14 +91,14 @@ type researchTab struct {
 	cancel  context.CancelFunc
 	ticking bool // the elapsed-time tick is on
 	queue   *eventQueue
-	state   *research.State
-	pending *agent.Interrupt
+	state   *service.ResearchState
+	pending *service.RunInterrupt
 	trail   []trailItem
 	calls   int
 	tokens  int
 	status  string // finished, waiting, canceled, failed
 
-	plan       []research.Task
+	plan       []service.ResearchTask
 	planCursor int
 	planEdited bool   // the analyst changed the proposed plan
 	draft      string // the interrupt (run/step) the answer and plan drafts belong to
@@ -108,7 +106,7 @@ type researchTab struct {
 
 	report  reportView
 	tree    treeView
-	runs    []agent.RunInfo
+	runs    []service.RunInfo
 	runJobs map[string]jobs.Job
 	others  []jobs.Job
 	runsCur int
@@ -218,7 +216,7 @@ func (r *researchTab) Pending() []string {
 		// Served, runs belong to the server: they go on, and wait, without this connection.
 	case r.running():
 		out = append(out, fmt.Sprintf("run %s is in flight (cancelled at its last step, it stays resumable)", r.run))
-	case r.pending != nil && r.pending.Kind == research.InterruptPlan:
+	case r.pending != nil && r.pending.Kind == service.InterruptPlan:
 		out = append(out, fmt.Sprintf("run %s waits for your approval of its plan (saved: resume it from sessions)", r.run))
 	case r.pending != nil:
 		out = append(out, fmt.Sprintf("run %s waits for your answer (saved: resume it from sessions)", r.run))
@@ -274,20 +272,20 @@ func (r *researchTab) hasReport() bool {
 
 // sink hands events to the queue; it is called from the run's goroutines.
 func (r *researchTab) startRun(question string) tea.Cmd {
-	run := research.NewRunID()
-	return r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
-		return r.be.StartResearch(ctx, run, question, research.Options{HITL: true}, sink)
+	run := service.NewResearchRunID()
+	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+		return r.be.StartResearch(ctx, run, question, service.ResearchOptions{HITL: true}, sink)
 	})
 }
 
 func (r *researchTab) resume(run string, answer json.RawMessage) tea.Cmd {
-	return r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.ResumeResearch(ctx, run, answer, sink)
 	})
 }
 
 // launch runs one Start or Resume call in a command, streaming its events.
-func (r *researchTab) launch(run string, call func(context.Context, agent.Sink) (agent.Outcome, *research.State, error)) tea.Cmd {
+func (r *researchTab) launch(run string, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
 	}
@@ -376,38 +374,38 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 }
 
 // absorb takes streamed events: the trail, the budgets and the live state.
-func (r *researchTab) absorb(events []agent.Event) {
+func (r *researchTab) absorb(events []service.RunEvent) {
 	for _, e := range events {
 		if e.Run != r.run {
 			continue
 		}
 		switch e.Kind {
-		case agent.EventNodeStarted:
+		case service.EventNodeStarted:
 			r.trail = append(r.trail, trailItem{node: e.Node, started: e.Time})
-		case agent.EventNote:
+		case service.EventNote:
 			// A step inside the node: the trail says what it does now, and a changed state
 			// grows the tree while the node works.
 			if n := len(r.trail); n > 0 && !r.trail[n-1].done {
 				r.trail[n-1].summary = e.Summary
 			}
 			if len(e.State) > 0 {
-				var s research.State
+				var s service.ResearchState
 				if json.Unmarshal(e.State, &s) == nil {
 					r.state = &s
 					r.tree.build(r.state, r.st)
 				}
 			}
-		case agent.EventNodeFinished:
+		case service.EventNodeFinished:
 			if n := len(r.trail); n > 0 && r.trail[n-1].node == e.Node {
 				r.trail[n-1].done, r.trail[n-1].duration, r.trail[n-1].summary = true, e.Duration, e.Summary
 			}
 			if len(e.State) > 0 {
-				var s research.State
+				var s service.ResearchState
 				if json.Unmarshal(e.State, &s) == nil {
 					r.state = &s
 				}
 			}
-		case agent.EventError:
+		case service.EventError:
 			if n := len(r.trail); n > 0 && r.trail[n-1].node == e.Node && !r.trail[n-1].done {
 				t := &r.trail[n-1]
 				t.done, t.failed = true, true
@@ -416,12 +414,12 @@ func (r *researchTab) absorb(events []agent.Event) {
 				}
 				t.summary = "stopped here; r resumes from this step"
 			}
-		case agent.EventLedger:
+		case service.EventLedger:
 			if e.Ledger != nil {
 				r.calls++
 				r.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
 			}
-		case agent.EventToken:
+		case service.EventToken:
 			r.report.stream(e.Summary)
 		}
 	}
@@ -450,21 +448,21 @@ func (r *researchTab) runEnded(msg runDoneMsg) tea.Cmd {
 	case msg.err != nil:
 		r.status = "failed"
 		return setStatus(msg.err.Error(), true)
-	case msg.outcome.Status == agent.StatusInterrupted:
+	case msg.outcome.Status == service.RunInterrupted:
 		r.status, r.pending = "waiting for you", msg.outcome.Interrupt
 		// A run left at this interrupt and resumed comes back with what was typed for it.
 		draft := fmt.Sprintf("%s/%d", msg.run, msg.outcome.Step)
 		same := draft == r.draft
 		r.draft = draft
 		switch r.pending.Kind {
-		case research.InterruptQuestions:
+		case service.InterruptQuestions:
 			r.view = viewRefine
 			if !same {
 				r.answer.Reset()
 			}
 			return r.answer.Focus()
-		case research.InterruptPlan:
-			var p research.PlanPayload
+		case service.InterruptPlan:
+			var p service.ResearchPlan
 			if err := json.Unmarshal(r.pending.Payload, &p); err != nil || len(p.Tasks) == 0 {
 				return setStatus(fmt.Sprintf("the proposed plan could not be read (%v): press r to ask again", err), true)
 			}
@@ -477,7 +475,7 @@ func (r *researchTab) runEnded(msg runDoneMsg) tea.Cmd {
 	}
 	r.status = "finished"
 	if r.state != nil {
-		r.report.set(research.FullReport(r.state))
+		r.report.set(service.ResearchReport(r.state))
 	}
 	r.view = viewReport
 	msgText := "report ready: n selects a citation, enter opens it, c copies, x exports"
@@ -545,7 +543,7 @@ func (r *researchTab) export() tea.Cmd {
 	if r.state == nil || r.state.Report == "" {
 		return setStatus("no report to export yet", false)
 	}
-	run, md := r.run, research.FullReport(r.state)
+	run, md := r.run, service.ResearchReport(r.state)
 	return func() tea.Msg {
 		path, err := r.be.ExportReport(run, md)
 		return exportedMsg{path: path, err: err}
@@ -561,7 +559,7 @@ func (r *researchTab) openedRun(msg openRunMsg) tea.Cmd {
 	r.trail, r.calls, r.tokens, r.pending = nil, msg.calls, msg.tokens, nil
 	r.tree.build(r.state, r.st)
 	if msg.state.Report != "" {
-		r.report.set(research.FullReport(msg.state))
+		r.report.set(service.ResearchReport(msg.state))
 		r.view = viewReport
 		return r.report.renderCmd()
 	}

@@ -7,8 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/research"
+	"warren/service"
 	"warren/service/jobs"
 )
 
@@ -59,7 +58,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			if k == "enter" {
 				return nil
 			}
-			if r.cancel == nil && r.run != "" && r.status != "finished" && r.status != agent.StatusDone {
+			if r.cancel == nil && r.run != "" && r.status != "finished" && r.status != service.RunDone {
 				return r.resume(r.run, nil)
 			}
 			return setStatus("nothing to resume: the run is running", false)
@@ -82,7 +81,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return r.resume(r.run, mustRaw(text))
 		case "ctrl+e":
-			return r.resume(r.run, mustRaw(research.EndCommand))
+			return r.resume(r.run, mustRaw(service.EndRefinement))
 		case "esc":
 			return r.cancelRun()
 		}
@@ -170,7 +169,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			if len(r.runs) > 0 {
 				run := r.runs[r.runsCur]
-				if run.Status == agent.StatusDone {
+				if run.Status == service.RunDone {
 					return setStatus("that run has finished: enter opens its report", false)
 				}
 				return r.resume(run.ID, nil)
@@ -231,7 +230,7 @@ func (r *researchTab) planKey(k string) tea.Cmd {
 			return r.edit.Focus()
 		}
 	case "a":
-		if len(r.plan) >= research.MaxTasks {
+		if len(r.plan) >= service.MaxPlanTasks {
 			return setStatus("a plan has at most 15 tasks", false)
 		}
 		r.editing = "add"
@@ -244,7 +243,7 @@ func (r *researchTab) planKey(k string) tea.Cmd {
 		r.edit.Placeholder = "what the new plan should do differently"
 		return r.edit.Focus()
 	case "enter", "ctrl+s":
-		return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "approve", Tasks: r.plan}))
+		return r.resume(r.run, mustRaw(service.ResearchPlanAnswer{Action: "approve", Tasks: r.plan}))
 	case "esc":
 		return r.cancelRun()
 	}
@@ -273,10 +272,10 @@ func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 			r.plan[r.planCursor].Query = text
 		case "add":
 			at := min(r.planCursor+1, len(r.plan))
-			r.plan = append(r.plan[:at], append([]research.Task{{Query: text, Status: "pending"}}, r.plan[at:]...)...)
+			r.plan = append(r.plan[:at], append([]service.ResearchTask{{Query: text, Status: "pending"}}, r.plan[at:]...)...)
 			r.planCursor = at
 		case "comment":
-			return r.resume(r.run, mustRaw(research.PlanAnswer{Action: "replan", Comment: text}))
+			return r.resume(r.run, mustRaw(service.ResearchPlanAnswer{Action: "replan", Comment: text}))
 		}
 		return nil
 	}

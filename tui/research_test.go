@@ -8,17 +8,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/research"
-	"warren/llm"
+	"warren/service"
 )
 
 // blocking runs until it is cancelled, like a slow model.
 type blocking struct{ fixture }
 
-func (blocking) StartResearch(ctx context.Context, run, q string, o research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
+func (blocking) StartResearch(ctx context.Context, run, q string, o service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	<-ctx.Done()
-	return agent.Outcome{Run: run, Status: agent.StatusCanceled}, nil, ctx.Err()
+	return service.RunOutcome{Run: run, Status: service.RunCanceled}, nil, ctx.Err()
 }
 
 // drain runs a command and returns the messages it produced (batches flattened).
@@ -106,7 +104,7 @@ func TestBudgetBarsShowTheRunsOwnBudget(t *testing.T) {
 	m := sized(120, 40)
 	r := m.research
 	s := fixtureState()
-	s.Budget = &llm.Budget{Calls: 60, Tokens: 50000}
+	s.Budget = &service.RunBudget{Calls: 60, Tokens: 50000}
 	r.run, r.view, r.status, r.state, r.calls, r.tokens = "20261121-101500-a1b2c3", viewRun, "finished", s, 42, 18120
 	out := string(screen(m))
 	if !strings.Contains(out, "42/60") || !strings.Contains(out, "18120/50000") {
@@ -122,16 +120,16 @@ func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
 	r.width, r.height = 80, 24
 	r.run = "r1"
 	start := time.Now()
-	r.absorb([]agent.Event{
-		{Run: "r1", Kind: agent.EventNodeStarted, Node: "init", Time: start},
-		{Run: "r1", Kind: agent.EventNodeFinished, Node: "init", Duration: time.Millisecond, Summary: "nothing new"},
-		{Run: "r1", Kind: agent.EventNodeStarted, Node: "generate_queries", Time: start},
-		{Run: "r1", Kind: agent.EventError, Node: "generate_queries", Time: start.Add(3 * time.Second), Summary: "Ollama is not reachable"},
+	r.absorb([]service.RunEvent{
+		{Run: "r1", Kind: service.EventNodeStarted, Node: "init", Time: start},
+		{Run: "r1", Kind: service.EventNodeFinished, Node: "init", Duration: time.Millisecond, Summary: "nothing new"},
+		{Run: "r1", Kind: service.EventNodeStarted, Node: "generate_queries", Time: start},
+		{Run: "r1", Kind: service.EventError, Node: "generate_queries", Time: start.Add(3 * time.Second), Summary: "Ollama is not reachable"},
 	})
-	m.log.addEvents([]agent.Event{{Run: "r1", Kind: agent.EventError, Node: "generate_queries", Time: start,
+	m.log.addEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "generate_queries", Time: start,
 		Summary: "generate_queries: Ollama is not reachable"}})
-	m.log.addEvents([]agent.Event{{Run: "r1", Kind: agent.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
-		{Run: "r1", Kind: agent.EventError, Node: "report", Time: start, Summary: "no passages"}})
+	m.log.addEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
+		{Run: "r1", Kind: service.EventError, Node: "report", Time: start, Summary: "no passages"}})
 	n := len(m.log.lines)
 	for i, want := range []string{"error   generate_queries: Ollama", "error   row 1 (Silane)", "error   report no passages"} {
 		if got := m.log.lines[n-3+i]; !strings.Contains(got, want) {

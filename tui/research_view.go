@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"warren/agent/research"
+	"warren/service"
 	"warren/service/jobs"
 )
 
@@ -132,7 +132,7 @@ func (r *researchTab) runView() string {
 			tasks = fmt.Sprintf("%d of %s done", done, plural(len(r.state.Plan), "task"))
 		}
 		b.WriteString(truncate(r.st.Subtle.Render(fmt.Sprintf("%s · %s · references: %d followed, %d skipped, %d unresolved, %d over budget",
-			tasks, plural(len(r.state.Findings), "finding"), counts[research.RefFollowed], counts[research.RefSkipped], counts[research.RefUnresolved], counts[research.RefOverBudget])), r.width) + "\n")
+			tasks, plural(len(r.state.Findings), "finding"), counts[service.RefFollowed], counts[service.RefSkipped], counts[service.RefUnresolved], counts[service.RefOverBudget])), r.width) + "\n")
 	}
 	b.WriteString("\n" + r.st.Title.Render("Trail") + "\n")
 	room := max(r.height-9, 1)
@@ -159,7 +159,7 @@ func (r *researchTab) runView() string {
 }
 
 func (r *researchTab) refineView() string {
-	var p research.QuestionsPayload
+	var p service.ResearchQuestions
 	if r.pending != nil {
 		json.Unmarshal(r.pending.Payload, &p)
 	}

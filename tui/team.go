@@ -9,8 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent"
-	"warren/agent/research"
 	"warren/service"
 	"warren/service/jobs"
 	"warren/tox"
@@ -100,7 +98,7 @@ func (r *researchTab) watch(run, owner string) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress here: Esc stops it or stops watching it first", false)
 	}
-	cmd := r.launch(run, func(ctx context.Context, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	cmd := r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.WatchResearch(ctx, run, sink)
 	})
 	r.watching, r.owner = true, owner

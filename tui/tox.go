@@ -11,7 +11,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/toxedit"
+	"warren/service"
 	"warren/tox"
 	"warren/tui/styles"
 )
@@ -51,7 +51,7 @@ type (
 	}
 	toxProposedMsg struct {
 		seq int
-		p   *toxedit.Proposal
+		p   *service.ToxProposal
 		err error
 	}
 	toxSavedMsg struct {
@@ -103,7 +103,7 @@ type toxTab struct {
 	inputErr string
 
 	drafts        map[string]string // instructions left with esc, by profile key
-	proposal      *toxedit.Proposal
+	proposal      *service.ToxProposal
 	comment       string
 	proposeSeq    int
 	proposeCancel context.CancelFunc

@@ -11,11 +11,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/toxedit"
 	"warren/doctor"
 	"warren/internal/schema"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/service"
 	"warren/tox"
 	"warren/tox/jsonpatch"
 )
@@ -27,8 +27,8 @@ import (
 type toxBackend struct {
 	fixture
 	store    *tox.Store
-	rejected []string            // proposals closed as rejected
-	waiting  []*toxedit.Proposal // proposals left waiting, as by `warren tox edit` (see leaveWaiting)
+	rejected []string               // proposals closed as rejected
+	waiting  []*service.ToxProposal // proposals left waiting, as by `warren tox edit` (see leaveWaiting)
 }
 
 func newToxBackend(t *testing.T) *toxBackend {
@@ -82,7 +82,7 @@ func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]tox.Version
 
 // ToxPropose takes the structured path of the edit engine: parse the patch, apply it to the
 // latest version, validate the result, and show the diff.
-func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
+func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*service.ToxProposal, error) {
 	latest, err := b.store.Latest(ctx, inci)
 	if err != nil {
 		return nil, err
@@ -109,12 +109,12 @@ func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*toxed
 			what = append(what, op.Op+" "+op.Path)
 		}
 	}
-	return &toxedit.Proposal{ID: "edit-1", INCI: latest.INCI, BaseVersion: latest.Version, Input: input,
-		EditType: toxedit.FormStructured, Method: "structured", Patch: patch, Before: latest.Data, After: canon,
+	return &service.ToxProposal{ID: "edit-1", INCI: latest.INCI, BaseVersion: latest.Version, Input: input,
+		EditType: service.ToxFormStructured, Method: "structured", Patch: patch, Before: latest.Data, After: canon,
 		Diff: diff, Summary: "structured edit: " + strings.Join(what, ", ")}, nil
 }
 
-func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+func (b *toxBackend) ToxApprove(ctx context.Context, p *service.ToxProposal, summary string) (int, error) {
 	b.decide(p)
 	ops, err := json.Marshal(p.Patch)
 	if err != nil {
@@ -123,7 +123,7 @@ func (b *toxBackend) ToxApprove(ctx context.Context, p *toxedit.Proposal, summar
 	return b.store.Save(ctx, p.INCI, p.BaseVersion, p.After, ops, summary, string(p.EditType), p.BatchID)
 }
 
-func (b *toxBackend) ToxReject(_ context.Context, p *toxedit.Proposal, _ string) error {
+func (b *toxBackend) ToxReject(_ context.Context, p *service.ToxProposal, _ string) error {
 	b.decide(p)
 	b.rejected = append(b.rejected, p.INCI)
 	return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"warren/agent/toxedit"
+	"warren/service"
 	"warren/tox"
 )
 
@@ -189,7 +189,7 @@ func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
 		t.Fatalf("status %q", status)
 	}
 	p := m.tox.proposal
-	if p.EditType != toxedit.FormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.comment != "my note" {
+	if p.EditType != service.ToxFormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.comment != "my note" {
 		t.Errorf("proposal %+v comment %q", p, m.tox.comment)
 	}
 	if len(be.rejected) != 1 {
@@ -212,7 +212,7 @@ func TestToxInstructionErrorKeepsTheText(t *testing.T) {
 // blockingBackend proposes nothing until its context is cancelled.
 type blockingBackend struct{ *toxBackend }
 
-func (blockingBackend) ToxPropose(ctx context.Context, _, _ string) (*toxedit.Proposal, error) {
+func (blockingBackend) ToxPropose(ctx context.Context, _, _ string) (*service.ToxProposal, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

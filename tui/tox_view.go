@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"warren/agent/toxedit"
+	"warren/service"
 	"warren/tox/jsonpatch"
 )
 
@@ -489,7 +489,7 @@ func (x *toxTab) versionsView() string {
 }
 
 // patchText is a proposal's operations as indented JSON, for the operations editor.
-func patchText(p *toxedit.Proposal) string {
+func patchText(p *service.ToxProposal) string {
 	ops := p.Patch
 	if ops == nil {
 		ops = jsonpatch.Patch{}

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/agent/toxedit"
+	"warren/service"
 	"warren/tox"
 )
 
@@ -18,7 +18,7 @@ import (
 
 // toxWaitingList is what the tab knows of the waiting proposals.
 type toxWaitingList struct {
-	items   []toxedit.Waiting
+	items   []service.ToxWaitingEdit
 	next    int    // the index w opens next
 	run     string // the run of the waiting proposal on screen
 	opening bool   // a proposal is being loaded
@@ -27,12 +27,12 @@ type toxWaitingList struct {
 // Messages of the waiting proposals.
 type (
 	toxWaitingMsg struct {
-		items []toxedit.Waiting
+		items []service.ToxWaitingEdit
 		err   error
 	}
 	toxWaitingOpenMsg struct {
-		w   toxedit.Waiting
-		p   *toxedit.Proposal
+		w   service.ToxWaitingEdit
+		p   *service.ToxProposal
 		err error
 	}
 )
@@ -67,13 +67,13 @@ func (x *toxTab) waitingCount(inci string) int {
 }
 
 // waitingItem is the listed waiting proposal of a run.
-func (x *toxTab) waitingItem(run string) (toxedit.Waiting, bool) {
+func (x *toxTab) waitingItem(run string) (service.ToxWaitingEdit, bool) {
 	for _, w := range x.waiting.items {
 		if w.Run == run {
 			return w, true
 		}
 	}
-	return toxedit.Waiting{}, false
+	return service.ToxWaitingEdit{}, false
 }
 
 // onWaiting reports that the proposal on screen is a listed waiting one (not one just made in
@@ -110,7 +110,7 @@ func (x *toxTab) openNextWaiting() tea.Cmd {
 func (x *toxTab) waitingOpened(msg toxWaitingOpenMsg) tea.Cmd {
 	x.waiting.opening = false
 	if msg.err != nil {
-		if errors.Is(msg.err, toxedit.ErrNotWaiting) {
+		if errors.Is(msg.err, service.ErrNotWaiting) {
 			return tea.Batch(setStatus("the proposal for "+msg.w.INCI+" was decided meanwhile: nothing to do", false), loadWaiting(x.be))
 		}
 		return setStatus(msg.err.Error(), true)

@@ -8,44 +8,44 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent/toxedit"
+	"warren/service"
 )
 
 // The fixture's workspace has no proposal waiting.
-func (fixture) ToxWaiting(context.Context) ([]toxedit.Waiting, error) { return nil, nil }
-func (fixture) ToxWaitingProposal(_ context.Context, run string) (*toxedit.Proposal, error) {
-	return nil, fmt.Errorf("couldn't load proposal %s: it is %w", run, toxedit.ErrNotWaiting)
+func (fixture) ToxWaiting(context.Context) ([]service.ToxWaitingEdit, error) { return nil, nil }
+func (fixture) ToxWaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
+	return nil, fmt.Errorf("couldn't load proposal %s: it is %w", run, service.ErrNotWaiting)
 }
 
 // ToxWaiting lists the proposals left waiting, oldest first, the first made at fixedTime and
 // each next one an hour later.
-func (b *toxBackend) ToxWaiting(context.Context) ([]toxedit.Waiting, error) {
-	var out []toxedit.Waiting
+func (b *toxBackend) ToxWaiting(context.Context) ([]service.ToxWaitingEdit, error) {
+	var out []service.ToxWaitingEdit
 	for i, p := range b.waiting {
-		out = append(out, toxedit.Waiting{Run: p.ID, INCI: p.INCI, BaseVersion: p.BaseVersion, EditType: p.EditType,
+		out = append(out, service.ToxWaitingEdit{Run: p.ID, INCI: p.INCI, BaseVersion: p.BaseVersion, EditType: p.EditType,
 			Method: p.Method, Summary: p.Summary, BatchID: p.BatchID, Since: fixedTime.Add(time.Duration(i) * time.Hour)})
 	}
 	return out, nil
 }
 
-func (b *toxBackend) ToxWaitingProposal(_ context.Context, run string) (*toxedit.Proposal, error) {
+func (b *toxBackend) ToxWaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
 	for _, p := range b.waiting {
 		if p.ID == run {
 			q := *p
 			return &q, nil
 		}
 	}
-	return nil, fmt.Errorf("couldn't load proposal %s: it is %w", run, toxedit.ErrNotWaiting)
+	return nil, fmt.Errorf("couldn't load proposal %s: it is %w", run, service.ErrNotWaiting)
 }
 
 // decide takes a proposal off the waiting list.
-func (b *toxBackend) decide(p *toxedit.Proposal) {
-	b.waiting = slices.DeleteFunc(b.waiting, func(w *toxedit.Proposal) bool { return w.ID == p.ID })
+func (b *toxBackend) decide(p *service.ToxProposal) {
+	b.waiting = slices.DeleteFunc(b.waiting, func(w *service.ToxProposal) bool { return w.ID == p.ID })
 }
 
 // leaveWaiting proposes input for inci and leaves it waiting under run, as `warren tox edit`
 // without --yes does.
-func (b *toxBackend) leaveWaiting(t *testing.T, inci, input, run, batch string) *toxedit.Proposal {
+func (b *toxBackend) leaveWaiting(t *testing.T, inci, input, run, batch string) *service.ToxProposal {
 	t.Helper()
 	p, err := b.ToxPropose(context.Background(), inci, input)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"warren/agent/research"
+	"warren/service"
 	"warren/tui/styles"
 )
 
@@ -32,7 +32,7 @@ func (t *treeView) setSize(w, h int) { t.width, t.height = w, max(h, 3) }
 
 // build lays out, per task, the chunks read (indented by depth) and under each the references
 // found in it with their state and reason.
-func (t *treeView) build(s *research.State, st *styles.Styles) {
+func (t *treeView) build(s *service.ResearchState, st *styles.Styles) {
 	expanded := map[string]bool{}
 	for _, n := range t.nodes {
 		if n.expanded {
@@ -43,7 +43,7 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 	if s == nil {
 		return
 	}
-	refsFrom := map[string][]research.RefRecord{}
+	refsFrom := map[string][]service.ResearchRef{}
 	for _, r := range s.References {
 		refsFrom[r.Task+"|"+r.FromChunk] = append(refsFrom[r.Task+"|"+r.FromChunk], r)
 	}
@@ -64,13 +64,13 @@ func (t *treeView) build(s *research.State, st *styles.Styles) {
 			for _, r := range refsFrom[task.ID+"|"+id] {
 				state := r.State
 				switch r.State {
-				case research.RefFollowed:
+				case service.RefFollowed:
 					state = st.Followed.Render(state)
-				case research.RefSkipped:
+				case service.RefSkipped:
 					state = st.Skipped.Render(state)
-				case research.RefUnresolved:
+				case service.RefUnresolved:
 					state = st.Unresolved.Render(state)
-				case research.RefOverBudget:
+				case service.RefOverBudget:
 					state = st.OverBudget.Render(state)
 				}
 				label := fmt.Sprintf("→ «%s» %s", oneLine(r.Text), state)
@@ -113,10 +113,10 @@ func (t *treeView) toggle(*styles.Styles) {
 }
 
 // ledTo says where a reference led: the document, section and passages it resolved to.
-func ledTo(r research.RefRecord) []string {
+func ledTo(r service.ResearchRef) []string {
 	res := r.Resolved
 	if res == nil {
-		if r.State == research.RefFollowed {
+		if r.State == service.RefFollowed {
 			return []string{"led to no stored passage"}
 		}
 		return nil

@@ -10,7 +10,7 @@ import (
 
 	"warren/doctor"
 	"warren/internal/cli"
-	"warren/llm"
+	"warren/service"
 )
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -20,8 +20,7 @@ func (a *app) doctorCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			report := doctor.Run(ctx, doctor.Input{Workspace: a.workspaceDir(), Sources: a.sources(),
-				Options: []llm.Option{llm.WithLogger(a.logger)}, Logger: a.logger})
+			report := service.DoctorAt(ctx, a.workspaceDir(), a.sources(), a.logger)
 			var failed error
 			if !report.OK {
 				n := 0

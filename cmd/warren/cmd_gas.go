@@ -16,7 +16,8 @@ import (
 
 func (a *app) gasCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "gas"}
-	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand(), a.gasReviewCommand())
+	cmd.AddCommand(a.gasImportCommand(), a.gasListCommand(), a.gasFillCommand(), a.gasQueryCommand(), a.gasExportCommand(), a.gasReviewCommand(),
+		a.gasApproveCommand(), a.gasRejectCommand(), a.gasEditCommand(), a.gasUndoCommand())
 	return cmd
 }
 

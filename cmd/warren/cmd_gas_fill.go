@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"warren/agent"
 	"warren/internal/cli"
 	"warren/service"
 )
@@ -41,7 +40,7 @@ func (a *app) gasFillCommand() *cobra.Command {
 					}
 				}
 				bar := cli.NewProgressLine(a.stderr)
-				sink := func(ev agent.Event) {
+				sink := func(ev service.RunEvent) {
 					if done, total, name, ok := service.GasFillProgress(ev); ok {
 						bar.Draw(fmt.Sprintf("filling: %d/%d rows · %s", done, total, name))
 					}
@@ -57,7 +56,13 @@ func (a *app) gasFillCommand() *cobra.Command {
 						return nil
 					}
 				} else {
-					res, err = e.StartGasFill(ctx, table, ids, tierList, sink)
+					// Without --rows the desk picks the rows, as the Gas tab's F does.
+					res, err = e.Gas().StartFill(ctx, table, ids, tierList, sink)
+					if errors.Is(err, service.ErrGasNothingToFill) {
+						bar.Done()
+						fmt.Fprintf(a.stderr, "%s: %s.\n", cli.Line(table), err)
+						return nil
+					}
 				}
 				bar.Done()
 				sum := res.Summary()
@@ -91,7 +96,7 @@ func (a *app) gasFillCommand() *cobra.Command {
 		}))
 	f := cmd.Flags()
 	f.StringVar(&table, "table", "", "the gas table (default: the only one)")
-	f.StringVar(&rows, "rows", "", "rows to fill, e.g. 1-20,25 (default: all)")
+	f.StringVar(&rows, "rows", "", "rows to fill, e.g. 1-20,25 (default: the rows with cells to fill)")
 	f.StringVar(&tiers, "tiers", "", "collections to search, in order (default suppliers,standards,regulatory,general)")
 	f.BoolVar(&resume, "resume", false, "go on with an interrupted fill: only the rows it had not finished")
 	return cmd

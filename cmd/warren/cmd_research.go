@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"warren/agent"
-	"warren/agent/research"
 	"warren/internal/cli"
 	"warren/service"
 )
@@ -38,7 +36,7 @@ func (a *app) researchCommand() *cobra.Command {
 				trail := &cli.ResearchTrail{W: a.stderr}
 				d := &cli.ResearchPrompter{In: a.stdin, Out: a.stderr, Quiet: a.jsonOut, Answers: answers,
 					Interactive: cli.IsTerminal(a.stdin) && answersPath == "" && !yes}
-				req := service.ResearchRequest{Resume: resume, Options: research.Options{HITL: !noHITL, MaxIterations: iterations},
+				req := service.ResearchRequest{Resume: resume, Options: service.ResearchOptions{HITL: !noHITL, MaxIterations: iterations},
 					BudgetCalls: budgetCalls, Sink: trail.Event, Note: trail.Note, Answer: d.Answer, Out: out,
 					Started: func(run string) { fmt.Fprintf(a.stderr, "run %s: started\n", cli.Line(run)) }}
 				if resume == "" {
@@ -58,7 +56,7 @@ func (a *app) researchCommand() *cobra.Command {
 				case sum.Finished:
 					fmt.Fprintf(a.stdout, "Run %s has finished; its report is %s.\n", sum.Run, cli.Line(sum.Report))
 					return nil
-				case sum.Status == agent.StatusInterrupted:
+				case sum.Status == service.RunInterrupted:
 					if a.jsonOut {
 						if err := a.printJSON(sum); err != nil {
 							return err

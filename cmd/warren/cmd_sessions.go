@@ -8,9 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"warren/agent"
 	"warren/internal/cli"
-	"warren/llm"
+	"warren/service"
 )
 
 // runAllowed is what a RUN argument may be.
@@ -43,7 +42,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			}
 			latest, st, usage := s.Checkpoint, s.State, s.Usage
 			fmt.Fprintf(a.stdout, "Run %s: %s after step %d (%s)", args[0], latest.Status, latest.Step, latest.Node)
-			if latest.Next != "" && latest.Status != agent.StatusDone {
+			if latest.Next != "" && latest.Status != service.RunDone {
 				fmt.Fprintf(a.stdout, ", goes on at %s", latest.Next)
 			}
 			fmt.Fprintln(a.stdout)
@@ -97,7 +96,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 
 // callsByHost counts a run's calls by the host that answered them, hosts in the order they
 // first answered ("" when the ledger names none).
-func callsByHost(ledger []llm.LedgerEntry) string {
+func callsByHost(ledger []service.LedgerEntry) string {
 	var order []string
 	counts := map[string]int{}
 	for _, e := range ledger {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"warren/agent/toxedit"
 	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
@@ -40,7 +39,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":10}]}`, "--json")
 	var res service.ToxEditResult
 	if r.code != cli.ExitWaiting || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Status != "waiting" ||
-		res.Proposal.EditType != toxedit.FormStructured || res.Proposal.BaseVersion != 2 {
+		res.Proposal.EditType != service.ToxFormStructured || res.Proposal.BaseVersion != 2 {
 		t.Fatalf("edit without --yes: %+v", r)
 	}
 	if v, _ := st.Latest(ctx, "COUMARIN"); v.Version != 2 {
@@ -72,7 +71,7 @@ func TestToxBatchCLI(t *testing.T) {
 		t.Errorf("BHT: version %d batch %q", v.Version, v.BatchID)
 	}
 	r = warren(t, env, "tox", "batch", file, "--json")
-	var res toxedit.BatchResult
+	var res service.ToxBatchResult
 	if r.code != cli.ExitPartial || json.Unmarshal([]byte(r.stdout), &res) != nil || res.Proposed != 1 || res.NoChange != 1 || res.Failed != 1 {
 		t.Fatalf("batch --json: %+v", r)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"warren/agent"
-	"warren/agent/research"
 	"warren/config"
 	"warren/internal/cli"
 	"warren/internal/schema"
@@ -96,6 +95,12 @@ var badLines = []struct {
 	{[]string{"gas", "fill", "--tiers", "standards,nosuch"}, []string{"--tiers", `"standards,nosuch"`, `"nosuch"`, "standards"}},
 	{[]string{"gas", "fill", "--resume", "--rows", "1"}, []string{"--resume", "--rows"}},
 	{[]string{"gas", "fill", "--table", "nosuch"}, []string{"--table", `"nosuch"`, "hmis-sample"}},
+	{[]string{"gas", "approve", "0", "cas_number"}, []string{"ROW", `"0"`, "row number"}},
+	{[]string{"gas", "approve", "1", "cas"}, []string{"FIELD", `"cas"`, "field name"}},
+	{[]string{"gas", "reject", "x1", "cas_number"}, []string{"ROW", `"x1"`, "row number"}},
+	{[]string{"gas", "reject", "1", "Boiling Point"}, []string{"FIELD", `"Boiling Point"`, "field name"}},
+	{[]string{"gas", "edit", "one", "cas_number", "7803-62-5"}, []string{"ROW", `"one"`, "row number"}},
+	{[]string{"gas", "edit", "1", "nosuch", "7803-62-5"}, []string{"FIELD", `"nosuch"`, "field name"}},
 	{[]string{"gas", "query", " "}, []string{"QUESTION", `" "`}},
 	{[]string{"gas", "query"}, []string{"QUESTION", "--expr"}},
 	{[]string{"gas", "query", "--expr", ""}, []string{"--expr", `""`}},
@@ -347,8 +352,8 @@ func finishedRun(t *testing.T, ws string) string {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	s := research.State{Question: "Which purge?", Report: "# Purge\n\nPurge with nitrogen [1].", References: []research.RefRecord{
-		{State: research.RefFollowed}, {State: research.RefFollowed}, {State: research.RefSkipped}, {State: research.RefUnresolved}}}
+	s := service.ResearchState{Question: "Which purge?", Report: "# Purge\n\nPurge with nitrogen [1].", References: []service.ResearchRef{
+		{State: service.RefFollowed}, {State: service.RefFollowed}, {State: service.RefSkipped}, {State: service.RefUnresolved}}}
 	data, _ := json.Marshal(s)
 	store := &agent.Store{DB: w.DB}
 	ctx := context.Background()
@@ -356,7 +361,7 @@ func finishedRun(t *testing.T, ws string) string {
 	if err := store.CreateRun(ctx, run, "research", s.Question); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Save(ctx, agent.Checkpoint{Run: run, Step: 9, Node: "attribute", Status: agent.StatusDone, State: data}); err != nil {
+	if err := store.Save(ctx, service.RunCheckpoint{Run: run, Step: 9, Node: "attribute", Status: service.RunDone, State: data}); err != nil {
 		t.Fatal(err)
 	}
 	return run

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"warren/agent"
 	"warren/gas"
 	"warren/internal/cli"
 	"warren/internal/testkb"
@@ -31,6 +31,17 @@ func scriptOdour(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "narrow", SchemaHas: "sections", Replies: []string{`{"sections":[1,2,3]}`}})
 	srv.Handle(&llmtest.Rule{Name: "query", SchemaHas: "expression", Replies: []string{
 		`{"expression":"ghs02_flammable == true && empty(cas_number)","explanation":"flammable, no CAS number"}`}})
+}
+
+// workspaceLedger reads a run's model calls from the workspace ledger, through the service.
+func workspaceLedger(t *testing.T, env []string, run string) ([]service.LedgerEntry, error) {
+	t.Helper()
+	e, err := (&app{env: env, logger: slog.New(slog.DiscardHandler)}).open()
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	return e.Ledger(context.Background(), run)
 }
 
 func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
@@ -73,7 +84,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	}
 	// The fill's model calls are in the workspace ledger, each one the server answered.
 	chatBefore := srv.Count("/api/chat")
-	ledger, err := (&agent.Store{DB: ws.DB}).Ledger(ctx, sum.LedgerRun)
+	ledger, err := workspaceLedger(t, env, sum.LedgerRun)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +154,7 @@ func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &asked) != nil || asked.Expression != "ghs02_flammable == true && empty(cas_number)" {
 		t.Errorf("query: %+v", r)
 	}
-	if ledger, _ := (&agent.Store{DB: ws.DB}).Ledger(ctx, asked.LedgerRun); asked.Calls != 1 || len(ledger) != asked.Calls {
+	if ledger, _ := workspaceLedger(t, env, asked.LedgerRun); asked.Calls != 1 || len(ledger) != asked.Calls {
 		t.Errorf("the question's %d call(s) are in ledger run %q: %+v", asked.Calls, asked.LedgerRun, ledger)
 	}
 	if r = warren(t, env, "gas", "query", "--expr", "SELECT * FROM gases"); r.code == 0 {

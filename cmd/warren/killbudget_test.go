@@ -15,6 +15,7 @@ import (
 	"warren/agent"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
+	"warren/service"
 )
 
 // TestKilledRunNeverSendsMoreThanItsBudget kills `warren research --budget-calls 12` (a run
@@ -71,7 +72,7 @@ func TestKilledRunNeverSendsMoreThanItsBudget(t *testing.T) {
 			}
 			store := &agent.Store{DB: ws.DB}
 			before, _ := store.Ledger(context.Background(), run)
-			if cp, _ := store.Latest(context.Background(), run); cp.Status == agent.StatusDone {
+			if cp, _ := store.Latest(context.Background(), run); cp.Status == service.RunDone {
 				t.Fatalf("the kill came too late: the run had finished")
 			}
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"warren/agent"
-	"warren/agent/research"
+	"warren/internal/citation"
 	"warren/internal/cli"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
@@ -38,18 +38,18 @@ func TestMeaninglessModelRunCompletesWithinBudget(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
-	if sum.Status != agent.StatusDone || sum.Calls > budget || srv.Count("/api/chat") > budget {
+	if sum.Status != service.RunDone || sum.Calls > budget || srv.Count("/api/chat") > budget {
 		t.Fatalf("want a finished run within %d calls: %+v (%d chat requests)", budget, sum, srv.Count("/api/chat"))
 	}
 	report, err := os.ReadFile(sum.Report)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var state research.State
+	var state service.ResearchState
 	cp, _ := (&agent.Store{DB: ws.DB}).Latest(context.Background(), sum.Run)
 	json.Unmarshal(cp.State, &state)
 	body := state.Report
-	for _, n := range citationNumbers(body) {
+	for _, n := range citation.Numbers(body) {
 		if n < 1 || n > len(state.Sources) {
 			t.Errorf("citation [%d] does not resolve (%d sources)", n, len(state.Sources))
 		}
@@ -58,18 +58,6 @@ func TestMeaninglessModelRunCompletesWithinBudget(t *testing.T) {
 		t.Errorf("the report file lists its sources:\n%s", report)
 	}
 	t.Logf("meaningless run: %d calls, status %s, partial %v, %d sources, references %v", sum.Calls, sum.Status, sum.Partial, len(state.Sources), sum.References)
-}
-
-var citationRE = regexp.MustCompile(`\[(\d+)\]`)
-
-func citationNumbers(text string) []int {
-	var out []int
-	for _, m := range citationRE.FindAllStringSubmatch(text, -1) {
-		var n int
-		json.Unmarshal([]byte(m[1]), &n)
-		out = append(out, n)
-	}
-	return out
 }
 
 // TestKilledRunResumesWithoutRepeatingCalls kills the real binary with SIGKILL while it works
@@ -113,7 +101,7 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 	store := &agent.Store{DB: ws.DB}
 	before, _ := store.Ledger(context.Background(), run)
 	cp, _ := store.Latest(context.Background(), run)
-	if cp.Status == agent.StatusDone {
+	if cp.Status == service.RunDone {
 		t.Fatalf("the kill came too late: the run had finished")
 	}
 	// The run's job shows as interrupted: its process is gone.
@@ -128,7 +116,7 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, out)
 	}
 	var sum service.ResearchSummary
-	if err := json.Unmarshal(out, &sum); err != nil || sum.Status != agent.StatusDone {
+	if err := json.Unmarshal(out, &sum); err != nil || sum.Status != service.RunDone {
 		t.Fatalf("the resumed run completes: %v %s", err, out)
 	}
 	if state := jobState(t, bin, environ, run); state != "done" {
@@ -137,7 +125,7 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 	after, _ := store.Ledger(context.Background(), run)
 	seen := map[string]bool{}
 	for _, e := range after {
-		if e.Outcome == "error" || e.Outcome == agent.OutcomeSent { // a call in flight at the kill
+		if e.Outcome == "error" || e.Outcome == service.CallSent { // a call in flight at the kill
 			continue
 		}
 		if seen[e.Key] {
@@ -181,7 +169,7 @@ plan:
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &sum) != nil {
 		t.Fatalf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
-	if sum.Status != agent.StatusDone || len(sum.Tasks) != 1 || sum.Tasks[0].Query != "Gefährdungsbeurteilung Informationsermittlung" ||
+	if sum.Status != service.RunDone || len(sum.Tasks) != 1 || sum.Tasks[0].Query != "Gefährdungsbeurteilung Informationsermittlung" ||
 		sum.Termination != "ended by the analyst (/end)" || sum.Report != out {
 		t.Errorf("the answers file drives the run (two rounds, a replan, an edited plan): %+v", sum)
 	}
@@ -194,8 +182,8 @@ plan:
 	}
 
 	r = warren(t, env, "sessions", "list", "--json")
-	var runs []agent.RunInfo
-	if json.Unmarshal([]byte(r.stdout), &runs) != nil || len(runs) != 1 || runs[0].ID != sum.Run || runs[0].Status != agent.StatusDone {
+	var runs []service.RunInfo
+	if json.Unmarshal([]byte(r.stdout), &runs) != nil || len(runs) != 1 || runs[0].ID != sum.Run || runs[0].Status != service.RunDone {
 		t.Fatalf("sessions list: %s", r.stdout)
 	}
 	if r = warren(t, env, "sessions", "show", sum.Run); r.code != 0 || !strings.Contains(r.stdout, "Refinement ended: ended by the analyst") {
@@ -236,7 +224,7 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	r := warren(t, env, "research", "Welche Pflichten hat der Arbeitgeber?", "--answers", first, "--json")
 	var sum service.ResearchSummary
 	json.Unmarshal([]byte(r.stdout), &sum)
-	if r.code != cli.ExitWaiting || sum.Waiting != research.InterruptQuestions {
+	if r.code != cli.ExitWaiting || sum.Waiting != service.InterruptQuestions {
 		t.Fatalf("out of answers, the run waits (exit 4): %+v %s", r, r.stderr)
 	}
 	all := filepath.Join(dir, "all.yaml")
@@ -245,7 +233,7 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("resume: %+v", r)
 	}
-	var state research.State
+	var state service.ResearchState
 	cp, _ := (&agent.Store{DB: ws.DB}).Latest(context.Background(), sum.Run)
 	json.Unmarshal(cp.State, &state)
 	var answers []string

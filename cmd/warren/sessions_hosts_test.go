@@ -10,7 +10,7 @@ import (
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
-	"warren/llm"
+	"warren/service"
 )
 
 // sessions show counts a run's calls by the host that answered them.
@@ -25,7 +25,7 @@ func TestSessionsShowCountsCallsByHost(t *testing.T) {
 	}
 	store := &agent.Store{DB: w.DB}
 	for _, host := range []string{"http://gpu1:11434", "http://gpu1:11434", "http://gpu2:11434"} {
-		if err := store.RecordLedger(context.Background(), llm.LedgerEntry{Run: run, Time: time.Now(), Role: "chat",
+		if err := store.RecordLedger(context.Background(), service.LedgerEntry{Run: run, Time: time.Now(), Role: "chat",
 			Host: host, Kind: "text", Attempts: 1, Outcome: "ok"}); err != nil {
 			t.Fatal(err)
 		}

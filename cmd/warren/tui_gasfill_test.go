@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"warren/agent"
 	"warren/gas"
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
@@ -64,7 +63,7 @@ func TestWorkbenchGasFill(t *testing.T) {
 	}
 	kept := slices.Clone(last.Done)
 	run := service.GasFillRun(last.ID)
-	if cp, err := e.RunStore().Latest(ctx, run); err != nil || cp.Status != agent.StatusCanceled {
+	if cp, err := e.RunStore().Latest(ctx, run); err != nil || cp.Status != service.RunCanceled {
 		t.Errorf("the fill's run is checkpointed as cancelled: %+v %v", cp, err)
 	}
 

@@ -9,14 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"warren/agent"
-	"warren/agent/research"
 	"warren/service"
 )
 
 // ReferenceCounts says how many references a run followed, skipped and left unresolved.
 func ReferenceCounts(counts map[string]int) string {
-	return CountWords(counts, research.RefFollowed, research.RefSkipped, research.RefUnresolved)
+	return CountWords(counts, service.RefFollowed, service.RefSkipped, service.RefUnresolved)
 }
 
 // ResearchTrail prints a headless research run's trail: each step as it starts and ends, with
@@ -28,17 +26,17 @@ type ResearchTrail struct {
 }
 
 // Event prints e, when it is a step's start, end or failure.
-func (p *ResearchTrail) Event(e agent.Event) {
+func (p *ResearchTrail) Event(e service.RunEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Kind {
-	case agent.EventLedger:
+	case service.EventLedger:
 		p.calls++
-	case agent.EventNodeStarted:
+	case service.EventNodeStarted:
 		fmt.Fprintf(p.W, "  %-16s …\n", e.Node)
-	case agent.EventNodeFinished:
+	case service.EventNodeFinished:
 		fmt.Fprintf(p.W, "  %-16s done in %s (%d model calls so far)\n", e.Node, e.Duration.Round(time.Millisecond), p.calls)
-	case agent.EventError:
+	case service.EventError:
 		fmt.Fprintf(p.W, "  %-16s failed: %s\n", e.Node, Line(e.Summary))
 	}
 }
@@ -62,11 +60,11 @@ type ResearchPrompter struct {
 }
 
 // Answer answers an interrupt; not ok means nobody answered, and the run waits.
-func (r *ResearchPrompter) Answer(in *agent.Interrupt) (json.RawMessage, bool, error) {
+func (r *ResearchPrompter) Answer(in *service.RunInterrupt) (json.RawMessage, bool, error) {
 	label := "Your answer (/end to stop refining): "
 	switch in.Kind {
-	case research.InterruptQuestions:
-		var p research.QuestionsPayload
+	case service.InterruptQuestions:
+		var p service.ResearchQuestions
 		json.Unmarshal(in.Payload, &p)
 		if !r.Quiet {
 			fmt.Fprintf(r.Out, "\nCoverage %.0f %%. Gaps: %s\n", 100*p.Coverage, Line(strings.Join(p.Gaps, "; ")))
@@ -74,9 +72,9 @@ func (r *ResearchPrompter) Answer(in *agent.Interrupt) (json.RawMessage, bool, e
 				fmt.Fprintf(r.Out, "  %d. %s\n", i+1, Line(q))
 			}
 		}
-	case research.InterruptPlan:
+	case service.InterruptPlan:
 		label = "Approve the plan? [Y]es, or write what to change for a new plan (edit tasks with --answers): "
-		var p research.PlanPayload
+		var p service.ResearchPlan
 		json.Unmarshal(in.Payload, &p)
 		if !r.Quiet {
 			fmt.Fprintln(r.Out, "\nProposed plan:")

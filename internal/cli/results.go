@@ -9,7 +9,6 @@ import (
 	"io"
 	"strings"
 
-	"warren/agent/toxedit"
 	"warren/kb"
 	"warren/service"
 )
@@ -67,7 +66,7 @@ func FillOutcome(sum service.GasFillSummary) error {
 }
 
 // BatchOutcome is the exit class of a batch: every line failed (5), some failed (3), or nil.
-func BatchOutcome(res *toxedit.BatchResult) error {
+func BatchOutcome(res *service.ToxBatchResult) error {
 	switch {
 	case res.Failed == 0:
 		return nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"warren/agent/toxedit"
+	"warren/service"
 	"warren/tox"
 )
 
@@ -79,7 +79,7 @@ func WriteProfile(w io.Writer, v tox.ProfileVersion, latest int, p *tox.Profile)
 }
 
 // WriteProposal prints a proposed toxicology edit: what it is, how it was made, its diff.
-func WriteProposal(w io.Writer, p *toxedit.Proposal) {
+func WriteProposal(w io.Writer, p *service.ToxProposal) {
 	fmt.Fprintf(w, "%s · %s · method %s · %d %s · base version %d\n", Line(p.INCI), p.EditType, p.Method,
 		p.ModelCalls, Plural(p.ModelCalls, "model call", "model calls"), p.BaseVersion)
 	if p.Note != "" {
@@ -92,14 +92,14 @@ func WriteProposal(w io.Writer, p *toxedit.Proposal) {
 }
 
 // WriteBatch prints the results of a toxicology batch: a table of its lines, then the counts.
-func WriteBatch(w io.Writer, res *toxedit.BatchResult) {
+func WriteBatch(w io.Writer, res *service.ToxBatchResult) {
 	Table(w, func(tw io.Writer) {
 		fmt.Fprintln(tw, "LINE\tINCI\tEDIT TYPE\tSTATUS\tVERSION\tRUN / ERROR")
 		for _, l := range res.Lines {
 			detail := l.Error
-			if l.Status == toxedit.StatusProposed && l.Proposal != nil {
+			if l.Status == service.ToxLineProposed && l.Proposal != nil {
 				detail = l.Proposal.ID
-			} else if l.Status == toxedit.StatusApplied {
+			} else if l.Status == service.ToxLineApplied {
 				detail = l.Proposal.Summary
 			}
 			version := "-"

@@ -90,6 +90,8 @@ var rules = []rule{
 		why: "a desk's home (its table or profiles) is below the agents and the service"},
 	{from: []string{"service", "agent", "llm", "kb", "retrieval", "registry", "config", "gas", "tox"}, to: []string{"tui", "cmd"},
 		why: "arrows point downward: nothing below the front ends imports them"},
+	{from: []string{"cmd", "tui", "internal/cli"}, to: []string{"agent", "llm"},
+		why: "front ends reach agents and the model only through the service"},
 	{from: []string{"service", "agent", "llm", "kb", "retrieval", "registry", "config", "gas", "tox", "access", "doctor", "internal"},
 		to:  []string{"charm.land/bubbletea/v2", "charm.land/lipgloss/v2", "charm.land/bubbles/v2", "charm.land/glamour/v2"},
 		why: "nothing outside the front ends draws on a terminal"},

@@ -20,7 +20,6 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"warren/access"
-	"warren/agent"
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
@@ -88,7 +87,7 @@ func benchServer(dir string) error {
 // tickingRun is a job that works one node and says, ten times a second, what it does.
 func tickingRun(run string) jobs.Work {
 	return func(ctx context.Context, em *jobs.Emitter) (string, error) {
-		em.Agent(agent.Event{Time: time.Now(), Run: run, Node: "execute", Kind: agent.EventNodeStarted})
+		em.Agent(service.RunEvent{Time: time.Now(), Run: run, Node: "execute", Kind: service.EventNodeStarted})
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for n := 1; ; n++ {
@@ -96,7 +95,7 @@ func tickingRun(run string) jobs.Work {
 			case <-ctx.Done():
 				return "", ctx.Err()
 			case now := <-tick.C:
-				em.Agent(agent.Event{Time: now, Run: run, Node: "execute", Kind: agent.EventNote,
+				em.Agent(service.RunEvent{Time: now, Run: run, Node: "execute", Kind: service.EventNote,
 					Summary: fmt.Sprintf("tick %d sent %d", n, time.Now().UnixMicro())})
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"warren/agent"
+	"warren/service"
 	"warren/service/jobs"
 )
 
@@ -14,7 +14,7 @@ import (
 // bug would.
 func brokenRun(run string, start <-chan struct{}) jobs.Work {
 	return func(ctx context.Context, em *jobs.Emitter) (string, error) {
-		em.Agent(agent.Event{Time: time.Now(), Run: run, Node: "execute", Kind: agent.EventNodeStarted})
+		em.Agent(service.RunEvent{Time: time.Now(), Run: run, Node: "execute", Kind: service.EventNodeStarted})
 		select {
 		case <-start:
 		case <-ctx.Done():
