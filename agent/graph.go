@@ -10,14 +10,19 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+
+	"warren/llm"
 )
 
 // End is the pseudo-node a finished run routes to.
 const End = "END"
 
 // Node does one step of work on the state. It returns an interrupt to stop and ask the
-// analyst, or an error to fail the run (which stays resumable from before the node).
-type Node[S any] func(ctx context.Context, s *S) (*Interrupt, error)
+// analyst, or an error to fail the run (which stays resumable from before the node). call is
+// the run's Runner.Call made by this node (llm.Call.At): the node passes it with every model
+// call it makes, so that the call is metered, kept in the ledger under the node's name and
+// replayed when the run resumes.
+type Node[S any] func(ctx context.Context, call llm.Call, s *S) (*Interrupt, error)
 
 // Router chooses the next node from the state after a node has run.
 type Router[S any] func(s *S) string

@@ -8,15 +8,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"warren/llm"
 )
 
 // bugGraph counts in "inc" and then, in "bug", half-changes the state and panics while
 // *panics is set.
 func bugGraph(panics *bool) *Graph[counter] {
 	return NewGraph[counter]("bug").
-		Node("inc", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Node("inc", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
 		Edge("inc", "bug").
-		Node("bug", func(ctx context.Context, s *counter) (*Interrupt, error) {
+		Node("bug", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
 			s.N = 999 // must not survive the panic
 			if *panics {
 				var st *counter
@@ -89,9 +91,11 @@ func TestANodeThatPanicsFailsTheRunAndKeepsTheLastGoodStep(t *testing.T) {
 func TestARouterOrAnAnswerThatPanicsFailsTheRun(t *testing.T) {
 	store := testStore(t)
 	g := NewGraph[counter]("routes").
-		Node("inc", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Node("inc", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
 		Route("inc", func(s *counter) string { panic(fmt.Sprintf("no route at %d", s.N)) }).
-		Node("ask", func(ctx context.Context, s *counter) (*Interrupt, error) { return NewInterrupt("question", nil) }).
+		Node("ask", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
+			return NewInterrupt("question", nil)
+		}).
 		Edge("ask", End)
 	r := &Runner[counter]{Graph: g, Store: store}
 	ctx := context.Background()

@@ -69,6 +69,9 @@ type Runner[S any] struct {
 	// Describe, when set, says in words what a node changed, for the analyst; without it the
 	// summary names the changed state fields.
 	Describe func(before, after *S) string
+	// Call is what the run's model calls are made for: its meter and its journal. Each node
+	// gets it named after itself.
+	Call llm.Call
 }
 
 // Start begins a new run with the given state.
@@ -160,7 +163,7 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 		}
 		r.emit(Event{Run: run, Step: step, Node: node, Kind: EventNodeStarted})
 		start := time.Now()
-		intr, err := callNode(llm.WithNode(ctx, node), node, fn, state)
+		intr, err := callNode(ctx, r.Call.At(node), node, fn, state)
 		if err != nil {
 			// The state the node may have half-changed is dropped: a resume re-runs the node
 			// from the state before it. A panic fails the run the same way.
@@ -199,7 +202,7 @@ func (r *Runner[S]) loop(ctx context.Context, run string, step int, node string,
 
 // callNode runs one node; a panic in it becomes a *PanicError, so that it fails this run
 // only, checkpointed like any failed step.
-func callNode[S any](ctx context.Context, node string, fn Node[S], s *S) (intr *Interrupt, err error) {
+func callNode[S any](ctx context.Context, call llm.Call, node string, fn Node[S], s *S) (intr *Interrupt, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)
@@ -207,7 +210,7 @@ func callNode[S any](ctx context.Context, node string, fn Node[S], s *S) (intr *
 			intr, err = nil, pe
 		}
 	}()
-	return fn(ctx, s)
+	return fn(ctx, call, s)
 }
 
 // recoverRun, deferred, fails a run whose runner code outside a node panicked (a sink, an

@@ -34,18 +34,18 @@ func testStore(t *testing.T) *Store {
 
 func counterGraph(failOnce *bool) *Graph[counter] {
 	return NewGraph[counter]("counter").
-		Node("inc", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Node("inc", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
 		Route("inc", func(s *counter) string {
 			if s.N < 3 {
 				return "inc"
 			}
 			return "ask"
 		}).
-		Node("ask", func(ctx context.Context, s *counter) (*Interrupt, error) {
+		Node("ask", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
 			return NewInterrupt("question", map[string]int{"n": s.N})
 		}).
 		Edge("ask", "finish").
-		Node("finish", func(ctx context.Context, s *counter) (*Interrupt, error) {
+		Node("finish", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
 			if failOnce != nil && *failOnce {
 				*failOnce = false
 				s.N = 999 // a half-done change that must not survive the failure
@@ -107,7 +107,7 @@ func TestRunInterruptResumeAndFailureRecovery(t *testing.T) {
 
 func TestStepLimitStopsALoop(t *testing.T) {
 	g := NewGraph[counter]("loop").
-		Node("spin", func(ctx context.Context, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
+		Node("spin", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) { s.N++; return nil, nil }).
 		Route("spin", func(*counter) string { return "spin" })
 	r := &Runner[counter]{Graph: g, Store: testStore(t), StepLimit: 5}
 	var s counter
@@ -120,7 +120,7 @@ func TestStepLimitStopsALoop(t *testing.T) {
 func TestCancelledRunIsResumable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	g := NewGraph[counter]("cancel").
-		Node("work", func(ctx context.Context, s *counter) (*Interrupt, error) {
+		Node("work", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
 			s.N++
 			if s.N == 1 {
 				cancel()
@@ -148,7 +148,7 @@ func TestRunCancelledAsItStartsIsResumable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	g := NewGraph[counter]("early").
-		Node("work", func(ctx context.Context, s *counter) (*Interrupt, error) {
+		Node("work", func(ctx context.Context, _ llm.Call, s *counter) (*Interrupt, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -168,11 +168,31 @@ func TestRunCancelledAsItStartsIsResumable(t *testing.T) {
 	}
 }
 
+// Each node makes its model calls as the run's call, named after the node: that is how the
+// ledger knows which node made a call.
+func TestNodesGetTheRunsCallUnderTheirNames(t *testing.T) {
+	meter := llm.NewRun("run-n", llm.Budget{}, nil)
+	var got []llm.Call
+	node := func(ctx context.Context, call llm.Call, s *counter) (*Interrupt, error) {
+		got = append(got, call)
+		return nil, nil
+	}
+	g := NewGraph[counter]("named").Node("first", node).Edge("first", "second").Node("second", node).Edge("second", End)
+	r := &Runner[counter]{Graph: g, Store: testStore(t), Call: llm.Call{Run: meter}}
+	if _, err := r.Start(context.Background(), "run-n", "", &counter{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Call{{Run: meter, Node: "first"}, {Run: meter, Node: "second"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("the nodes got %+v, want %+v", got, want)
+	}
+}
+
 func TestValidateFindsDanglingGraphs(t *testing.T) {
 	g := NewGraph[counter]("bad").
-		Node("a", func(context.Context, *counter) (*Interrupt, error) { return nil, nil }).
+		Node("a", func(context.Context, llm.Call, *counter) (*Interrupt, error) { return nil, nil }).
 		Edge("a", "nowhere").
-		Node("b", func(context.Context, *counter) (*Interrupt, error) { return nil, nil })
+		Node("b", func(context.Context, llm.Call, *counter) (*Interrupt, error) { return nil, nil })
 	err := g.Validate()
 	if err == nil || !strings.Contains(err.Error(), "leads to no node") || !strings.Contains(err.Error(), `node "b" has no way on`) {
 		t.Errorf("got %v", err)

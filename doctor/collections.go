@@ -81,7 +81,7 @@ func collectionReady(c kb.CollectionInfo, g *llm.Gateway, dim int) error {
 		return dim
 	}
 	model, _ := g.Model(config.RoleEmbed)
-	emb, err := c.QueryEmbedder(kb.Ollama{Model: model, Func: g.Embed})
+	emb, err := c.QueryEmbedder(kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})})
 	var mismatch *kb.EmbedderMismatchError
 	if errors.As(err, &mismatch) {
 		mismatch.AskedDim = dimOf(mismatch.Asked)

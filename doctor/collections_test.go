@@ -33,7 +33,7 @@ func embeddedWorkspace(t *testing.T, srv *llmtest.Server) string {
 	for _, d := range []struct {
 		id, collection string
 		emb            kb.Embedder
-	}{{"sop/cylinder.md", "sop", kb.Ollama{Model: c.Embed.Model, Func: g.Embed}}, {"general/arsine.md", "general", kb.Builtin{}}} {
+	}{{"sop/cylinder.md", "sop", kb.Ollama{Model: c.Embed.Model, Func: g.EmbedFor(llm.Call{})}}, {"general/arsine.md", "general", kb.Builtin{}}} {
 		doc := &kb.Document{ID: d.id, Collection: d.collection, Language: "en", Meta: map[string]string{},
 			Sections: []kb.Section{{Heading: "Procedure", Text: "Purge the silane line with nitrogen."}}}
 		if _, err := store.AddDocument(ctx, doc, d.emb, kb.DefaultChunkOptions, nil); err != nil {

@@ -91,14 +91,14 @@ func BuiltinVector(text string) []float32 {
 }
 
 // EmbedFunc embeds texts with a model, calling progress (when not nil) with how many are
-// done; the model gateway's Embed is one. kb takes the function, as chromem-go's store takes
-// an embedding function, and so does not depend on the gateway.
+// done; the model gateway's EmbedFor gives one. kb takes the function, as chromem-go's store
+// takes an embedding function, and so does not depend on the gateway.
 type EmbedFunc func(ctx context.Context, texts []string, progress func(done int)) ([][]float32, error)
 
 // Ollama embeds with an Ollama embedding model through an embedding function.
 type Ollama struct {
 	Model string    // the model, as models.embed.model names it, such as "nomic-embed-text"
-	Func  EmbedFunc // embeds with that model: the model gateway's Embed
+	Func  EmbedFunc // embeds with that model: the model gateway's EmbedFor
 }
 
 // ID names the embedding model.

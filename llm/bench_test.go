@@ -19,8 +19,8 @@ func BenchmarkStructured(b *testing.B) {
 	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
 	g := newGateway(b, srv.URL)
 	run := llm.NewRun("bench", llm.Budget{}, func(llm.LedgerEntry) {})
-	ctx := llm.WithRun(context.Background(), run)
-	req := llm.Request{System: "Decide whether to follow the reference.", Prompt: "§ 6 Absatz 1 GefStoffV"}
+	ctx := context.Background()
+	req := llm.Request{Call: llm.Call{Run: run}, System: "Decide whether to follow the reference.", Prompt: "§ 6 Absatz 1 GefStoffV"}
 	b.ReportAllocs()
 	for b.Loop() {
 		var v verdict
@@ -59,7 +59,7 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := g.Embed(context.Background(), texts, nil); err != nil {
+		if _, err := g.Embed(context.Background(), llm.Call{}, texts, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -21,6 +21,9 @@ type Message struct {
 
 // Request is one model call.
 type Request struct {
+	// Call is the run the call is made for: it meters, records and replays the call. The
+	// zero Call makes a call outside any run.
+	Call        Call
 	Role        config.RoleName // chat when empty
 	System      string
 	History     []Message // earlier turns, sent before Prompt
@@ -60,8 +63,8 @@ func (a *answer) journalEntry() JournalEntry {
 }
 
 // exchange is one request/answer round with the model, retried on transient failures and
-// metered against the run in ctx. judge, when given, inspects the answer and returns the
-// ledger outcome; otherwise the outcome is "ok" or "truncated".
+// metered against the run of the request's Call. judge, when given, inspects the answer and
+// returns the ledger outcome; otherwise the outcome is "ok" or "truncated".
 type exchange struct {
 	kind       string
 	messages   []api.Message
@@ -83,7 +86,7 @@ func (g *Gateway) target(role config.RoleName) (target, error) {
 }
 
 func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err error) {
-	journal := journalFrom(ctx)
+	journal := x.req.Call.Journal
 	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
@@ -104,7 +107,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 		texts = append(texts, m.Content)
 	}
 	estimate := estimateTokens(texts...)
-	run := RunFrom(ctx)
+	run := x.req.Call.Run
 	var res reservation
 	if run != nil {
 		if res, err = run.reserve(estimate, x.numPredict, true); err != nil {
@@ -132,7 +135,7 @@ func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err
 	// The ledger entry is written on every path, a panicking callback included, so the
 	// reservation is always given back.
 	defer func() {
-		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: hostURL(used, t),
+		entry := LedgerEntry{Time: start, Node: x.req.Call.Node, Role: string(t.role), Model: t.model, Host: hostURL(used, t),
 			Kind: x.kind, PromptTokens: a.promptTokens, CompletionTokens: a.completionTokens,
 			Duration: time.Since(start), Attempts: attempts, Key: key}
 		switch {

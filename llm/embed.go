@@ -16,8 +16,9 @@ import (
 // ollama.embed_batch_size through /api/embed, as many batches at once as the role's healthy
 // hosts answer at once (Capacity). Each batch is one metered exchange; the vectors come back
 // in the texts' order whatever order the batches end in. onBatch, when given, is told how
-// many texts are done after each batch (for progress bars), one batch at a time.
-func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
+// many texts are done after each batch (for progress bars), one batch at a time. call is the
+// run the batches are made for: it meters, records and replays each of them.
+func (g *Gateway) Embed(ctx context.Context, call Call, texts []string, onBatch func(done int)) ([][]float32, error) {
 	t, err := g.target(config.RoleEmbed)
 	if err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done i
 			break
 		}
 		eg.Go(func() error {
-			vecs, err := g.embedBatch(ectx, t, texts[b*size:min((b+1)*size, len(texts))])
+			vecs, err := g.embedBatch(ectx, call, t, texts[b*size:min((b+1)*size, len(texts))])
 			if err != nil {
 				return err
 			}
@@ -63,8 +64,16 @@ func (g *Gateway) Embed(ctx context.Context, texts []string, onBatch func(done i
 	return out, nil
 }
 
-func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vecs [][]float32, err error) {
-	journal := journalFrom(ctx)
+// EmbedFor is Embed for call in the shape the knowledge base takes an embedding function
+// (kb.EmbedFunc), so that a store or a searcher embeds as part of call.
+func (g *Gateway) EmbedFor(call Call) func(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
+	return func(ctx context.Context, texts []string, onBatch func(done int)) ([][]float32, error) {
+		return g.Embed(ctx, call, texts, onBatch)
+	}
+}
+
+func (g *Gateway) embedBatch(ctx context.Context, call Call, t target, batch []string) (vecs [][]float32, err error) {
+	journal := call.Journal
 	key := requestKey("embed", t.model, batch)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok && len(e.Embeddings) == len(batch) {
@@ -72,7 +81,7 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 		}
 	}
 	estimate := estimateTokens(batch...)
-	run := RunFrom(ctx)
+	run := call.Run
 	var res reservation
 	if run != nil {
 		if res, err = run.reserve(estimate, 0, false); err != nil {
@@ -85,7 +94,7 @@ func (g *Gateway) embedBatch(ctx context.Context, t target, batch []string) (vec
 	attempts := 0
 	var used *host
 	defer func() {
-		entry := LedgerEntry{Time: start, Node: nodeFrom(ctx), Role: string(t.role), Model: t.model, Host: hostURL(used, t),
+		entry := LedgerEntry{Time: start, Node: call.Node, Role: string(t.role), Model: t.model, Host: hostURL(used, t),
 			Kind: "embed", Duration: time.Since(start), Attempts: attempts, Outcome: "ok", Key: key}
 		if resp != nil {
 			entry.PromptTokens = resp.PromptEvalCount

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"warren/config"
+	"warren/llm"
 	"warren/llm/llmtest"
 )
 
@@ -35,7 +36,7 @@ func TestEmbedBatchesInParallelKeepTheirOrder(t *testing.T) {
 			c.Embed.Hosts = hosts
 		})
 		var progress []int
-		vecs, err := g.Embed(context.Background(), texts, func(done int) { progress = append(progress, done) })
+		vecs, err := g.Embed(context.Background(), llm.Call{}, texts, func(done int) { progress = append(progress, done) })
 		if err != nil {
 			t.Fatal(err)
 		}

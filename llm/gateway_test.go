@@ -66,8 +66,8 @@ func newMeter(budget llm.Budget) *meter {
 	return m
 }
 
-func (m *meter) ctx() context.Context {
-	return llm.WithNode(llm.WithRun(context.Background(), m.run), "gate")
+func (m *meter) call() llm.Call {
+	return llm.Call{Run: m.run, Node: "gate"}
 }
 
 func (m *meter) kinds() []string {
@@ -87,7 +87,7 @@ func TestStructuredHappyPathSendsSchemaAndRecordsLedger(t *testing.T) {
 	m := newMeter(llm.Budget{})
 
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{System: "You decide.", Prompt: "Follow § 6?"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), System: "You decide.", Prompt: "Follow § 6?"}, &v); err != nil {
 		t.Fatal(err)
 	}
 	if v.Decision != "follow" || v.Confidence != 0.8 {
@@ -124,7 +124,7 @@ func TestRecoversFromTwo503s(t *testing.T) {
 	m := newMeter(llm.Budget{})
 
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatalf("should recover from 2× 503: %v", err)
 	}
 	if n := srv.Count("/api/chat"); n != 3 {
@@ -159,7 +159,7 @@ func TestRepairsOneInvalidJSON(t *testing.T) {
 	m := newMeter(llm.Budget{})
 
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatalf("repair tier should recover: %v", err)
 	}
 	reqs := srv.Requests()
@@ -219,7 +219,7 @@ func TestTruncatedAnswerRetriesWithLargerNumPredict(t *testing.T) {
 	m := newMeter(llm.Budget{})
 
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatalf("should recover from one truncation: %v", err)
 	}
 	reqs := srv.Requests()
@@ -320,11 +320,11 @@ func TestBudgetExhaustedBeforeSending(t *testing.T) {
 
 	var v verdict
 	for i := 0; i < 2; i++ {
-		if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+		if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v)
+	err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v)
 	var be *llm.BudgetError
 	if !errors.Is(err, llm.ErrBudgetExhausted) || !errors.As(err, &be) || be.Resource != "calls" {
 		t.Fatalf("want a calls BudgetError, got %v", err)
@@ -340,7 +340,7 @@ func TestRepairRoundsCountAgainstBudget(t *testing.T) {
 	g := newGateway(t, srv.URL)
 	m := newMeter(llm.Budget{Calls: 1})
 	var v verdict
-	err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v)
+	err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v)
 	if !errors.Is(err, llm.ErrBudgetExhausted) || srv.Count("/api/chat") != 1 {
 		t.Fatalf("a repair round beyond the budget must be refused, got %v after %d requests", err, srv.Count("/api/chat"))
 	}
@@ -353,7 +353,7 @@ func TestTokenBudgetCapsAndRefuses(t *testing.T) {
 	m := newMeter(llm.Budget{Tokens: 400})
 
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatal(err)
 	}
 	predict, _ := srv.Requests()[0].Options["num_predict"].(float64)
@@ -363,7 +363,7 @@ func TestTokenBudgetCapsAndRefuses(t *testing.T) {
 	// Spend the rest with long prompts until the gateway refuses.
 	var err error
 	for i := 0; i < 20 && err == nil; i++ {
-		err = g.Structured(m.ctx(), llm.Request{Prompt: strings.Repeat("context ", 60)}, &v)
+		err = g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: strings.Repeat("context ", 60)}, &v)
 	}
 	var be *llm.BudgetError
 	if !errors.As(err, &be) || be.Resource != "tokens" {
@@ -454,7 +454,7 @@ func TestEmbedBatches(t *testing.T) {
 		texts[i] = strings.Repeat("silane ", i+1)
 	}
 	var progress []int
-	vecs, err := g.Embed(m.ctx(), texts, func(done int) { progress = append(progress, done) })
+	vecs, err := g.Embed(context.Background(), m.call(), texts, func(done int) { progress = append(progress, done) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +476,7 @@ func TestEmbedMissingModel(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.RemoveModel("nomic-embed-text")
 	g := newGateway(t, srv.URL)
-	_, err := g.Embed(context.Background(), []string{"x"}, nil)
+	_, err := g.Embed(context.Background(), llm.Call{}, []string{"x"}, nil)
 	if !errors.Is(err, llm.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull nomic-embed-text") {
 		t.Fatalf("want ErrModelMissing naming the pull command, got %v", err)
 	}

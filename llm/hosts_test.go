@@ -127,7 +127,7 @@ func TestIdleHostsTakeTurns(t *testing.T) {
 	g := hostsGateway(t, []config.Host{{URL: srvA.URL}, {URL: srvB.URL}})
 	m := newMeter(llm.Budget{})
 	for i := range 6 {
-		if _, err := g.Text(m.ctx(), llm.Request{Prompt: fmt.Sprint("q", i)}); err != nil {
+		if _, err := g.Text(context.Background(), llm.Request{Call: m.call(), Prompt: fmt.Sprint("q", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,14 +161,15 @@ func TestAHostKilledMidRunHandsItsWorkToTheOther(t *testing.T) {
 	const calls = 12
 	m := newMeter(llm.Budget{Calls: calls})
 	j := &memJournal{m: map[string]llm.JournalEntry{}}
-	ctx := llm.WithJournal(m.ctx(), j)
+	call := m.call()
+	call.Journal = j
 
 	var wg sync.WaitGroup
 	work := make(chan int)
 	for range 3 {
 		wg.Go(func() {
 			for i := range work {
-				if _, err := g.Text(ctx, llm.Request{Prompt: fmt.Sprint("question ", i)}); err != nil {
+				if _, err := g.Text(context.Background(), llm.Request{Call: call, Prompt: fmt.Sprint("question ", i)}); err != nil {
 					t.Errorf("question %d: %v", i, err)
 				}
 			}
@@ -237,7 +238,7 @@ func TestAHostWithoutTheModelIsSkipped(t *testing.T) {
 	g := hostsGateway(t, []config.Host{{URL: srvA.URL, Slots: 2}, {URL: srvB.URL, Slots: 1}})
 	m := newMeter(llm.Budget{})
 	for i := range 4 {
-		if _, err := g.Text(m.ctx(), llm.Request{Prompt: fmt.Sprint("q", i)}); err != nil {
+		if _, err := g.Text(context.Background(), llm.Request{Call: m.call(), Prompt: fmt.Sprint("q", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +276,7 @@ func TestEmbedBatchesUseEveryHost(t *testing.T) {
 		c.Embed.Hosts = []config.Host{{URL: srvA.URL}, {URL: srvB.URL}}
 		c.Ollama.EmbedBatchSize = 2
 	})
-	if _, err := g.Embed(context.Background(), []string{"a", "b", "c", "d"}, nil); err != nil {
+	if _, err := g.Embed(context.Background(), llm.Call{}, []string{"a", "b", "c", "d"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := srvA.Count("/api/embed"), srvB.Count("/api/embed"); a != 1 || b != 1 {

@@ -31,18 +31,6 @@ type JournalEntry struct {
 	Embeddings       [][]float32 `json:"embeddings,omitempty"`
 }
 
-const journalKey ctxKey = 100
-
-// WithJournal makes calls made with ctx replay and record through j.
-func WithJournal(ctx context.Context, j Journal) context.Context {
-	return context.WithValue(ctx, journalKey, j)
-}
-
-func journalFrom(ctx context.Context) Journal {
-	j, _ := ctx.Value(journalKey).(Journal)
-	return j
-}
-
 // requestKey identifies a request by everything that determines its answer.
 func requestKey(parts ...any) string {
 	h := sha256.New()

@@ -46,15 +46,15 @@ func TestFailedStructuredCallIsAskedAgainAfterResume(t *testing.T) {
 	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
 	g := newGateway(t, srv.URL) // two repair rounds: three requests fail
 	j := &memJournal{m: map[string]llm.JournalEntry{}}
-	ctx := llm.WithJournal(context.Background(), j)
+	ctx, call := context.Background(), llm.Call{Journal: j}
 	var v verdict
-	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &v); !errors.Is(err, llm.ErrInvalidOutput) {
+	if err := g.Structured(ctx, llm.Request{Call: call, Prompt: "decide"}, &v); !errors.Is(err, llm.ErrInvalidOutput) {
 		t.Fatalf("want ErrInvalidOutput, got %v", err)
 	}
 	if len(j.m) != 0 {
 		t.Errorf("the failed call's %d answers are still in the journal", len(j.m))
 	}
-	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &v); err != nil || v.Decision != "follow" {
+	if err := g.Structured(ctx, llm.Request{Call: call, Prompt: "decide"}, &v); err != nil || v.Decision != "follow" {
 		t.Fatalf("asked again, the call succeeds: %+v %v", v, err)
 	}
 	if n := srv.Count("/api/chat"); n != 4 {
@@ -69,20 +69,21 @@ func TestJournalReplaysCompletedCallsIncludingRepairs(t *testing.T) {
 	g := newGateway(t, srv.URL)
 	j := &memJournal{m: map[string]llm.JournalEntry{}}
 	m := newMeter(llm.Budget{})
-	ctx := llm.WithJournal(m.ctx(), j)
+	ctx, call := context.Background(), m.call()
+	call.Journal = j
 
 	var first, replayed verdict
-	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &first); err != nil {
+	if err := g.Structured(ctx, llm.Request{Call: call, Prompt: "decide"}, &first); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Embed(ctx, []string{"silane"}, nil); err != nil {
+	if _, err := g.Embed(ctx, call, []string{"silane"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	chats, embeds, entries := srv.Count("/api/chat"), srv.Count("/api/embed"), len(m.kinds())
-	if err := g.Structured(ctx, llm.Request{Prompt: "decide"}, &replayed); err != nil {
+	if err := g.Structured(ctx, llm.Request{Call: call, Prompt: "decide"}, &replayed); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Embed(ctx, []string{"silane"}, nil); err != nil {
+	if _, err := g.Embed(ctx, call, []string{"silane"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if srv.Count("/api/chat") != chats || srv.Count("/api/embed") != embeds || len(m.kinds()) != entries {
@@ -103,7 +104,9 @@ func TestJournalReplaysALengthRetryUnderATokenBudget(t *testing.T) {
 	call := func() {
 		m := newMeter(llm.Budget{Tokens: 3000}) // caps num_predict well below the default allowance
 		var v verdict
-		if err := g.Structured(llm.WithJournal(m.ctx(), j), llm.Request{Prompt: "decide"}, &v); err != nil {
+		call := m.call()
+		call.Journal = j
+		if err := g.Structured(context.Background(), llm.Request{Call: call, Prompt: "decide"}, &v); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -20,11 +20,11 @@ func TestEmbedUnderTokenBudgetLeavesRoomForLaterCalls(t *testing.T) {
 	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
 	g := newGateway(t, srv.URL)
 	m := newMeter(llm.Budget{Tokens: 100_000})
-	if _, err := g.Embed(m.ctx(), []string{"arsine", "phosphine"}, nil); err != nil {
+	if _, err := g.Embed(context.Background(), m.call(), []string{"arsine", "phosphine"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatalf("an embed call must not hold on to the budget: %v", err)
 	}
 }
@@ -42,7 +42,7 @@ func TestParallelCallsUnderTokenBudgetWithoutNumPredict(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var v verdict
-			errs[i] = g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v)
+			errs[i] = g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v)
 		}()
 	}
 	wg.Wait()
@@ -65,7 +65,7 @@ func TestLengthRetryDoublesWhatWasSent(t *testing.T) {
 	g := newGateway(t, srv.URL) // no num_predict configured
 	m := newMeter(llm.Budget{Tokens: 1_000_000})
 	var v verdict
-	if err := g.Structured(m.ctx(), llm.Request{Prompt: "decide"}, &v); err != nil {
+	if err := g.Structured(context.Background(), llm.Request{Call: m.call(), Prompt: "decide"}, &v); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
@@ -123,11 +123,11 @@ func TestPanickingCallbackReleasesSlotAndBudget(t *testing.T) {
 	m := newMeter(llm.Budget{Tokens: 20_000})
 	func() {
 		defer func() { recover() }()
-		g.Text(m.ctx(), llm.Request{Prompt: "x", OnToken: func(string) { panic("consumer bug") }})
+		g.Text(context.Background(), llm.Request{Call: m.call(), Prompt: "x", OnToken: func(string) { panic("consumer bug") }})
 	}()
 	done := make(chan error, 1)
 	go func() {
-		_, err := g.Text(m.ctx(), llm.Request{Prompt: "x"})
+		_, err := g.Text(context.Background(), llm.Request{Call: m.call(), Prompt: "x"})
 		done <- err
 	}()
 	select {

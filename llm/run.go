@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -171,31 +170,23 @@ func estimateTokens(texts ...string) int {
 	return n
 }
 
-type ctxKey int
-
-const (
-	runKey ctxKey = iota
-	nodeKey
-)
-
-// WithRun attaches a run to the context: every model call made with it is metered and
-// recorded in that run's ledger.
-func WithRun(ctx context.Context, r *Run) context.Context {
-	return context.WithValue(ctx, runKey, r)
+// Call is what a model call is made for: the run whose budget it spends and whose ledger
+// records it, the graph node making it, and the journal that replays its answer when the run
+// is resumed. Every request to the gateway carries one (Request.Call, Embed's call), so the
+// run of a call is seen where the call is made. The zero Call is a call outside any run: not
+// metered, not recorded, not replayed.
+type Call struct {
+	// Run meters the call against its budget and records it in its ledger; nil: neither.
+	Run *Run
+	// Node names the graph node making the call, for the ledger.
+	Node string
+	// Journal replays the answer of a call made before (by a run resumed after a crash) and
+	// records new answers; nil: none.
+	Journal Journal
 }
 
-// RunFrom returns the run attached to the context, or nil.
-func RunFrom(ctx context.Context) *Run {
-	r, _ := ctx.Value(runKey).(*Run)
-	return r
-}
-
-// WithNode names the graph node making calls, for the ledger.
-func WithNode(ctx context.Context, node string) context.Context {
-	return context.WithValue(ctx, nodeKey, node)
-}
-
-func nodeFrom(ctx context.Context) string {
-	n, _ := ctx.Value(nodeKey).(string)
-	return n
+// At is the same call made by another node.
+func (c Call) At(node string) Call {
+	c.Node = node
+	return c
 }

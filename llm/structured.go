@@ -50,7 +50,7 @@ func (g *Gateway) Structured(ctx context.Context, req Request, out any) error {
 	repairs, lengthRetried, rounds := 0, false, 0
 	var asked []answer // the answers this call got from the model, forgotten if it fails
 	fail := func(e *InvalidOutputError) error {
-		if j := journalFrom(ctx); j != nil {
+		if j := req.Call.Journal; j != nil {
 			for _, a := range asked {
 				if err := j.Forget(context.WithoutCancel(ctx), a.key, a.journalEntry()); err != nil {
 					g.log.Warn("couldn't drop a failed call's answer from the journal", "error", err)

@@ -44,7 +44,7 @@ type Searcher struct {
 	Store kb.Backend
 
 	// Model embeds queries for the collections an embedding model built: the configured
-	// model's embedder (a kb.Ollama over the model gateway's Embed); nil when none is
+	// model's embedder (a kb.Ollama over the model gateway's EmbedFor); nil when none is
 	// configured.
 	Model kb.Embedder
 
@@ -60,6 +60,24 @@ type Searcher struct {
 	// embedding model built (0 < w ≤ 1; 0 means DefaultDenseWeight). Collections of the
 	// built-in embedder are never fused: see Search.
 	DenseWeight float64
+}
+
+// EmbeddingWith returns a copy of s whose model (a kb.Ollama) embeds the queries through
+// embed: an agent passes the gateway's embedding for its run (llm.Gateway.EmbedFor), so that
+// the query embeddings of its searches are metered, recorded and replayed with its other model
+// calls. A searcher whose model is not a kb.Ollama is returned as it is.
+func (s *Searcher) EmbeddingWith(embed kb.EmbedFunc) *Searcher {
+	if s == nil {
+		return nil
+	}
+	model, ok := s.Model.(kb.Ollama)
+	if !ok {
+		return s
+	}
+	model.Func = embed
+	c := *s
+	c.Model = model
+	return &c
 }
 
 // DefaultDenseWeight is the dense ranking's share in hybrid fusion (kb.dense_weight). It is

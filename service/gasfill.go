@@ -219,7 +219,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 			}}
 		r := &agent.Runner[gasfill.State]{Graph: gasfill.Graph(steps), Store: store, Sink: em.Agent, Describe: gasfill.Describe,
 			StepLimit: math.MaxInt32} // one step per row: the run ends when the rows do
-		jctx = llm.WithJournal(jctx, store.Journal(run))
+		r.Call = llm.Call{Journal: store.Journal(run)} // rows worked before a crash replay their calls
 		outcome, callErr = call(jctx, r)
 		steps.Stop() // rows worked ahead of a run that stopped early
 		if callErr != nil {

@@ -6,6 +6,7 @@ import (
 
 	"warren/agent/tablequery"
 	"warren/gas"
+	"warren/llm"
 )
 
 // GasQueryResult is the outcome of a plain-language question (or a filter expression) over a
@@ -41,7 +42,7 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 	res := GasQueryResult{Expression: expression, Total: len(t.Rows)}
 	rows := QueryRows(t, schema)
 	if expression == "" {
-		ans, err := tablequery.AskOver(ctx, s.Gateway, schema, rows, question)
+		ans, err := tablequery.AskOver(ctx, s.Gateway, llm.Call{}, schema, rows, question)
 		if ans != nil {
 			res.LedgerRun = QueryLedgerRun()
 			s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)

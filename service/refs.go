@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"warren/agent/research"
+	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 )
@@ -12,7 +13,7 @@ import (
 // DetectReferences finds the references in text with a detector (regex, model or hybrid).
 // When the model fails after the regex found some, those are returned and note says so.
 func (s *Service) DetectReferences(ctx context.Context, detector, text string, note func(string)) ([]refs.Reference, error) {
-	found, err := retrieval.Detect(ctx, detector, research.ModelDetector(s.Gateway), text)
+	found, err := retrieval.Detect(ctx, detector, research.ModelDetector(s.Gateway, llm.Call{}), text)
 	if err != nil && len(found) > 0 {
 		if note != nil {
 			note(fmt.Sprintf("only the regex references are shown: %v", err))

@@ -158,10 +158,10 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 }
 
 // ollamaEmbedder is the embed role of g as the knowledge base takes an embedder: the model's
-// name and the gateway's Embed.
+// name and the gateway's Embed, outside any run.
 func ollamaEmbedder(g *llm.Gateway) kb.Ollama {
 	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.Embed}
+	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
 }
 
 // CheckEmbedModel asks once whether the embed role's model is available.

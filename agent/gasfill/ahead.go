@@ -10,6 +10,7 @@ import (
 
 	"warren/agent"
 	"warren/config"
+	"warren/llm"
 )
 
 // aheadWindow bounds how far past the row a step waits for the fill works ahead, in multiples
@@ -51,8 +52,8 @@ func (f *Filler) workers() int {
 	return max(n, 1)
 }
 
-// startAhead starts working s's rows from s.Next on.
-func (st *Steps) startAhead(ctx context.Context, s *State) *ahead {
+// startAhead starts working s's rows from s.Next on, their model calls made as call.
+func (st *Steps) startAhead(ctx context.Context, call llm.Call, s *State) *ahead {
 	k := st.Filler.workers()
 	ctx, cancel := context.WithCancel(ctx)
 	a := &ahead{table: s.Table, rows: slices.Clone(s.Rows), from: s.Next, cancel: cancel,
@@ -82,7 +83,7 @@ func (st *Steps) startAhead(ctx context.Context, s *State) *ahead {
 				if st.Working != nil {
 					st.Working(a.takenRows(), total, row.Name())
 				}
-				job.res = st.Filler.FillRow(ctx, row)
+				job.res = st.Filler.FillRow(ctx, call, row)
 				return nil
 			})
 		}

@@ -41,12 +41,13 @@ func BenchmarkFillRowsPerMinute(b *testing.B) {
 			}
 			run := "bench-" + setup.name
 			r := h.runner(b, nil)
+			r.Call = journaled(h, run)
 			state := h.startState(b, ids)
 			before := fillCells(b, h.tables, h.table.Name)
 			b.StartTimer()
 
 			start := time.Now()
-			out, err := r.Start(journaled(h, run), run, "bench fill", state)
+			out, err := r.Start(context.Background(), run, "bench fill", state)
 			spent[setup.name] += time.Since(start)
 
 			b.StopTimer()

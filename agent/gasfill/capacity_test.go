@@ -65,7 +65,8 @@ func TestFillRunIsTheSameAtAnyCapacity(t *testing.T) {
 		}
 		r := h.runner(t, nil)
 		state := h.startState(t, rows)
-		out, err := r.Start(journaled(h, "fill-c"), "fill-c", "test fill", state)
+		r.Call = journaled(h, "fill-c")
+		out, err := r.Start(context.Background(), "fill-c", "test fill", state)
 		if err != nil || out.Status != agent.StatusDone {
 			t.Fatalf("hosts %v: %+v %v", slots, out, err)
 		}

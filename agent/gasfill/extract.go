@@ -48,12 +48,12 @@ func extractionSchema(fields []gas.Field, passages int) *llm.Schema {
 
 // extract asks for every still-empty field in one call over the passages, then validates and
 // merges what comes back.
-func (f *Filler) extract(ctx context.Context, row *gas.Row, id identity, chunks []kb.Chunk, method string, bar float64, review bool, res *RowResult) error {
+func (f *Filler) extract(ctx context.Context, call llm.Call, row *gas.Row, id identity, chunks []kb.Chunk, method string, bar float64, review bool, res *RowResult) error {
 	fields := emptyFields(row)
 	if len(fields) == 0 {
 		return nil
 	}
-	chunks, err := f.narrow(ctx, id, fields, chunks)
+	chunks, err := f.narrow(ctx, call, id, fields, chunks)
 	if err != nil || len(chunks) == 0 {
 		return err
 	}
@@ -76,7 +76,7 @@ func (f *Filler) extract(ctx context.Context, row *gas.Row, id identity, chunks 
 	}
 	b.WriteString("For each field that a passage states for this substance, give the value, its unit, your confidence (0 to 1) and the passage number. Leave out what no passage states; never guess.")
 	var out extraction
-	err = f.Gateway.Structured(ctx, llm.Request{Role: config.RoleChat, Schema: extractionSchema(fields, len(chunks)),
+	err = f.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleChat, Schema: extractionSchema(fields, len(chunks)),
 		System: "You fill a hazardous-materials table from safety data. Only values a passage states count.",
 		Prompt: b.String()}, &out)
 	if err != nil {
@@ -168,7 +168,7 @@ type paragraphPick struct {
 
 // narrow cuts long material down before extraction: a cheap call picks the relevant sections,
 // then (if still long) the paragraphs within them. Short material goes through as it is.
-func (f *Filler) narrow(ctx context.Context, id identity, fields []gas.Field, chunks []kb.Chunk) ([]kb.Chunk, error) {
+func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields []gas.Field, chunks []kb.Chunk) ([]kb.Chunk, error) {
 	if size(chunks) <= f.Options.NarrowAbove || f.Options.NarrowAbove <= 0 {
 		return chunks, nil
 	}
@@ -193,7 +193,7 @@ func (f *Filler) narrow(ctx context.Context, id identity, fields []gas.Field, ch
 	}
 	b.WriteString("Which sections can state these values? Give their numbers.")
 	var pick sectionPick
-	if err := f.Gateway.Structured(ctx, llm.Request{Role: config.RoleFast, System: "You pick the sections of safety documents worth reading.", Prompt: b.String()}, &pick); err != nil {
+	if err := f.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleFast, System: "You pick the sections of safety documents worth reading.", Prompt: b.String()}, &pick); err != nil {
 		return nil, fmt.Errorf("couldn't narrow the material for %s: %w", id.name, err)
 	}
 	chosen := map[int]bool{}
@@ -227,7 +227,7 @@ func (f *Filler) narrow(ctx context.Context, id identity, fields []gas.Field, ch
 	}
 	b.WriteString("Which paragraphs state these values? Give their numbers.")
 	var pp paragraphPick
-	if err := f.Gateway.Structured(ctx, llm.Request{Role: config.RoleFast, System: "You pick the paragraphs of safety documents worth reading.", Prompt: b.String()}, &pp); err != nil {
+	if err := f.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleFast, System: "You pick the paragraphs of safety documents worth reading.", Prompt: b.String()}, &pp); err != nil {
 		return nil, fmt.Errorf("couldn't narrow the material for %s: %w", id.name, err)
 	}
 	texts := map[int][]string{}

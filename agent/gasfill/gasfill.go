@@ -61,6 +61,12 @@ type Filler struct {
 	Ledger func(llm.LedgerEntry)
 }
 
+// searcher is the knowledge base's searcher with the query embeddings made as part of call,
+// so that they are metered, recorded and replayed with the row's other model calls.
+func (f *Filler) searcher(call llm.Call) *retrieval.Searcher {
+	return f.Searcher.EmbeddingWith(f.Gateway.EmbedFor(call))
+}
+
 // RowResult is what one row's fill did.
 type RowResult struct {
 	Row      int           `json:"row"`
@@ -129,7 +135,8 @@ func (f *Filler) Fill(ctx context.Context, t *gas.Table, rows []int, save func(*
 		}
 		g.Go(func() (err error) {
 			defer agent.Recover(&err) // a row that panics stops the fill, not the process
-			res := f.fillRow(gctx, row)
+			// Outside a run: no meter above the row's own, no journal to replay from.
+			res := f.fillRow(gctx, llm.Call{}, row)
 			if res.err != nil && stopsTheFill(res.err) {
 				err = res.err
 			}
@@ -157,7 +164,9 @@ type counter struct {
 	calls int
 }
 
-func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
+// fillRow works one row, its model calls made as call with a meter of the row's own (see
+// FillRow).
+func (f *Filler) fillRow(ctx context.Context, call llm.Call, row *gas.Row) (res RowResult) {
 	res = RowResult{Row: row.ID, Name: row.Name()}
 	c := &counter{}
 	run := llm.NewRun(fmt.Sprintf("gasfill-row-%d", row.ID), llm.Budget{}, func(e llm.LedgerEntry) {
@@ -171,10 +180,10 @@ func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
 		c.calls++
 		c.mu.Unlock()
 	})
-	ctx = llm.WithNode(llm.WithRun(ctx, run), "gasfill")
+	call.Run, call.Node = run, "gasfill"
 	defer func() { res.Calls = c.calls }()
 
-	id, err := f.ground(ctx, row)
+	id, err := f.ground(ctx, call, row)
 	if err != nil {
 		res.fail(err)
 		return res
@@ -188,7 +197,7 @@ func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
 		if len(emptyFields(row)) == 0 {
 			break
 		}
-		chunks, err := f.material(ctx, id, []string{tier}, seen)
+		chunks, err := f.material(ctx, call, id, []string{tier}, seen)
 		if err != nil {
 			res.fail(err)
 			return res
@@ -197,14 +206,14 @@ func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
 			res.Skipped = append(res.Skipped, SkippedTier{Tier: tier, Reason: "nothing new about the substance"})
 			continue
 		}
-		if err := f.extract(ctx, row, id, chunks, "tier:"+tier, f.Options.MinConfidence, false, &res); err != nil {
+		if err := f.extract(ctx, call, row, id, chunks, "tier:"+tier, f.Options.MinConfidence, false, &res); err != nil {
 			res.fail(err)
 			return res
 		}
 	}
 	// General passes over every collection, with a lower bar: what they find needs review.
 	for pass := 1; pass <= f.Options.GeneralPasses && len(emptyFields(row)) > 0; pass++ {
-		chunks, err := f.material(ctx, id, nil, seen)
+		chunks, err := f.material(ctx, call, id, nil, seen)
 		if err != nil {
 			res.fail(err)
 			return res
@@ -213,7 +222,7 @@ func (f *Filler) fillRow(ctx context.Context, row *gas.Row) (res RowResult) {
 			res.Skipped = append(res.Skipped, SkippedTier{Tier: fmt.Sprintf("general pass %d", pass), Reason: "nothing new about the substance"})
 			break
 		}
-		if err := f.extract(ctx, row, id, chunks, fmt.Sprintf("general:%d", pass), f.Options.ReviewBar, true, &res); err != nil {
+		if err := f.extract(ctx, call, row, id, chunks, fmt.Sprintf("general:%d", pass), f.Options.ReviewBar, true, &res); err != nil {
 			res.fail(err)
 			return res
 		}
@@ -288,7 +297,7 @@ func validCAS(cas string) bool {
 // row is not filled. A row without one first looks for its CAS number, labelled as such, in
 // passages that name the substance; it is grounded through that number only when exactly one
 // is found.
-func (f *Filler) ground(ctx context.Context, row *gas.Row) (identity, error) {
+func (f *Filler) ground(ctx context.Context, call llm.Call, row *gas.Row) (identity, error) {
 	id := identity{name: strings.TrimSpace(row.Name()), cas: row.Cells["cas_number"].Value, docs: map[string]bool{}}
 	if id.name == "" {
 		// An empty name would match every passage: any document giving the CAS number would
@@ -306,7 +315,7 @@ func (f *Filler) ground(ctx context.Context, row *gas.Row) (identity, error) {
 		id.patterns = append(id.patterns, regexp.MustCompile(`(?i)(^|[^\pL\pN])`+regexp.QuoteMeta(n)+`($|[^\pL\pN])`))
 	}
 	query := strings.Join(append(append([]string{}, id.names...), id.cas), " ")
-	results, err := f.Searcher.Search(ctx, retrieval.Request{Query: query, K: 30, Mode: retrieval.Lexical})
+	results, err := f.searcher(call).Search(ctx, retrieval.Request{Query: query, K: 30, Mode: retrieval.Lexical})
 	if err != nil {
 		return id, err
 	}
@@ -337,7 +346,7 @@ func (f *Filler) ground(ctx context.Context, row *gas.Row) (identity, error) {
 		for cas := range found {
 			id.cas = cas
 		}
-		if results, err = f.Searcher.Search(ctx, retrieval.Request{Query: query + " " + id.cas, K: 30, Mode: retrieval.Lexical}); err != nil {
+		if results, err = f.searcher(call).Search(ctx, retrieval.Request{Query: query + " " + id.cas, K: 30, Mode: retrieval.Lexical}); err != nil {
 			return id, err
 		}
 	}
@@ -525,14 +534,14 @@ func (id identity) namedIn(text string) bool {
 
 // material gathers new passages about the substance from the given collections (all when
 // nil): chunks of grounded documents that name the substance or sit in a section that does.
-func (f *Filler) material(ctx context.Context, id identity, collections []string, seen map[string]bool) ([]kb.Chunk, error) {
+func (f *Filler) material(ctx context.Context, call llm.Call, id identity, collections []string, seen map[string]bool) ([]kb.Chunk, error) {
 	var out []kb.Chunk
 	queries := append(append([]string{}, id.names...), id.cas)
 	for _, q := range queries {
 		if strings.TrimSpace(q) == "" {
 			continue
 		}
-		results, err := f.Searcher.Search(ctx, retrieval.Request{Query: q, K: max(f.Options.ChunksPerQuery, 1),
+		results, err := f.searcher(call).Search(ctx, retrieval.Request{Query: q, K: max(f.Options.ChunksPerQuery, 1),
 			Scope: kb.Scope{Collections: collections}, Mode: retrieval.Hybrid})
 		if err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -630,5 +631,41 @@ func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
 // gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
 func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
 	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.Embed}
+	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
+}
+
+// A row's query embeddings reach the fill's ledger under the node gasfill with the row's other
+// calls, but are not counted as model calls of the row.
+func TestRowQueryEmbeddingsAreInTheLedger(t *testing.T) {
+	h := newHarness(t)
+	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
+	ctx := context.Background()
+	doc := &kb.Document{ID: "sop/arsine-cylinder.md", Collection: "sop", Language: "en", Meta: map[string]string{},
+		Sections: []kb.Section{{Heading: "Arsine cylinder change", Text: "Arsine (CAS 7784-42-1): purge the pigtail with nitrogen before every change."}}}
+	if _, err := h.kb.AddDocument(ctx, doc, gatewayEmbedder(h.filler.Gateway), kb.DefaultChunkOptions, nil); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	h.filler.Ledger = func(e llm.LedgerEntry) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e.Node != "gasfill" {
+			t.Errorf("a ledger entry of node %q", e.Node)
+		}
+		kinds[e.Kind]++
+	}
+	var arsine *gas.Row
+	for _, r := range h.table.Rows {
+		if r.Name() == "Arsine" {
+			arsine = r
+		}
+	}
+	res := h.filler.FillRow(ctx, llm.Call{}, arsine)
+	if res.Err != "" {
+		t.Fatal(res.Err)
+	}
+	if kinds["embed"] == 0 || res.Calls == 0 || res.Calls != kinds["structured"]+kinds["repair"]+kinds["length_retry"] {
+		t.Errorf("the row's ledger holds %v; the row counts %d calls", kinds, res.Calls)
+	}
 }

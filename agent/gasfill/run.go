@@ -7,6 +7,7 @@ import (
 
 	"warren/agent"
 	"warren/gas"
+	"warren/llm"
 )
 
 // GraphName names the fill's graph among the workspace's runs.
@@ -101,7 +102,9 @@ func Graph(st *Steps) *agent.Graph[State] {
 		})
 }
 
-func (st *Steps) fillNext(ctx context.Context, s *State) (*agent.Interrupt, error) {
+// fillNext is the fill's node: it takes the next row, worked ahead with the run's call (see
+// FillRow), and saves it.
+func (st *Steps) fillNext(ctx context.Context, call llm.Call, s *State) (*agent.Interrupt, error) {
 	if s.Next >= len(s.Rows) {
 		st.Stop()
 		return nil, nil
@@ -114,7 +117,7 @@ func (st *Steps) fillNext(ctx context.Context, s *State) (*agent.Interrupt, erro
 		st.Stop() // another run, or this one going again from an earlier row
 	}
 	if st.ahead == nil {
-		st.ahead = st.startAhead(ctx, s)
+		st.ahead = st.startAhead(ctx, call, s)
 	}
 	job := st.ahead.wait(ctx, s.Next)
 	switch {
@@ -188,7 +191,10 @@ func Requeue(s *State) bool {
 func NeedsFill(row *gas.Row) bool { return len(emptyFields(row)) > 0 }
 
 // FillRow works one row and returns what it did; the row is changed in place as cells fill.
-// Nothing is saved. An error that stopped the row is in the result (Err).
-func (f *Filler) FillRow(ctx context.Context, row *gas.Row) RowResult {
-	return f.fillRow(ctx, row)
+// Nothing is saved. An error that stopped the row is in the result (Err). The row's model
+// calls are made as call (the fill run's, whose journal replays the calls of a row worked
+// before a crash) but metered by a run of the row's own, which counts them (RowResult.Calls)
+// and hands them to Ledger under the node name gasfill.
+func (f *Filler) FillRow(ctx context.Context, call llm.Call, row *gas.Row) RowResult {
+	return f.fillRow(ctx, call, row)
 }

@@ -18,7 +18,7 @@ import (
 )
 
 // runner builds the fill's runner over the harness, as the service does: rows loaded as
-// stored, each worked row saved into the fill record, the journal of the run on ctx.
+// stored, each worked row saved into the fill record; journaled gives it the run's journal.
 func (h *harness) runner(t testing.TB, sink agent.Sink) *agent.Runner[State] {
 	t.Helper()
 	steps := &Steps{Filler: h.filler,
@@ -54,8 +54,10 @@ func (h *harness) startState(t testing.TB, rows []int) *State {
 	return &State{Table: h.table.Name, Fill: fill, Tiers: DefaultTiers, Rows: rows}
 }
 
-func journaled(h *harness, run string) context.Context {
-	return llm.WithJournal(context.Background(), (&agent.Store{DB: h.tables.DB}).Journal(run))
+// journaled is the call of the fill run named run, with the run's journal, as the service
+// gives it to the runner.
+func journaled(h *harness, run string) llm.Call {
+	return llm.Call{Journal: (&agent.Store{DB: h.tables.DB}).Journal(run)}
 }
 
 // A fill run is one checkpointed step per row: each step works the next row, stores its cells
@@ -75,7 +77,8 @@ func TestFillRunIsOneCheckpointedStepPerRow(t *testing.T) {
 		}
 	})
 	state := h.startState(t, rows)
-	out, err := r.Start(journaled(h, "fill-1"), "fill-1", "test fill", state)
+	r.Call = journaled(h, "fill-1")
+	out, err := r.Start(context.Background(), "fill-1", "test fill", state)
 	if err != nil || out.Status != agent.StatusDone {
 		t.Fatalf("Start: %+v %v", out, err)
 	}
@@ -129,7 +132,7 @@ func TestFillRunResumesWithoutRepeatingCalls(t *testing.T) {
 	h := newHarness(t)
 	rows := []int{h.table.Rows[0].ID, h.table.Rows[1].ID, h.table.Rows[2].ID}
 	second := h.table.Rows[1].Name()
-	ctx, cancel := context.WithCancel(journaled(h, "fill-2"))
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var extractions atomic.Int32
 	var trigger atomic.Value     // the prompt in flight when the run was cancelled
@@ -150,6 +153,7 @@ func TestFillRunResumesWithoutRepeatingCalls(t *testing.T) {
 	scriptReader(t, h.srv, loadAnswerKey(t), &off)
 
 	r := h.runner(t, nil)
+	r.Call = journaled(h, "fill-2")
 	out, err := r.Start(ctx, "fill-2", "test fill", h.startState(t, rows))
 	if !errors.Is(err, context.Canceled) || out.Status != agent.StatusCanceled {
 		t.Fatalf("Start: %+v %v, want cancelled", out, err)
@@ -182,7 +186,7 @@ func TestFillRunResumesWithoutRepeatingCalls(t *testing.T) {
 	inFlight, _ := trigger.Load().(string)
 
 	var state State
-	out, err = r.Resume(journaled(h, "fill-2"), "fill-2", nil, &state)
+	out, err = r.Resume(context.Background(), "fill-2", nil, &state)
 	if err != nil || out.Status != agent.StatusDone {
 		t.Fatalf("Resume: %+v %v", out, err)
 	}

@@ -55,13 +55,27 @@ func (d *Deps) progress(text string, s *State) {
 
 // structured makes a structured call in the report's language, holding one of the wave's
 // call slots while it runs (see holdCallSlot).
-func (d *Deps) structured(ctx context.Context, s *State, role config.RoleName, system, prompt string, out any) error {
-	ctx, release, err := holdCallSlot(ctx)
+func (d *Deps) structured(ctx context.Context, call caller, s *State, role config.RoleName, system, prompt string, out any) error {
+	call, release, err := holdCallSlot(ctx, call)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return d.Gateway.Structured(ctx, llm.Request{Role: role, System: system + languageRule(s), Prompt: prompt}, out)
+	return d.Gateway.Structured(ctx, llm.Request{Call: call.Call, Role: role, System: system + languageRule(s), Prompt: prompt}, out)
+}
+
+// searcher is the knowledge base's searcher with the query embeddings made as part of call,
+// so that they are metered, recorded and replayed with the run's other model calls.
+func (d *Deps) searcher(call caller) *retrieval.Searcher {
+	return d.Searcher.EmbeddingWith(d.Gateway.EmbedFor(call.Call))
+}
+
+// resolver is the reference resolver with its searches' query embeddings made as part of
+// call (see searcher).
+func (d *Deps) resolver(call caller) *retrieval.Resolver {
+	r := *d.Resolver
+	r.Searcher = r.Searcher.EmbeddingWith(d.Gateway.EmbedFor(call.Call))
+	return &r
 }
 
 func languageRule(s *State) string {
@@ -71,15 +85,15 @@ func languageRule(s *State) string {
 	return "\nWrite every text field in English, keeping the documents' terminology."
 }
 
-// parallel runs fn for indexes 0..n-1 with at most limit at once, or, when ctx has a wave's
-// call slots, with every item waiting for one of them (see holdCallSlot): the slots bound the
-// calls, and a task's items queued together are served before a later task's. Results go
-// into slots the caller owns by index, so the merge order is deterministic whatever the
-// timing. The first error stops the others and is returned; a budget error wins over the
+// parallel runs fn for indexes 0..n-1 with at most limit at once, or, when call has a wave's
+// call slots, with every item waiting for one of them (see holdCallSlot) and making its calls
+// in it: the slots bound the calls, and a task's items queued together are served before a
+// later task's. Results go into slots the caller owns by index, so the merge order is
+// deterministic whatever the timing. The first error stops the others and is returned; a budget error wins over the
 // rest, since it changes what the run does next, and any other error over a cancellation.
-func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i int) error) error {
+func parallel(ctx context.Context, call caller, n, limit int, fn func(ctx context.Context, call caller, i int) error) error {
 	g, gctx := errgroup.WithContext(ctx)
-	if _, ok := ctx.Value(callSlotsKey{}).(slotClaim); !ok || ctx.Value(slotHeldKey{}) != nil {
+	if call.claim.slots == nil || call.held {
 		g.SetLimit(max(limit, 1))
 	}
 	var mu sync.Mutex
@@ -92,10 +106,10 @@ func parallel(ctx context.Context, n, limit int, fn func(ctx context.Context, i 
 			if gctx.Err() != nil {
 				return nil // stopped while this item waited for its turn
 			}
-			ctx, release, err := holdCallSlot(gctx)
+			call, release, err := holdCallSlot(gctx, call)
 			if err == nil {
 				// A panic here is out of the runner's reach: it fails the node instead.
-				err = agent.Catch(func() error { return fn(ctx, i) })
+				err = agent.Catch(func() error { return fn(gctx, call, i) })
 				release()
 			}
 			mu.Lock()

@@ -15,7 +15,7 @@ func TestParallelFillsEverySlotWithinTheLimit(t *testing.T) {
 	const n, limit = 40, 3
 	out := make([]int, n)
 	var running, peak atomic.Int32
-	err := parallel(context.Background(), n, limit, func(ctx context.Context, i int) error {
+	err := parallel(context.Background(), caller{}, n, limit, func(ctx context.Context, _ caller, i int) error {
 		now := running.Add(1)
 		defer running.Add(-1)
 		for p := peak.Load(); now > p && !peak.CompareAndSwap(p, now); p = peak.Load() {
@@ -35,7 +35,7 @@ func TestParallelFillsEverySlotWithinTheLimit(t *testing.T) {
 	if p := peak.Load(); p > limit || p < 1 {
 		t.Errorf("%d items ran at once, limit %d", p, limit)
 	}
-	if err := parallel(context.Background(), 3, 0, func(context.Context, int) error { return nil }); err != nil {
+	if err := parallel(context.Background(), caller{}, 3, 0, func(context.Context, caller, int) error { return nil }); err != nil {
 		t.Errorf("a limit below one runs one at a time: %v", err)
 	}
 }
@@ -43,7 +43,7 @@ func TestParallelFillsEverySlotWithinTheLimit(t *testing.T) {
 func TestParallelFirstErrorStopsTheOthers(t *testing.T) {
 	boom := errors.New("boom")
 	var started atomic.Int32
-	err := parallel(context.Background(), 100, 2, func(ctx context.Context, i int) error {
+	err := parallel(context.Background(), caller{}, 100, 2, func(ctx context.Context, _ caller, i int) error {
 		started.Add(1)
 		if i == 1 {
 			return boom
@@ -63,7 +63,7 @@ func TestParallelBudgetErrorWins(t *testing.T) {
 	other := errors.New("model answered nonsense")
 	for range 20 {
 		started, release := make(chan struct{}), make(chan struct{})
-		err := parallel(context.Background(), 2, 2, func(ctx context.Context, i int) error {
+		err := parallel(context.Background(), caller{}, 2, 2, func(ctx context.Context, _ caller, i int) error {
 			if i == 0 {
 				<-started
 				defer close(release)
@@ -82,7 +82,7 @@ func TestParallelBudgetErrorWins(t *testing.T) {
 func TestParallelReportsTheCallersCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var ran atomic.Int32
-	err := parallel(ctx, 10, 1, func(ctx context.Context, i int) error {
+	err := parallel(ctx, caller{}, 10, 1, func(ctx context.Context, _ caller, i int) error {
 		ran.Add(1)
 		if i == 2 {
 			cancel()

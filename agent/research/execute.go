@@ -60,7 +60,7 @@ type frontierChunk struct {
 // workTask works one pass of the task at s.Plan[idx]: a search, then the references of what
 // it finds, round by round down to the reference depth, then the re-evaluation. execute (see
 // schedule.go) runs it for the pending tasks, each on its own copy of the state.
-func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrupt, error) {
+func (d *Deps) workTask(ctx context.Context, call caller, s *State, idx int) (*agent.Interrupt, error) {
 	task := s.Plan[idx]
 	query := task.Query
 	if task.NextQuery != "" {
@@ -71,7 +71,7 @@ func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrup
 		pass = fmt.Sprintf(" (pass %d: %s)", task.Passes+1, query)
 	}
 	d.note(fmt.Sprintf("task %d/%d: %s%s", idx+1, len(s.Plan), task.Query, pass))
-	results, err := d.Searcher.Search(ctx, retrieval.Request{Query: query, K: chunksPerSearch, Language: s.Language})
+	results, err := d.searcher(call).Search(ctx, retrieval.Request{Query: query, K: chunksPerSearch, Language: s.Language})
 	if err != nil {
 		return nil, err
 	}
@@ -90,14 +90,14 @@ func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrup
 	defer stop(nil)
 	w.stopAll = stop
 	for len(frontier) > 0 {
-		if frontier, err = w.round(ctx, frontier, d.Budgets.ReferenceDepth); err != nil {
+		if frontier, err = w.round(ctx, call, frontier, d.Budgets.ReferenceDepth); err != nil {
 			break
 		}
 	}
 	if err != nil && !errors.Is(err, llm.ErrBudgetExhausted) {
 		stop(err) // the extractions still running are of no use
 	}
-	urgent(ctx)
+	urgent(call)
 	if ferr := w.takeFindings(); ferr != nil && (err == nil || errors.Is(err, context.Canceled)) {
 		err = ferr
 	}
@@ -120,7 +120,7 @@ func (d *Deps) workTask(ctx context.Context, s *State, idx int) (*agent.Interrup
 		d.progress(fmt.Sprintf("%s: the pass found nothing new; left as it is", task.ID), nil)
 		return nil, nil
 	}
-	return nil, d.reevaluate(ctx, s, idx)
+	return nil, d.reevaluate(ctx, call, s, idx)
 }
 
 // taskWork holds one task's guards while its references are followed.
@@ -172,7 +172,7 @@ func (w *taskWork) read(earlier []string) []string {
 
 // round reads a frontier: extracts from each chunk, detects and gates its references, follows
 // the ones worth following, and returns the relevant chunks they lead to.
-func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth int) ([]frontierChunk, error) {
+func (w *taskWork) round(ctx context.Context, call caller, frontier []frontierChunk, maxDepth int) ([]frontierChunk, error) {
 	w.harvest()
 	var fresh []frontierChunk
 	for _, f := range frontier {
@@ -181,7 +181,7 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 			fresh = append(fresh, f)
 		}
 	}
-	w.extract(ctx, fresh)
+	w.extract(ctx, call, fresh)
 	// References are followed from passages shallower than the depth limit, until the task's
 	// following stops.
 	var sources []frontierChunk
@@ -191,9 +191,9 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 		}
 	}
 	found := make([][]refs.Reference, len(sources))
-	err := parallel(ctx, len(sources), w.d.Concurrency, func(ctx context.Context, i int) error {
+	err := parallel(ctx, call, len(sources), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
 		c := sources[i].chunk
-		r, err := retrieval.DetectHybrid(ctx, ModelDetector(w.d.Gateway), c.Text)
+		r, err := retrieval.DetectHybrid(ctx, ModelDetector(w.d.Gateway, call.Call), c.Text)
 		found[i] = r
 		if err == nil && len(r) > 0 {
 			w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)
@@ -219,14 +219,14 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 		}
 	}
 	gates := make([]gateOut, len(cands))
-	err = parallel(ctx, len(cands), w.d.Concurrency, func(ctx context.Context, i int) error {
+	err = parallel(ctx, call, len(cands), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
 		c := cands[i]
 		if c.ref.Type == refs.TypeExternal {
 			return nil // never followed: no call needed
 		}
 		prompt := fmt.Sprintf("Task: %s\nIn %s %s (reached at depth %d of %d) the passage refers to «%s» (%s %s%s).\nShould this reference be followed for the task?",
 			w.task.Query, c.from.chunk.Doc, c.from.chunk.Section, c.from.depth, w.d.Budgets.ReferenceDepth, c.ref.OriginalText, c.ref.Type, c.ref.Target, contextNote(c.ref))
-		if err := w.d.structured(ctx, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i]); err != nil {
+		if err := w.d.structured(ctx, call, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i]); err != nil {
 			return err
 		}
 		decision := "skip"
@@ -243,20 +243,20 @@ func (w *taskWork) round(ctx context.Context, frontier []frontierChunk, maxDepth
 	for i, c := range cands {
 		rec := RefRecord{Task: w.task.ID, Depth: c.from.depth, FromChunk: c.from.chunk.ID, Type: c.ref.Type, Target: c.ref.Target,
 			Text: c.ref.OriginalText, Context: c.ref.DocumentContext}
-		chunks := w.follow(ctx, c.ref, c.from, gates[i], &rec)
+		chunks := w.follow(ctx, call, c.ref, c.from, gates[i], &rec)
 		w.s.References = append(w.s.References, rec)
 		w.d.progress(refProgress(rec), w.s)
 		for _, ch := range chunks {
 			nested = append(nested, frontierChunk{chunk: ch, depth: c.from.depth + 1})
 		}
 	}
-	return w.filter(ctx, nested)
+	return w.filter(ctx, call, nested)
 }
 
 // extract reads a round's fresh passages beside the rest of the task's work: whether each
 // is relevant to the task, and what it says that the task needs. Its calls wait behind the
 // calls reference following waits on (see background), and an error ends the task's work.
-func (w *taskWork) extract(ctx context.Context, fresh []frontierChunk) {
+func (w *taskWork) extract(ctx context.Context, call caller, fresh []frontierChunk) {
 	if len(fresh) == 0 {
 		return
 	}
@@ -264,11 +264,11 @@ func (w *taskWork) extract(ctx context.Context, fresh []frontierChunk) {
 	w.extractions = append(w.extractions, e)
 	w.running.Go(func() {
 		defer close(e.done)
-		e.err = parallel(background(ctx), len(fresh), w.d.Concurrency, func(ctx context.Context, i int) error {
+		e.err = parallel(ctx, background(call), len(fresh), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
 			c := fresh[i].chunk
 			prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
 				w.task.Query, c.Doc, c.Section, c.Text)
-			if err := w.d.structured(ctx, w.s, config.RoleFast, "You extract information from document passages.", prompt, &e.out[i]); err != nil {
+			if err := w.d.structured(ctx, call, w.s, config.RoleFast, "You extract information from document passages.", prompt, &e.out[i]); err != nil {
 				return err
 			}
 			verdict := "not relevant"
@@ -371,7 +371,7 @@ func contextNote(r refs.Reference) string {
 }
 
 // follow decides a reference's fate and returns the chunks it leads to, recording the state.
-func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []kb.Chunk {
+func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []kb.Chunk {
 	switch {
 	case ref.Type == refs.TypeExternal:
 		rec.State, rec.Reason = RefSkipped, "external reference: never followed"
@@ -383,7 +383,7 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 		rec.State, rec.Reason = w.stop, w.stopReason
 		return nil
 	}
-	res := w.d.Resolver.Resolve(ctx, ref, retrieval.Origin{Doc: from.chunk.Doc, Section: from.chunk.Section, Context: from.chunk.Text})
+	res := w.d.resolver(call).Resolve(ctx, ref, retrieval.Origin{Doc: from.chunk.Doc, Section: from.chunk.Section, Context: from.chunk.Text})
 	if res.Resolved == nil {
 		rec.State, rec.Reason = RefUnresolved, res.Reason
 		return nil
@@ -435,12 +435,12 @@ func (w *taskWork) follow(ctx context.Context, ref refs.Reference, from frontier
 
 // filter scores the chunks that references led to and keeps the relevant ones, backfilling
 // to min_results from the best of the rest.
-func (w *taskWork) filter(ctx context.Context, nested []frontierChunk) ([]frontierChunk, error) {
+func (w *taskWork) filter(ctx context.Context, call caller, nested []frontierChunk) ([]frontierChunk, error) {
 	scores := make([]relevanceOut, len(nested))
-	err := parallel(ctx, len(nested), w.d.Concurrency, func(ctx context.Context, i int) error {
+	err := parallel(ctx, call, len(nested), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
 		c := nested[i].chunk
 		prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nScore how much this passage helps the task.", w.task.Query, c.Doc, c.Section, snippet.Cut(c.Text, 1500))
-		return w.d.structured(ctx, w.s, config.RoleFast, "You score passages for relevance.", prompt, &scores[i])
+		return w.d.structured(ctx, call, w.s, config.RoleFast, "You score passages for relevance.", prompt, &scores[i])
 	})
 	if err != nil {
 		return nil, err
@@ -461,7 +461,7 @@ func (w *taskWork) filter(ctx context.Context, nested []frontierChunk) ([]fronti
 // that is not done stays open for another pass, up to maxTaskPasses, searching for what the
 // model says is missing. A plan that already holds MaxTasks cannot take new tasks: then the
 // task is done after its pass and no call is made.
-func (d *Deps) reevaluate(ctx context.Context, s *State, idx int) error {
+func (d *Deps) reevaluate(ctx context.Context, call caller, s *State, idx int) error {
 	task := &s.Plan[idx]
 	task.Passes++
 	if len(s.Plan) >= MaxTasks {
@@ -478,7 +478,7 @@ func (d *Deps) reevaluate(ctx context.Context, s *State, idx int) error {
 	prompt := fmt.Sprintf("Research question: %s\nTask: %s (done when: %s)\nFindings:\n%s\nIs the task done? Which new tasks, if any, do the findings call for? If the task is not done, give a search query for what is still missing.",
 		s.Question, task.Query, task.DoneWhen, strings.Join(found, "\n"))
 	var out reevaluateOut
-	if err := d.structured(ctx, s, config.RoleFast, "You re-evaluate a research plan as findings come in.", prompt, &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleFast, "You re-evaluate a research plan as findings come in.", prompt, &out); err != nil {
 		task.Passes-- // the pass is worked again on resume
 		return err
 	}

@@ -21,12 +21,17 @@ const (
 // GraphName names the research graph in the run list.
 const GraphName = "research"
 
-// guard turns an exhausted budget into a partial run instead of a failure: the node stops,
-// the state says why, and the routers send the run to the partial report.
-func guard(name string, n agent.Node[State]) agent.Node[State] {
-	return func(ctx context.Context, s *State) (*agent.Interrupt, error) {
+// node is a step of the research graph. It makes its model calls with call: the node's
+// llm.Call, which the code working execute's waves gives the wave's call slots as well.
+type node func(ctx context.Context, call caller, s *State) (*agent.Interrupt, error)
+
+// guard makes a step a node of the graph, and turns an exhausted budget into a partial run
+// instead of a failure: the node stops, the state says why, and the routers send the run to
+// the partial report.
+func guard(name string, n node) agent.Node[State] {
+	return func(ctx context.Context, call llm.Call, s *State) (*agent.Interrupt, error) {
 		start := time.Now()
-		intr, err := n(ctx, s)
+		intr, err := n(ctx, caller{Call: call}, s)
 		s.ElapsedNS += int64(time.Since(start))
 		if errors.Is(err, llm.ErrBudgetExhausted) {
 			s.Exhausted = true
@@ -58,7 +63,7 @@ func then(next string) agent.Router[State] {
 // Graph builds the research graph over the given services.
 func Graph(d *Deps) *agent.Graph[State] {
 	g := agent.NewGraph[State](GraphName)
-	add := func(name string, n agent.Node[State]) { g.Node(name, guard(name, n)) }
+	add := func(name string, n node) { g.Node(name, guard(name, n)) }
 	add("init", d.initRun)
 	add("generate_queries", d.generateQueries)
 	add("retrieve", d.retrieve)
@@ -142,18 +147,21 @@ type Service struct {
 // NewRunID makes a run ID that sorts by time.
 func NewRunID() string { return agent.NewRunID("") }
 
-func (svc *Service) runner() *agent.Runner[State] {
-	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: svc.answer, Describe: DescribeChange}
+// runner runs the graph with its model calls made as call.
+func (svc *Service) runner(call llm.Call) *agent.Runner[State] {
+	return &agent.Runner[State]{Graph: Graph(svc.Deps), Store: svc.Store, Sink: svc.Sink, Answer: svc.answer, Describe: DescribeChange,
+		Call: call}
 }
 
-// meter attaches the run's budget, ledger and journal to ctx; a resumed run starts from what
-// its ledger says it has spent.
-func (svc *Service) meter(ctx context.Context, run string) (context.Context, context.CancelFunc, error) {
+// meter returns the call the run's model calls are made as: with the run's budget, ledger
+// and journal (a resumed run starts from what its ledger says it has spent), and ctx bounded
+// by the run's time budget.
+func (svc *Service) meter(ctx context.Context, run string) (context.Context, context.CancelFunc, llm.Call, error) {
 	// Read even when ctx is already cancelled, so that a run stopped as it starts is still
 	// recorded (agent.Runner.Start) and can be resumed.
 	used, err := svc.Store.Usage(context.WithoutCancel(ctx), run)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, llm.Call{}, err
 	}
 	meter := llm.NewRun(run, svc.runBudget(ctx, run), func(e llm.LedgerEntry) {
 		if err := svc.Store.SettleLedger(context.WithoutCancel(ctx), e); err != nil && svc.Sink != nil {
@@ -186,15 +194,15 @@ func (svc *Service) meter(ctx context.Context, run string) (context.Context, con
 			svc.Sink(agent.Event{Time: time.Now(), Run: run, Node: "synthesize", Kind: agent.EventToken, Summary: text})
 		}
 	}
-	ctx = llm.WithJournal(llm.WithRun(ctx, meter), svc.Store.Journal(run))
+	call := llm.Call{Run: meter, Journal: svc.Store.Journal(run)}
 	if svc.RunTime > 0 {
 		// The time budget spans sittings: what earlier Start and Resume calls used counts.
 		left := svc.RunTime - svc.elapsed(ctx, run)
 		ctx, cancel := context.WithTimeoutCause(ctx, max(left, time.Millisecond), errRunTime)
-		return ctx, cancel, nil
+		return ctx, cancel, call, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return ctx, cancel, nil
+	return ctx, cancel, call, nil
 }
 
 // runBudget is the budget run works under: the one it was started with once it has one (the
@@ -234,14 +242,14 @@ func (svc *Service) elapsed(ctx context.Context, run string) time.Duration {
 
 // Start begins a run for a question.
 func (svc *Service) Start(ctx context.Context, run, question string, opts Options) (agent.Outcome, *State, error) {
-	ctx, cancel, err := svc.meter(ctx, run)
+	ctx, cancel, call, err := svc.meter(ctx, run)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
 	defer cancel()
 	budget := svc.runBudget(ctx, run)
 	s := &State{Question: question, HITL: opts.HITL, MaxIterations: opts.MaxIterations, Budget: &budget}
-	out, err := svc.runner().Start(ctx, run, question, s)
+	out, err := svc.runner(call).Start(ctx, run, question, s)
 	return out, s, err
 }
 
@@ -260,13 +268,13 @@ func (svc *Service) Resume(ctx context.Context, run string, answer json.RawMessa
 		}
 		return agent.Outcome{Run: run, Status: agent.StatusDone, Step: cp.Step}, s, &FinishedError{Run: run}
 	}
-	ctx, cancel, err := svc.meter(ctx, run)
+	ctx, cancel, call, err := svc.meter(ctx, run)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
 	defer cancel()
 	s := &State{}
-	runner := svc.runner()
+	runner := svc.runner(call)
 	runner.Loaded = func(s *State) {
 		if b := svc.runBudget(ctx, run); s.Budget == nil || *s.Budget != b {
 			s.Budget = &b // an override, or a run from before budgets were kept: from now on its own

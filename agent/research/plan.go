@@ -38,7 +38,7 @@ type PlanAnswer struct {
 	Comment string `json:"comment,omitempty"`
 }
 
-func (d *Deps) plan(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) plan(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research question: %s\nContext: %s\nResearch queries: %s\n", s.Question, s.Context, strings.Join(s.ResearchQs, "; "))
 	if a := s.Analysis; a != nil {
@@ -58,7 +58,7 @@ func (d *Deps) plan(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	}
 	b.WriteString("Write a research plan: at most 15 tasks, each a search query with its rationale and what would count as done.")
 	var out planOut
-	if err := d.structured(ctx, s, config.RoleChat, "You plan document research in a knowledge base.", b.String(), &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleChat, "You plan document research in a knowledge base.", b.String(), &out); err != nil {
 		return nil, err
 	}
 	s.Plan = s.Plan[:0]

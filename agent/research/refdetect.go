@@ -11,10 +11,13 @@ import (
 	"warren/retrieval/refs"
 )
 
-// ModelDetector is the model's reference detector (DetectModel with g) as retrieval takes it:
-// retrieval.DetectHybrid and retrieval.Detect run it beside the regex detector.
-func ModelDetector(g *llm.Gateway) retrieval.Detector {
-	return func(ctx context.Context, text string) ([]refs.Reference, error) { return DetectModel(ctx, g, text) }
+// ModelDetector is the model's reference detector (DetectModel with g, its calls made as
+// call) as retrieval takes it: retrieval.DetectHybrid and retrieval.Detect run it beside the
+// regex detector.
+func ModelDetector(g *llm.Gateway, call llm.Call) retrieval.Detector {
+	return func(ctx context.Context, text string) ([]refs.Reference, error) {
+		return DetectModel(ctx, g, call, text)
+	}
 }
 
 // modelReference is one reference as the model reports it.
@@ -41,12 +44,13 @@ Examples:
 "see the Gas Cabinet Procedure" → {"type":"document_mention","target":"Gas Cabinet Procedure","original_text":"the Gas Cabinet Procedure","document_context":""}
 A passage without references gives {"references": []}.`
 
-// DetectModel asks the model (fast role) for the references in text. A reference whose
-// original text does not occur in the passage is dropped: the model must not invent.
-// [ModelDetector] hands it to retrieval's detectors.
-func DetectModel(ctx context.Context, g *llm.Gateway, text string) ([]refs.Reference, error) {
+// DetectModel asks the model (fast role) for the references in text, in a call made as call
+// (the zero Call outside any run). A reference whose original text does not occur in the
+// passage is dropped: the model must not invent. [ModelDetector] hands it to retrieval's
+// detectors.
+func DetectModel(ctx context.Context, g *llm.Gateway, call llm.Call, text string) ([]refs.Reference, error) {
 	var out modelReferences
-	err := g.Structured(ctx, llm.Request{Role: config.RoleFast, System: detectSystem, Prompt: "Passage:\n" + text}, &out)
+	err := g.Structured(ctx, llm.Request{Call: call, Role: config.RoleFast, System: detectSystem, Prompt: "Passage:\n" + text}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't detect references with the model: %w", err)
 	}

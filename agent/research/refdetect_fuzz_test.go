@@ -101,7 +101,7 @@ func FuzzDetectHybrid(f *testing.F) {
 		mu.Unlock()
 
 		regex := refs.DetectRegex(text)
-		got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(g), text)
+		got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(g, llm.Call{}), text)
 		if err != nil && !reflect.DeepEqual(got, regex) {
 			t.Fatalf("the model failed (%v) but the regex references were not kept:\n%+v\n%+v", err, got, regex)
 		}

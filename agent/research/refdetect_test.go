@@ -36,7 +36,7 @@ func TestHybridAddsOnlyNewGroundedModelReferences(t *testing.T) {
 		{"type":"document_mention","target":"Biostoffverordnung","original_text":"Biostoffverordnung","document_context":""}]}`}})
 	g := testGateway(t, srv)
 
-	got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(g), passage)
+	got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(g, llm.Call{}), passage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestHybridAddsOnlyNewGroundedModelReferences(t *testing.T) {
 func TestHybridKeepsRegexReferencesWhenTheModelFails(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.RemoveModel(llmtest.ChatModel)
-	got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(testGateway(t, srv)), passage)
+	got, err := retrieval.DetectHybrid(context.Background(), ModelDetector(testGateway(t, srv), llm.Call{}), passage)
 	if !errors.Is(err, llm.ErrModelMissing) || len(got) != 1 || got[0].Target != "§ 6" {
 		t.Fatalf("want the regex reference and the model's error, got %+v %v", got, err)
 	}

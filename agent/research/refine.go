@@ -26,7 +26,7 @@ const (
 	convergedGaps     = 2
 )
 
-func (d *Deps) initRun(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) initRun(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	if s.Language == "" {
 		s.Language = analysis.DetectLanguage(s.Question)
 		if s.Language == "" {
@@ -43,8 +43,8 @@ type queriesOut struct {
 	Queries []string `json:"queries" desc:"the question itself and two alternative search queries" schema:"minItems=3,maxItems=3,minLength=3"`
 }
 
-func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt, error) {
-	queries, err := d.writeQueries(ctx, s)
+func (d *Deps) generateQueries(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
+	queries, err := d.writeQueries(ctx, call, s)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (d *Deps) generateQueries(ctx context.Context, s *State) (*agent.Interrupt,
 
 // writeQueries asks for the next round's search queries, from the question, the earlier
 // queries, the analyst's answers and the open gaps.
-func (d *Deps) writeQueries(ctx context.Context, s *State) ([]string, error) {
+func (d *Deps) writeQueries(ctx context.Context, call caller, s *State) ([]string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research question: %s\n", s.Question)
 	if len(s.Queries) > 0 {
@@ -68,7 +68,7 @@ func (d *Deps) writeQueries(ctx context.Context, s *State) ([]string, error) {
 	}
 	b.WriteString("Give three search queries for the knowledge base: the question, then two alternatives that refine it with the answers and aim at the gaps.")
 	var out queriesOut
-	if err := d.structured(ctx, s, config.RoleFast, "You write search queries for a document knowledge base.", b.String(), &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleFast, "You write search queries for a document knowledge base.", b.String(), &out); err != nil {
 		return nil, err
 	}
 	return out.Queries, nil
@@ -76,7 +76,7 @@ func (d *Deps) writeQueries(ctx context.Context, s *State) ([]string, error) {
 
 // retrieve runs each query (about three chunks each), keeps what earlier rounds have not seen,
 // and records the share of results that were already known.
-func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) retrieve(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	// The dedup ratio is the share of this round's distinct passages that earlier rounds had
 	// already found; overlap between this round's own queries does not count.
 	earlier := map[string]bool{}
@@ -86,7 +86,7 @@ func (d *Deps) retrieve(ctx context.Context, s *State) (*agent.Interrupt, error)
 	round := map[string]bool{}
 	total, dup := 0, 0
 	for _, q := range s.Queries {
-		results, err := d.Searcher.Search(ctx, retrieval.Request{Query: q, K: 3})
+		results, err := d.searcher(call).Search(ctx, retrieval.Request{Query: q, K: 3})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func evidenceText(ev []Evidence, max int) string {
 	return b.String()
 }
 
-func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) analyze(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	var answers strings.Builder
 	for _, a := range s.Answers {
 		fmt.Fprintf(&answers, "- %s\n", a.Text)
@@ -150,7 +150,7 @@ func (d *Deps) analyze(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	prompt := fmt.Sprintf("Research question: %s\nRound %d. The analyst's answers so far:\n%sRetrieved passages:\n%s\nJudge how well these passages cover the question as the analyst means it, and list the knowledge gaps. Analyse the question: its key concepts, the entities it involves, and its scope.",
 		s.Question, s.Iteration+1, answers.String(), evidenceText(s.Evidence, 12))
 	var out analysisOut
-	if err := d.structured(ctx, s, config.RoleFast, "You analyse retrieval results for a research question.", prompt, &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleFast, "You analyse retrieval results for a research question.", prompt, &out); err != nil {
 		return nil, err
 	}
 	s.Coverage, s.Gaps, s.Analysis = out.Coverage, out.Gaps, out.analysis()
@@ -194,11 +194,11 @@ type QuestionsPayload struct {
 	Analysis *QueryAnalysis `json:"analysis,omitempty"`
 }
 
-func (d *Deps) ask(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) ask(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	prompt := fmt.Sprintf("Research question: %s\nKnowledge gaps: %s\nAsk the analyst two or three short questions whose answers would close these gaps.",
 		s.Question, strings.Join(s.Gaps, "; "))
 	var out questionsOut
-	if err := d.structured(ctx, s, config.RoleChat, "You help an analyst sharpen a research question.", prompt, &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleChat, "You help an analyst sharpen a research question.", prompt, &out); err != nil {
 		return nil, err
 	}
 	s.Questions = out.Questions
@@ -210,7 +210,7 @@ type insightsOut struct {
 	Insights []string `json:"insights" desc:"what the answer tells about the research need" schema:"maxItems=5"`
 }
 
-func (d *Deps) processAnswer(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) processAnswer(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	answer := strings.TrimSpace(s.PendingAnswer)
 	s.PendingAnswer = ""
 	if strings.EqualFold(answer, EndCommand) {
@@ -225,12 +225,12 @@ func (d *Deps) processAnswer(ctx context.Context, s *State) (*agent.Interrupt, e
 	// insights, so both calls go out at once (generate_queries runs in the first round only).
 	var out insightsOut
 	var queries []string
-	err := parallel(ctx, 2, 2, func(ctx context.Context, i int) error {
+	err := parallel(ctx, call, 2, 2, func(ctx context.Context, call caller, i int) error {
 		if i == 0 {
-			return d.structured(ctx, s, config.RoleFast, "You extract insights from an analyst's answer.", prompt, &out)
+			return d.structured(ctx, call, s, config.RoleFast, "You extract insights from an analyst's answer.", prompt, &out)
 		}
 		var err error
-		queries, err = d.writeQueries(ctx, s)
+		queries, err = d.writeQueries(ctx, call, s)
 		return err
 	})
 	if err != nil {
@@ -261,7 +261,7 @@ type finalizeOut struct {
 
 // finalize is refinement's last step: the research queries, the context and the query
 // analysis (key concepts, entities, scope) that the plan is written from.
-func (d *Deps) finalize(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) finalize(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Research question: %s\nAnalyst's insights: %s\nQueries so far: %s\n", s.Question, strings.Join(s.Insights, "; "), strings.Join(s.Queries, "; "))
 	for _, a := range s.Answers {
@@ -272,7 +272,7 @@ func (d *Deps) finalize(ctx context.Context, s *State) (*agent.Interrupt, error)
 	}
 	b.WriteString("Finalise the research queries, summarise the context for planning, and give the final query analysis: key concepts, entities and scope.")
 	var out finalizeOut
-	if err := d.structured(ctx, s, config.RoleChat, "You prepare a research plan's inputs.", b.String(), &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleChat, "You prepare a research plan's inputs.", b.String(), &out); err != nil {
 		return nil, err
 	}
 	s.ResearchQs, s.Context, s.Analysis = out.ResearchQueries, out.Context, out.analysis()

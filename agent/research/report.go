@@ -40,7 +40,7 @@ func sourceNumber(s *State, chunkID string) int {
 	return 0
 }
 
-func (d *Deps) synthesize(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) synthesize(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	buildSources(s)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Write the research report for this question: %s\n", s.Question)
@@ -59,7 +59,7 @@ func (d *Deps) synthesize(ctx context.Context, s *State) (*agent.Interrupt, erro
 	if s.Language == "de" {
 		lang = "German"
 	}
-	ans, err := d.Gateway.Text(ctx, llm.Request{Role: config.RoleChat,
+	ans, err := d.Gateway.Text(ctx, llm.Request{Call: call.Call, Role: config.RoleChat,
 		System: "You write concise, cited research reports in " + lang + ".", Prompt: b.String(),
 		OnToken: d.OnToken, OnRestart: func() {
 			if d.OnToken != nil {
@@ -113,7 +113,7 @@ type qualityOut struct {
 	Issues              []string `json:"issues" schema:"maxItems=8"`
 }
 
-func (d *Deps) quality(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) quality(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	q := Quality{Problems: CheckCitations(s.Report, len(s.Sources))}
 	var srcs strings.Builder
 	for _, f := range s.Findings {
@@ -122,7 +122,7 @@ func (d *Deps) quality(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	prompt := fmt.Sprintf("Question: %s\nSources:\n%s\nReport:\n%s\nScore the report 0–100 on factual accuracy against the sources, semantic validity, structural integrity, citation correctness and relevance to the question, and list its issues.",
 		s.Question, srcs.String(), s.Report)
 	var out qualityOut
-	if err := d.structured(ctx, s, config.RoleChat, "You review research reports strictly.", prompt, &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleChat, "You review research reports strictly.", prompt, &out); err != nil {
 		return nil, err
 	}
 	q.FactualAccuracy, q.SemanticValidity, q.StructuralIntegrity = out.FactualAccuracy, out.SemanticValidity, out.StructuralIntegrity
@@ -159,13 +159,13 @@ type remediationOut struct {
 	Focus    string `json:"focus" desc:"what a second draft must do better"`
 }
 
-func (d *Deps) remediate(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) remediate(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	issues := append(append([]string(nil), s.Quality.Problems...), s.Quality.Issues...)
 	// The decision and the focus are about the question the report answers, so it is given.
 	prompt := fmt.Sprintf("Research question: %s\nThe report scored %d of 500 (threshold %d). Issues:\n- %s\nAccept it as it is, or retry once with focus instructions?",
 		s.Question, s.Quality.Total, d.threshold(), strings.Join(issues, "\n- "))
 	var out remediationOut
-	if err := d.structured(ctx, s, config.RoleChat, "You decide whether a research report needs a second draft.", prompt, &out); err != nil {
+	if err := d.structured(ctx, call, s, config.RoleChat, "You decide whether a research report needs a second draft.", prompt, &out); err != nil {
 		return nil, err
 	}
 	s.Quality.Decision = out.Decision
@@ -188,7 +188,7 @@ func afterRemediation(s *State) string {
 // attribute lists the sources and which came from which task, and makes sure every citation
 // of the final report names a retrieved source: one that does not is removed, and the report
 // says how many were. It needs no model.
-func (d *Deps) attribute(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) attribute(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	if len(s.Sources) == 0 {
 		buildSources(s)
 	}
@@ -209,7 +209,7 @@ func (d *Deps) attribute(ctx context.Context, s *State) (*agent.Interrupt, error
 }
 
 // writePartial ends a run whose budget ran out: what was found, cited, clearly marked.
-func (d *Deps) writePartial(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) writePartial(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	if s.Report != "" && len(s.Sources) > 0 {
 		// A report was written; only its check (or its second draft) was cut short. Keep it.
 		s.Report = fmt.Sprintf("> This report was not fully checked: %s.\n\n%s", s.PartialNote, s.Report)

@@ -270,5 +270,38 @@ func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
 // gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
 func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
 	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.Embed}
+	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
+}
+
+// The query embeddings of a run's searches are model calls of the run like the others: each
+// is in its ledger, under the node that searched.
+func TestQueryEmbeddingsAreTheRunsCalls(t *testing.T) {
+	h := newHarnessOn(t, proceduresKB)
+	ctx := context.Background()
+	doc := &kb.Document{ID: "sop/quokka.md", Collection: "sop", Language: "en", Meta: map[string]string{},
+		Sections: []kb.Section{{Heading: "Quokka inspection", Text: "The quokka inspection is done at dawn by two rangers."}}}
+	if _, err := h.svc.Deps.Store.(*kb.Store).AddDocument(ctx, doc, gatewayEmbedder(h.svc.Deps.Gateway), kb.DefaultChunkOptions, nil); err != nil {
+		t.Fatal(err)
+	}
+	scriptRefinement(h.srv, 0.2, []string{"a"})
+	scriptFollowAll(h.srv)
+	scriptReport(h.srv)
+	embeds := h.srv.Count("/api/embed")
+	runOneTask(t, h, "embedded", "quokka inspection")
+	ledger, err := h.store.Ledger(ctx, "embedded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]int{}
+	for _, e := range ledger {
+		if e.Kind == "embed" {
+			nodes[e.Node]++
+		}
+	}
+	if nodes["retrieve"] == 0 || nodes["execute"] == 0 || len(nodes) != 2 {
+		t.Errorf("the query embeddings are in the ledger under the nodes that searched: %v", nodes)
+	}
+	if n, sum := h.srv.Count("/api/embed")-embeds, nodes["retrieve"]+nodes["execute"]; n != sum {
+		t.Errorf("%d embed requests, %d in the ledger", n, sum)
+	}
 }

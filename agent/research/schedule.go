@@ -18,7 +18,7 @@ import (
 // Tasks added by a wave's re-evaluations, and tasks left open for another pass, are worked by
 // the next wave. The merge order does not depend on how many tasks ran at once, so one at a
 // time and several at once end in the same state.
-func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (d *Deps) execute(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	var pending []int
 	for i := range s.Plan {
 		if s.Plan[i].Status != "done" {
@@ -34,12 +34,12 @@ func (d *Deps) execute(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	n := d.workers()
 	slots := newCallSlots(n)
 	w := newWave(s, len(pending), d.Progress)
-	err := parallel(ctx, len(pending), min(n, len(pending)), func(ctx context.Context, i int) error {
+	err := parallel(ctx, call, len(pending), min(n, len(pending)), func(ctx context.Context, call caller, i int) error {
 		td := *d // the task's own progress
 		td.Concurrency = n
 		td.Note = w.note(d.Note)
 		td.Progress = w.progressOf(i)
-		_, err := td.workTask(slots.on(ctx, i), w.views[i], pending[i])
+		_, err := td.workTask(ctx, slots.on(call, i), w.views[i], pending[i])
 		return err
 	})
 	if err != nil && !errors.Is(err, llm.ErrBudgetExhausted) {
@@ -190,40 +190,44 @@ type slotTask struct {
 
 func newCallSlots(n int) *callSlots { return &callSlots{free: n} }
 
-type (
-	callSlotsKey struct{}
-	slotHeldKey  struct{}
-)
+// caller is what research code makes its model calls with: the llm.Call of the node they
+// are made for (run, node name, journal) and, inside execute's waves, the claim on the wave's
+// call slots they wait for. The nodes get it from the graph (see Graph) and pass it down to
+// every function that calls the model.
+type caller struct {
+	llm.Call
+	claim slotClaim // claim.slots is nil outside execute's waves: the calls wait for no slot
+	held  bool      // the code holds one of the slots already (an item of parallel)
+}
 
-// slotClaim is what a context carries: the slots, the task its calls are for, and whether
-// they are background calls.
+// slotClaim is a caller's standing with the slots: the slots, the task its calls are for,
+// and whether they are background calls.
 type slotClaim struct {
 	slots      *callSlots
 	task       *slotTask
 	background bool
 }
 
-// on gives the calls made under ctx the slots to share, for the task of the given rank.
-func (c *callSlots) on(ctx context.Context, rank int) context.Context {
-	return context.WithValue(ctx, callSlotsKey{}, slotClaim{slots: c, task: &slotTask{rank: rank}})
+// on gives the calls made with call the slots to share, for the task of the given rank.
+func (c *callSlots) on(call caller, rank int) caller {
+	call.claim = slotClaim{slots: c, task: &slotTask{rank: rank}}
+	return call
 }
 
-// background gives the calls made under ctx the standing of work nothing waits on until the
+// background gives the calls made with call the standing of work nothing waits on until the
 // task ends: they get the slots the other calls leave free, until urgent.
-func background(ctx context.Context) context.Context {
-	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
-	if !ok {
-		return ctx
+func background(call caller) caller {
+	if call.claim.slots != nil {
+		call.claim.background = true
 	}
-	claim.background = true
-	return context.WithValue(ctx, callSlotsKey{}, claim)
+	return call
 }
 
-// urgent says that ctx's task now waits on its background calls: they are served as its
+// urgent says that call's task now waits on its background calls: they are served as its
 // other calls are.
-func urgent(ctx context.Context) {
-	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
-	if !ok {
+func urgent(call caller) {
+	claim := call.claim
+	if claim.slots == nil {
 		return
 	}
 	claim.slots.mu.Lock()
@@ -289,16 +293,17 @@ func (c *callSlots) releaseLocked() {
 	close(w.ready)
 }
 
-// holdCallSlot waits for one of ctx's call slots and returns the context to make the call
-// with and the slot's release. Without slots, or when ctx already holds one (a call inside a
+// holdCallSlot waits for one of call's slots and returns the caller to make the call with
+// and the slot's release. Without slots, or when call already holds one (a call inside a
 // parallel item), it waits for nothing.
-func holdCallSlot(ctx context.Context) (context.Context, func(), error) {
-	claim, ok := ctx.Value(callSlotsKey{}).(slotClaim)
-	if !ok || ctx.Value(slotHeldKey{}) != nil {
-		return ctx, func() {}, nil
+func holdCallSlot(ctx context.Context, call caller) (caller, func(), error) {
+	claim := call.claim
+	if claim.slots == nil || call.held {
+		return call, func() {}, nil
 	}
 	if err := claim.slots.acquire(ctx, claim); err != nil {
-		return ctx, nil, err
+		return call, nil, err
 	}
-	return context.WithValue(ctx, slotHeldKey{}, true), claim.slots.release, nil
+	call.held = true
+	return call, claim.slots.release, nil
 }

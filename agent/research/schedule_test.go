@@ -82,8 +82,8 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 	slots := newCallSlots(2)
 	var mu sync.Mutex
 	in, peak := 0, 0
-	call := func(ctx context.Context) error {
-		ctx, release, err := holdCallSlot(ctx) // as structured does: free inside an item
+	call := func(ctx context.Context, c caller) error {
+		_, release, err := holdCallSlot(ctx, c) // as structured does: free inside an item
 		if err != nil {
 			return err
 		}
@@ -98,13 +98,13 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 		mu.Unlock()
 		return nil
 	}
-	err := parallel(context.Background(), 3, 3, func(ctx context.Context, task int) error { // three tasks at once
-		ctx = slots.on(ctx, task)
+	err := parallel(context.Background(), caller{}, 3, 3, func(ctx context.Context, c caller, task int) error { // three tasks at once
+		c = slots.on(c, task)
 		for range 3 {
-			if err := parallel(ctx, 4, 4, func(ctx context.Context, i int) error { return call(ctx) }); err != nil {
+			if err := parallel(ctx, c, 4, 4, func(ctx context.Context, c caller, i int) error { return call(ctx, c) }); err != nil {
 				return err
 			}
-			if err := call(ctx); err != nil { // a serial call, as a re-evaluation
+			if err := call(ctx, c); err != nil { // a serial call, as a re-evaluation
 				return err
 			}
 		}
@@ -124,9 +124,9 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 func TestCallSlotsServeEarlierTasksAndBackgroundLast(t *testing.T) {
 	slots := newCallSlots(1)
 	ctx := context.Background()
-	first, second, third := slots.on(ctx, 0), slots.on(ctx, 1), slots.on(ctx, 2)
-	hold, release, err := holdCallSlot(first) // the one slot is busy
-	if err != nil || hold.Value(slotHeldKey{}) == nil {
+	first, second, third := slots.on(caller{}, 0), slots.on(caller{}, 1), slots.on(caller{}, 2)
+	hold, release, err := holdCallSlot(ctx, first) // the one slot is busy
+	if err != nil || !hold.held {
 		t.Fatalf("the first call gets the free slot: %v", err)
 	}
 	var mu sync.Mutex
@@ -137,10 +137,10 @@ func TestCallSlotsServeEarlierTasksAndBackgroundLast(t *testing.T) {
 		defer slots.mu.Unlock()
 		return len(slots.waiting)
 	}
-	queue := func(name string, ctx context.Context) {
+	queue := func(name string, c caller) {
 		before := waiting()
 		wg.Go(func() {
-			_, release, err := holdCallSlot(ctx)
+			_, release, err := holdCallSlot(ctx, c)
 			if err != nil {
 				t.Error(err)
 				return

@@ -72,31 +72,32 @@ type proposal struct {
 // error only when the schema is unusable or ctx ends; in the second case with the answer so
 // far, whose Ledger holds the calls already spent.
 //
-// The calls run under a run of Ask's own with a budget of [MaxCalls] exchanges, lowered to
-// what remains of the calls and tokens of a run already in ctx; that run is not charged (see
-// Answer.Ledger). A journal in ctx still replays and records answers.
-func Ask(ctx context.Context, g *llm.Gateway, schema Schema, question string) (*Answer, error) {
-	return AskOver(ctx, g, schema, nil, question)
+// call is the caller's: the calls run under a run of Ask's own with a budget of [MaxCalls]
+// exchanges, lowered to what remains of the calls and tokens of call.Run; that run is not
+// charged (see Answer.Ledger). call.Journal replays and records answers. The zero Call asks
+// outside any run.
+func Ask(ctx context.Context, g *llm.Gateway, call llm.Call, schema Schema, question string) (*Answer, error) {
+	return AskOver(ctx, g, call, schema, nil, question)
 }
 
 // AskOver is [Ask] for a question about the given rows: a model expression that compiles is
 // also run over them, and one that fails on every row (an [Other] error of [Run], such as
 // int() of a name) is an error the tiers recover from like a compile error, within the same
 // [MaxCalls]. Without rows it is Ask.
-func AskOver(ctx context.Context, g *llm.Gateway, schema Schema, rows []map[string]any, question string) (*Answer, error) {
+func AskOver(ctx context.Context, g *llm.Gateway, call llm.Call, schema Schema, rows []map[string]any, question string) (*Answer, error) {
 	if err := schema.Validate(); err != nil {
 		return nil, fmt.Errorf("couldn't ask about the table: %w", err)
 	}
 	question = strings.TrimSpace(question)
 	ans := &Answer{}
 	var mu sync.Mutex
-	budget, refused := budgetFor(llm.RunFrom(ctx))
+	budget, refused := budgetFor(call.Run)
 	run := llm.NewRun("tablequery", budget, func(e llm.LedgerEntry) {
 		mu.Lock()
 		defer mu.Unlock()
 		ans.Ledger = append(ans.Ledger, e)
 	})
-	ctx = llm.WithRun(ctx, run)
+	call.Run = run
 	finish := func() *Answer {
 		ans.Calls = run.Usage().Calls
 		return ans
@@ -109,7 +110,7 @@ func AskOver(ctx context.Context, g *llm.Gateway, schema Schema, rows []map[stri
 	} else if question == "" {
 		ans.Note = "the question is empty"
 	} else {
-		done, err := runTiers(ctx, g, schema, rows, question, ans)
+		done, err := runTiers(ctx, g, call, schema, rows, question, ans)
 		if err != nil {
 			return finish(), err // with the calls spent so far, for the caller's ledger
 		}
@@ -168,11 +169,12 @@ func budgetFor(parent *llm.Run) (llm.Budget, error) {
 
 // runTiers runs tiers 0 to 2. It reports whether an expression compiled (then ans holds it); an
 // error only when ctx ended. A model failure that ends the tiers is left in ans.ModelError.
-func runTiers(ctx context.Context, g *llm.Gateway, schema Schema, rows []map[string]any, question string, ans *Answer) (bool, error) {
+func runTiers(ctx context.Context, g *llm.Gateway, call llm.Call, schema Schema, rows []map[string]any, question string, ans *Answer) (bool, error) {
 	// propose makes one model call and compiles its answer. It returns false with a nil error
 	// when the tiers must stop (ans.ModelError says why).
 	propose := func(tier int, req llm.Request) (p proposal, compiled, goOn bool, err error) {
-		callErr := g.Structured(llm.WithNode(ctx, fmt.Sprintf("tablequery.tier%d", tier)), req, &p)
+		req.Call = call.At(fmt.Sprintf("tablequery.tier%d", tier))
+		callErr := g.Structured(ctx, req, &p)
 		switch {
 		case callErr == nil:
 		case ctx.Err() != nil:

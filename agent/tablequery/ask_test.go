@@ -36,7 +36,7 @@ func script(t *testing.T, write, fix, fresh []string) *llmtest.Server {
 
 func askScripted(t *testing.T, srv *llmtest.Server) *Answer {
 	t.Helper()
-	ans, err := Ask(context.Background(), newGateway(t, srv.URL), gasSchema, question)
+	ans, err := Ask(context.Background(), newGateway(t, srv.URL), llm.Call{}, gasSchema, question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestAskModelUnreachableFallsBack(t *testing.T) {
 	srv := llmtest.Start()
 	host := srv.URL
 	srv.Close()
-	ans, err := Ask(context.Background(), newGateway(t, host), gasSchema, question)
+	ans, err := Ask(context.Background(), newGateway(t, host), llm.Call{}, gasSchema, question)
 	if err != nil {
 		t.Fatalf("an unreachable model should not fail Ask: %v", err)
 	}
@@ -270,8 +270,8 @@ func TestAskRespectsTheCallersRun(t *testing.T) {
 	srv := script(t, []string{bad}, []string{bad}, []string{bad})
 	parent := llm.NewRun("research", llm.Budget{Calls: 10}, nil)
 	parent.Restore(llm.Usage{Calls: 8})
-	ctx := llm.WithRun(context.Background(), parent)
-	ans, err := Ask(ctx, newGateway(t, srv.URL), gasSchema, question)
+	ctx, call := context.Background(), llm.Call{Run: parent}
+	ans, err := Ask(ctx, newGateway(t, srv.URL), call, gasSchema, question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestAskRespectsTheCallersRun(t *testing.T) {
 	}
 
 	parent.Restore(llm.Usage{Calls: 10})
-	ans, err = Ask(ctx, newGateway(t, srv.URL), gasSchema, question)
+	ans, err = Ask(ctx, newGateway(t, srv.URL), call, gasSchema, question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestAskStopsWhenCancelled(t *testing.T) {
 	srv := script(t, []string{reply(goodExpr)}, nil, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if ans, err := Ask(ctx, newGateway(t, srv.URL), gasSchema, question); err == nil || !errors.Is(err, context.Canceled) {
+	if ans, err := Ask(ctx, newGateway(t, srv.URL), llm.Call{}, gasSchema, question); err == nil || !errors.Is(err, context.Canceled) {
 		t.Errorf("want a cancellation error, got %+v, %v", ans, err)
 	}
 }
@@ -307,7 +307,7 @@ func TestAskCancelledMidwayKeepsItsLedger(t *testing.T) {
 		cancel() // the analyst presses Esc while the first answer arrives
 		return reply("no_such_field == 1")
 	}})
-	ans, err := Ask(ctx, newGateway(t, srv.URL), gasSchema, question)
+	ans, err := Ask(ctx, newGateway(t, srv.URL), llm.Call{}, gasSchema, question)
 	if !errors.Is(err, context.Canceled) || ans == nil {
 		t.Fatalf("want the cancellation with the answer so far: %+v %v", ans, err)
 	}
@@ -319,13 +319,13 @@ func TestAskCancelledMidwayKeepsItsLedger(t *testing.T) {
 }
 
 func TestAskRejectsAnUnusableSchema(t *testing.T) {
-	if _, err := Ask(context.Background(), nil, Schema{{Name: "flash point", Type: TypeNumber}}, question); err == nil {
+	if _, err := Ask(context.Background(), nil, llm.Call{}, Schema{{Name: "flash point", Type: TypeNumber}}, question); err == nil {
 		t.Error("want an error for an unusable schema")
 	}
 }
 
 func TestAskWithoutGatewayFallsBack(t *testing.T) {
-	ans, err := Ask(context.Background(), nil, gasSchema, question)
+	ans, err := Ask(context.Background(), nil, llm.Call{}, gasSchema, question)
 	if err != nil || !ans.Fallback || ans.ModelError == nil || ans.Calls != 0 {
 		t.Errorf("got %+v, %v", ans, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
+	"warren/llm"
 	"warren/llm/llmtest"
 )
 
@@ -21,7 +22,7 @@ func TestRuntimeErrorIsFixedInTierOne(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Handle(&llmtest.Rule{Name: "tier 1", Contains: runtimeOpening, Replies: []string{reply(goodExpr)}})
 	srv.Handle(&llmtest.Rule{Name: "tier 0", Contains: questionLabel, Replies: []string{reply(failsOnEveryRow)}})
-	ans, err := AskOver(context.Background(), newGateway(t, srv.URL), gasSchema, gasRows, question)
+	ans, err := AskOver(context.Background(), newGateway(t, srv.URL), llm.Call{}, gasSchema, gasRows, question)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestRuntimeErrorIsFixedInTierOne(t *testing.T) {
 func TestRuntimeErrorsRunEveryTierWithinTheCap(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Handle(&llmtest.Rule{Name: "any", Contains: questionLabel, Replies: []string{reply(failsOnEveryRow)}})
-	ans, err := AskOver(context.Background(), newGateway(t, srv.URL), gasSchema, gasRows, question)
+	ans, err := AskOver(context.Background(), newGateway(t, srv.URL), llm.Call{}, gasSchema, gasRows, question)
 	if err != nil {
 		t.Fatal(err)
 	}

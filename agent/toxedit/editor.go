@@ -81,8 +81,9 @@ func (e *Editor) graph() *agent.Graph[State] {
 		Node("save", e.save).Edge("save", agent.End)
 }
 
-func (e *Editor) runner() *agent.Runner[State] {
-	return &agent.Runner[State]{Graph: e.graph(), Store: e.Runs, Answer: e.applyAnswer}
+// runner runs the edit graph with its model calls made as call.
+func (e *Editor) runner(call llm.Call) *agent.Runner[State] {
+	return &agent.Runner[State]{Graph: e.graph(), Store: e.Runs, Answer: e.applyAnswer, Call: call}
 }
 
 // NewRunID makes an edit run ID that sorts by time.
@@ -102,18 +103,18 @@ func (e *Editor) propose(ctx context.Context, inci, input, batchID string) (*Pro
 			e.Runs.RecordLedger(context.WithoutCancel(ctx), le)
 		}
 	})
-	ctx = llm.WithRun(ctx, meter)
+	call := llm.Call{Run: meter}
 	s := &State{INCI: inci, Input: input, BatchID: batchID, Proposal: &Proposal{ID: id}}
 	if e.Runs == nil {
 		for _, step := range []agent.Node[State]{e.load, e.classify, e.patch} {
-			if _, err := step(ctx, s); err != nil {
+			if _, err := step(ctx, call, s); err != nil {
 				return nil, err
 			}
 		}
 		return s.Proposal, nil
 	}
 	title := fmt.Sprintf("%s: %s", inci, firstLine(input, 60))
-	if _, err := e.runner().Start(ctx, id, title, s); err != nil {
+	if _, err := e.runner(call).Start(ctx, id, title, s); err != nil {
 		return nil, err
 	}
 	return s.Proposal, nil
@@ -127,7 +128,7 @@ func firstLine(s string, n int) string {
 	return s
 }
 
-func (e *Editor) load(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (e *Editor) load(ctx context.Context, _ llm.Call, s *State) (*agent.Interrupt, error) {
 	v, err := e.Profiles.Latest(ctx, s.INCI)
 	if err != nil {
 		return nil, err
@@ -138,17 +139,17 @@ func (e *Editor) load(ctx context.Context, s *State) (*agent.Interrupt, error) {
 	return nil, nil
 }
 
-func (e *Editor) classify(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (e *Editor) classify(ctx context.Context, _ llm.Call, s *State) (*agent.Interrupt, error) {
 	s.Proposal.EditType = Classify(s.Input)
 	return nil, nil
 }
 
 // patch makes and checks the operations for the classified input and fills in the proposal.
-func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (e *Editor) patch(ctx context.Context, call llm.Call, s *State) (*agent.Interrupt, error) {
 	p := s.Proposal
 	defer func() {
-		if r := llm.RunFrom(ctx); r != nil {
-			p.ModelCalls = r.Usage().Calls
+		if call.Run != nil {
+			p.ModelCalls = call.Run.Usage().Calls
 		}
 	}()
 	prof, err := tox.Parse(p.Before)
@@ -173,7 +174,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		return nil, nil
 	case FormRaw:
 		p.Method = MethodFormModel
-		f, err := e.extractForm(ctx, p.Input)
+		f, err := e.extractForm(ctx, call, p.Input)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +200,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 		return nil, nil
 	}
 	p.Method = MethodModelPatch
-	ops, err = e.modelPatchFor(ctx, p.Before, p.INCI, p.Input)
+	ops, err = e.modelPatchFor(ctx, call, p.Before, p.INCI, p.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +214,7 @@ func (e *Editor) patch(ctx context.Context, s *State) (*agent.Interrupt, error) 
 	}
 	// One full rewrite, accepted only when it touches what the instruction names.
 	p.Method = MethodRewrite
-	rewrite, err := e.rewriteFor(ctx, p.Before, p.Input, why)
+	rewrite, err := e.rewriteFor(ctx, call, p.Before, p.Input, why)
 	if err != nil {
 		return nil, fmt.Errorf("the model's patch failed (%s) and %w", why, err)
 	}
@@ -341,14 +342,14 @@ func summarize(before []byte, ops jsonpatch.Patch) string {
 	return strings.Join(parts, "; ")
 }
 
-func review(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func review(ctx context.Context, _ llm.Call, s *State) (*agent.Interrupt, error) {
 	if s.Decision != "" {
 		return nil, nil
 	}
 	return agent.NewInterrupt(InterruptApproval, s.Proposal)
 }
 
-func (e *Editor) save(ctx context.Context, s *State) (*agent.Interrupt, error) {
+func (e *Editor) save(ctx context.Context, _ llm.Call, s *State) (*agent.Interrupt, error) {
 	v, err := e.saveProposal(ctx, s.Proposal, s.Summary)
 	if err != nil {
 		return nil, err
@@ -430,7 +431,8 @@ func (e *Editor) Approve(ctx context.Context, p *Proposal, summary string) (int,
 	}
 	raw, _ := json.Marshal(answer{Approve: true, Summary: summary, Patch: p.Patch})
 	s := &State{}
-	if _, err := e.runner().Resume(ctx, p.ID, raw, s); err != nil {
+	// The steps after the approval (review, save) make no model call.
+	if _, err := e.runner(llm.Call{}).Resume(ctx, p.ID, raw, s); err != nil {
 		return 0, err
 	}
 	if s.Decision != "approved" || s.Version == 0 {
@@ -445,7 +447,7 @@ func (e *Editor) Reject(ctx context.Context, p *Proposal, reason string) error {
 		return nil
 	}
 	raw, _ := json.Marshal(answer{Approve: false, Reason: reason})
-	_, err := e.runner().Resume(ctx, p.ID, raw, &State{})
+	_, err := e.runner(llm.Call{}).Resume(ctx, p.ID, raw, &State{})
 	return err
 }
 

@@ -35,7 +35,7 @@ type modelPatch struct {
 }
 
 // modelPatchFor asks the model for RFC 6902 operations that carry out the instruction.
-func (e *Editor) modelPatchFor(ctx context.Context, prof []byte, inci, instruction string) (jsonpatch.Patch, error) {
+func (e *Editor) modelPatchFor(ctx context.Context, call llm.Call, prof []byte, inci, instruction string) (jsonpatch.Patch, error) {
 	pretty, _ := jsonpatch.Pretty(prof)
 	prompt := fmt.Sprintf(`Profile:
 %s
@@ -45,7 +45,7 @@ Instruction: %s
 Write the RFC 6902 JSON Patch operations that carry out the instruction and nothing else.
 The first operation must be {"op":"test","path":"/inci","value":%q}. Array indices count from 0.`, pretty, instruction, inci)
 	var out modelPatch
-	err := e.Gateway.Structured(ctx, llm.Request{Role: config.RoleChat,
+	err := e.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleChat,
 		System: "You edit toxicology profiles of cosmetic ingredients with JSON Patch.\n" + schemaSummary, Prompt: prompt}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't get operations from the model: %w", err)
@@ -62,7 +62,7 @@ type modelRewrite struct {
 }
 
 // rewriteFor asks the model for the whole profile after the instruction.
-func (e *Editor) rewriteFor(ctx context.Context, prof []byte, instruction, why string) ([]byte, error) {
+func (e *Editor) rewriteFor(ctx context.Context, call llm.Call, prof []byte, instruction, why string) ([]byte, error) {
 	pretty, _ := jsonpatch.Pretty(prof)
 	prompt := fmt.Sprintf(`Profile:
 %s
@@ -72,7 +72,7 @@ Instruction: %s
 A patch for this instruction failed: %s
 Write the whole profile after the instruction. Change only what the instruction asks; copy everything else exactly.`, pretty, instruction, why)
 	var out modelRewrite
-	err := e.Gateway.Structured(ctx, llm.Request{Role: config.RoleChat,
+	err := e.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleChat,
 		System: "You edit toxicology profiles of cosmetic ingredients.\n" + schemaSummary, Prompt: prompt}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't get a rewrite from the model: %w", err)
@@ -166,10 +166,10 @@ type formStatement struct {
 	Date   string `json:"date,omitempty"`
 }
 
-func (e *Editor) extractForm(ctx context.Context, form string) (*formExtract, error) {
+func (e *Editor) extractForm(ctx context.Context, call llm.Call, form string) (*formExtract, error) {
 	prompt := "Correction form:\n" + form + "\n\nRead the NOAEL (or other reference point), DAP, study, reference and statement values the form gives. Leave out what it doesn't give; don't invent values."
 	var out formExtract
-	err := e.Gateway.Structured(ctx, llm.Request{Role: config.RoleChat,
+	err := e.Gateway.Structured(ctx, llm.Request{Call: call, Role: config.RoleChat,
 		System: "You read correction forms for toxicology profiles of cosmetic ingredients.\n" + schemaSummary, Prompt: prompt}, &out)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the form with the model: %w", err)
