@@ -161,7 +161,7 @@ func (s *Service) Changes(ctx context.Context) <-chan Change {
 	if s.changes == nil {
 		ch := make(chan Change)
 		go func() {
-			defer jobs.Recover(s.Log, "closing a change feed panicked", "analyst", s.Owner)
+			defer jobs.Recover(s.log, "closing a change feed panicked", "analyst", s.Owner)
 			<-ctx.Done()
 			close(ch)
 		}()
@@ -170,7 +170,7 @@ func (s *Service) Changes(ctx context.Context) <-chan Change {
 	sub := s.changes.subscribe(s)
 	go func() {
 		// A server's goroutine: a bug here must not end the process.
-		defer jobs.Recover(s.Log, "leaving the change feed panicked", "analyst", s.Owner)
+		defer jobs.Recover(s.log, "leaving the change feed panicked", "analyst", s.Owner)
 		<-ctx.Done()
 		s.changes.unsubscribe(sub)
 	}()

@@ -32,7 +32,7 @@ func (s *Service) CheckCollections(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	cols, err := s.Store.Collections(ctx)
+	cols, err := s.store.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,11 +64,11 @@ func (s *Service) List(ctx context.Context, collection string) (Listing, error) 
 			return Listing{}, err
 		}
 	}
-	cols, err := s.Store.Collections(ctx)
+	cols, err := s.store.Collections(ctx)
 	if err != nil {
 		return Listing{}, err
 	}
-	docs, err := s.Store.Documents(ctx, collection)
+	docs, err := s.store.Documents(ctx, collection)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -96,12 +96,12 @@ func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string
 		if id, err = s.FindDocument(ctx, name); err != nil {
 			break
 		}
-		if _, err = s.Store.RemoveDocument(ctx, id); err != nil {
+		if _, err = s.store.RemoveDocument(ctx, id); err != nil {
 			break
 		}
 		removed = append(removed, id)
 	}
-	if serr := s.Store.Flush(ctx); err == nil {
+	if serr := s.store.Flush(ctx); err == nil {
 		err = serr
 	}
 	return removed, err
@@ -111,7 +111,7 @@ func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string
 // a registry name (synonym, title) or the file or folder name, with or without a known
 // extension. When these point at different documents the name is ambiguous and says so.
 func (s *Service) FindDocument(ctx context.Context, name string) (string, error) {
-	docs, err := s.Store.Documents(ctx, "")
+	docs, err := s.store.Documents(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -160,19 +160,21 @@ func trimKnownExt(name string) string {
 	return name
 }
 
-// SearchIn ranks passages for a query within req.Scope, the document given by any name
-// FindDocument understands (doc, when not empty). The scope's collections must exist: one
-// that does not is an *UnknownCollectionError.
-func (s *Service) SearchIn(ctx context.Context, req retrieval.Request, doc string) ([]retrieval.Result, error) {
+// Search ranks passages for a query within req.Scope, for the CLI and the workbench alike. The
+// scope's collections must exist: one that does not is an *UnknownCollectionError. The scope's
+// document (req.Scope.Doc, when not empty) may be given by any name FindDocument understands
+// ("rfc6902", a registry synonym), not only by its stored ID; a name that matches none, or
+// more than one, is refused in words.
+func (s *Service) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
 	if err := s.CheckCollections(ctx, req.Scope.Collections); err != nil {
 		return nil, err
 	}
-	if doc != "" {
-		id, err := s.FindDocument(ctx, doc)
+	if req.Scope.Doc != "" {
+		id, err := s.FindDocument(ctx, req.Scope.Doc)
 		if err != nil {
 			return nil, err
 		}
 		req.Scope.Doc = id
 	}
-	return s.Search(ctx, req)
+	return s.Searcher().Search(ctx, req)
 }

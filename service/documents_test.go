@@ -11,6 +11,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/research"
+	"warren/kb"
 	"warren/retrieval"
 )
 
@@ -24,7 +25,7 @@ func twoProcedures(t *testing.T) *Service {
 		os.MkdirAll(filepath.Join(dir, "docs", sub), 0o755)
 		os.WriteFile(filepath.Join(dir, "docs", sub, "procedure.md"), []byte("# Procedure "+sub+"\n\n## 4.2 Purge\nPurge the pigtail with nitrogen.\n"), 0o644)
 	}
-	if _, err := s.IngestPaths(context.Background(), []string{filepath.Join(dir, "docs")}, "standards", nil); err != nil {
+	if _, err := s.Ingest(context.Background(), nil, IngestOptions{Paths: []string{filepath.Join(dir, "docs")}, Collection: "standards"}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -55,19 +56,19 @@ func TestListAndSearchRefuseAnUnknownCollection(t *testing.T) {
 		t.Errorf("an empty knowledge base has no collections: %v", err)
 	}
 	s = twoProcedures(t)
-	if _, err := s.SearchIn(ctx, retrieval.Request{Query: "purge"}, ""); err != nil {
+	if _, err := s.Search(ctx, retrieval.Request{Query: "purge"}); err != nil {
 		t.Fatal(err)
 	}
 	req := retrieval.Request{Query: "purge"}
 	req.Scope.Collections = []string{"standards", "rfc"}
-	if _, err := s.SearchIn(ctx, req, ""); !errors.As(err, &unknown) || unknown.Name != "rfc" || strings.Join(unknown.Have, ",") != "standards" {
+	if _, err := s.Search(ctx, req); !errors.As(err, &unknown) || unknown.Name != "rfc" || strings.Join(unknown.Have, ",") != "standards" {
 		t.Errorf("rfc is no collection: %v", err)
 	}
 	l, err := s.List(ctx, "standards")
 	if err != nil || len(l.Collections) != 1 || len(l.Documents) != 2 {
 		t.Errorf("list: %+v %v", l, err)
 	}
-	hits, err := s.SearchIn(ctx, retrieval.Request{Query: "purge nitrogen", Mode: retrieval.Lexical}, "docs/b/procedure.md")
+	hits, err := s.Search(ctx, retrieval.Request{Query: "purge nitrogen", Mode: retrieval.Lexical, Scope: kb.Scope{Doc: "docs/b/procedure.md"}})
 	if err != nil || len(hits) == 0 || hits[0].Doc != "docs/b/procedure.md" {
 		t.Errorf("search in one document: %+v %v", hits, err)
 	}
@@ -131,7 +132,7 @@ func TestFinishedReportIsWrittenOnlyWhenMissingOrAsked(t *testing.T) {
 	s := openService(t)
 	st := &research.State{Question: "Which purge?", Report: "# Purge\n\nWith nitrogen."}
 	path, err := s.FinishedReport("r1", st, "")
-	if err != nil || path != filepath.Join(s.WS.Dir, "exports", "research-r1.md") {
+	if err != nil || path != filepath.Join(s.ws.Dir, "exports", "research-r1.md") {
 		t.Fatalf("%q %v", path, err)
 	}
 	os.WriteFile(path, []byte("edited"), 0o644)

@@ -186,8 +186,8 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 		return res, err
 	}
 	opts := gasfill.DefaultOptions()
-	opts.MinConfidence = s.WS.Config.Thresholds.FillConfidence
-	opts.OverwriteMargin = s.WS.Config.Thresholds.OverwriteMargin
+	opts.MinConfidence = s.ws.Config.Thresholds.FillConfidence
+	opts.OverwriteMargin = s.ws.Config.Thresholds.OverwriteMargin
 	opts.Tiers = state.Tiers
 	store := s.RunStore()
 	var outcome agent.Outcome
@@ -200,12 +200,12 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 				callErr = err
 			}
 		}()
-		filler := &gasfill.Filler{Gateway: s.Gateway, Searcher: s.Searcher(), Store: s.Store, Options: opts,
+		filler := &gasfill.Filler{Gateway: s.gateway, Searcher: s.Searcher(), Store: s.store, Options: opts,
 			Rejected: gasfill.RejectedValues(decisions)}
 		filler.Ledger = func(e llm.LedgerEntry) {
 			e.Run = run
 			if err := store.RecordLedger(context.WithoutCancel(jctx), e); err != nil {
-				s.Log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
+				s.log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
 			}
 			em.Agent(agent.Event{Time: time.Now(), Run: run, Node: e.Node, Kind: agent.EventLedger, Ledger: &e})
 		}
@@ -233,11 +233,11 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 		}
 		return jobs.JobDone, nil
 	}
-	_, sub, err := s.Jobs.StartAttached(ctx, run, jobs.KindGasFill, s.Owner, title, work)
+	_, sub, err := s.jobs.StartAttached(ctx, run, jobs.KindGasFill, s.Owner, title, work)
 	if err != nil {
 		return res, err
 	}
-	forward(ctx, s.Jobs, run, sub, sink)
+	forward(ctx, s.jobs, run, sub, sink)
 	res.Status = outcome.Status
 	if before <= len(state.Results) {
 		res.Results = slices.Clone(state.Results[before:])

@@ -26,7 +26,7 @@ type GasQueryResult struct {
 // GasStore is the workspace's gas tables, written in this view's analyst's name; what it
 // decides is published on the change feed.
 func (s *Service) GasStore() *gas.Store {
-	return &gas.Store{DB: s.WS.DB, Analyst: s.Owner, Decided: s.gasDecided}
+	return &gas.Store{DB: s.ws.DB, Analyst: s.Owner, Decided: s.gasDecided}
 }
 
 // GasQuery answers a question over a table: the model writes a filter expression (or the
@@ -42,7 +42,7 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 	res := GasQueryResult{Expression: expression, Total: len(t.Rows)}
 	rows := QueryRows(t, schema)
 	if expression == "" {
-		ans, err := tablequery.AskOver(ctx, s.Gateway, llm.Call{}, schema, rows, question)
+		ans, err := tablequery.AskOver(ctx, s.gateway, llm.Call{}, schema, rows, question)
 		if ans != nil {
 			res.LedgerRun = QueryLedgerRun()
 			s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)

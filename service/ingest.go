@@ -15,6 +15,11 @@ import (
 
 // IngestOptions shape an ingest.
 type IngestOptions struct {
+	// Paths are files and folders to ingest into Collection, besides the items given; this is
+	// how the workbench names what to ingest. A served view (see Served) takes only paths, each
+	// beginning with the name of one of the folders of serve.ingest_roots.
+	Paths      []string
+	Collection string
 	// Embedder is auto, builtin or ollama; "" is the configured choice.
 	Embedder string
 	// Force re-ingests unchanged documents too, and moves a collection off an embedder that is
@@ -32,9 +37,44 @@ type IngestOptions struct {
 	shown   func(string) string // served: names server paths as the analyst does
 }
 
-// IngestJob runs Ingest as a job (kind ingest, progress in files), so that it is recorded and
-// can be watched from another screen; cancelling ctx cancels it after the current document.
-func (s *Service) IngestJob(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+// Ingest is the one ingest use case, whichever front end asks: it adds items (the CLI collects
+// them from its arguments or from a registry) and opts.Paths (the workbench names files and
+// folders) to the knowledge base with the chosen embedder, and records the stored documents in
+// the workspace registry. It runs as a job (kind ingest, progress in files), so that it is
+// recorded and can be watched from another screen; cancelling ctx cancels it after the current
+// document, with both stores consistent, and the report says what it did.
+//
+// A served view (see Served) reads only inside the folders of serve.ingest_roots and takes
+// paths only: each begins with a folder's name ("inbox/sds/x.pdf", "inbox" for all of it), and
+// one that is absolute, climbs out with "..", or leads out through a symbolic link is refused
+// with an error that wraps ErrOutsideIngestRoots and names the folders allowed; links out of
+// them met while walking, or swapped in before a file is read, are reported as skipped; items
+// are refused. Elsewhere a path is read wherever it leads, as the account may, but links out of
+// a walked folder are not followed (see kb.CollectItems).
+func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+	if s.served {
+		if len(items) > 0 {
+			return nil, fmt.Errorf("couldn't ingest: %w: a served analyst names files by their path in one of them", ErrOutsideIngestRoots)
+		}
+		served, o, err := s.servedItems(opts.Paths, opts.Collection)
+		if err != nil {
+			return nil, err
+		}
+		opts.confine, opts.shown = o.confine, o.shown
+		return s.ingestJob(ctx, served, opts)
+	}
+	if len(opts.Paths) > 0 {
+		more, err := kb.CollectItems(opts.Paths, opts.Collection)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items[:len(items):len(items)], more...)
+	}
+	return s.ingestJob(ctx, items, opts)
+}
+
+// ingestJob runs ingest as a job (see Ingest) over items already collected and checked.
+func (s *Service) ingestJob(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
 	var (
 		rep *kb.IngestReport
 		err error
@@ -57,7 +97,7 @@ func (s *Service) IngestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 				progress(p)
 			}
 		}
-		rep, err = s.Ingest(jctx, items, o)
+		rep, err = s.ingest(jctx, items, o)
 		hideReport(rep, opts.shown)
 		switch {
 		case err != nil:
@@ -73,10 +113,10 @@ func (s *Service) IngestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 	return rep, err
 }
 
-// Ingest stores items collection by collection, each with its own embedder, then records the
+// ingest stores items collection by collection, each with its own embedder, then records the
 // stored documents in the workspace registry. A cancelled ingest stops after the current
 // document with both stores consistent, and reports what it did.
-func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+func (s *Service) ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
 	note := opts.Note
 	if note == nil {
 		note = func(string) {}
@@ -91,7 +131,7 @@ func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOption
 	}
 	total := &kb.IngestReport{}
 	done := 0
-	cfg := s.WS.Config.KB
+	cfg := s.ws.Config.KB
 	for _, name := range names {
 		if ctx.Err() != nil {
 			total.Canceled = true
@@ -109,12 +149,12 @@ func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOption
 		if opts.Force {
 			// A rebuild with another embedder starts the collection afresh: old and new vectors
 			// are not comparable.
-			if err := s.Store.ResetCollection(ctx, name, emb.ID()); err != nil {
+			if err := s.store.ResetCollection(ctx, name, emb.ID()); err != nil {
 				return nil, err
 			}
 		}
 		offset, before := done, total.Chunks
-		rep, err := kb.Ingest(ctx, s.Store, byCollection[name], kb.IngestOptions{
+		rep, err := kb.Ingest(ctx, s.store, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: opts.Force,
 			Chunk: kb.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
 			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine},
@@ -196,7 +236,7 @@ func (s *Service) updateRegistry(ctx context.Context, from *registry.Registry, i
 					entry.Title, entry.Synonyms = d.Title, d.Synonyms
 				}
 			}
-		} else if info, ok, err := s.Store.Document(ctx, f.Doc); err == nil && ok {
+		} else if info, ok, err := s.store.Document(ctx, f.Doc); err == nil && ok {
 			entry.Title = info.Title
 		}
 		if upsert(ws, it.Collection, entry) {
@@ -206,7 +246,7 @@ func (s *Service) updateRegistry(ctx context.Context, from *registry.Registry, i
 	if !changed {
 		return nil
 	}
-	return ws.Save(filepath.Join(s.WS.Dir, registry.FileName))
+	return ws.Save(filepath.Join(s.ws.Dir, registry.FileName))
 }
 
 // upsert adds a document to a collection of the registry unless it is there; an existing

@@ -29,13 +29,17 @@ type MigrateReport struct {
 	*kbcopy.Report
 }
 
+// KBBackend names the backend that searches use (kb.backend: embedded or weaviate); MigrateKB
+// leaves it as it is.
+func (s *Service) KBBackend() string { return s.ws.Config.KB.Backend }
+
 // MigrateKB copies the knowledge base between the embedded backend and the Weaviate server
 // of the configuration, with the vectors as stored (nothing is embedded again). A run that
 // was killed or cancelled goes on where it stopped (see kbcopy.Copy); the copy is verified
 // by counts and checksum. kb.backend is left as it is: the analyst switches when the copy is
 // verified.
 func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateReport, error) {
-	url := s.WS.Config.KB.Weaviate.URL
+	url := s.ws.Config.KB.Weaviate.URL
 	rep := &MigrateReport{To: opts.To, URL: url}
 	if opts.To != kb.BackendWeaviate && opts.To != kb.BackendEmbedded { // before any server is asked
 		return rep, fmt.Errorf("couldn't migrate the knowledge base to %q: allowed is %s or %s", opts.To, kb.BackendWeaviate, kb.BackendEmbedded)
@@ -51,7 +55,7 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 	if err != nil {
 		return rep, err
 	}
-	if server != s.Store {
+	if server != s.store {
 		defer closeBackend(server) // opened for the copy: its gRPC connection ends with it
 	}
 	var src, dst kb.Backend
@@ -64,15 +68,15 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 		src, dst, target = server, embedded, "embedded from weaviate "+url
 		rep.From = kb.BackendWeaviate
 	}
-	rep.Report, err = kbcopy.Copy(ctx, s.WS.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
+	rep.Report, err = kbcopy.Copy(ctx, s.ws.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
 	return rep, err
 }
 
 // backendOf is the open backend of that kind: the service's own when it is that kind, else
 // a new one over the same workspace and configuration.
 func (s *Service) backendOf(ctx context.Context, kind string) (kb.Backend, error) {
-	if s.Store != nil && s.Store.Kind() == kind {
-		return s.Store, nil
+	if s.store != nil && s.store.Kind() == kind {
+		return s.store, nil
 	}
-	return openBackend(ctx, s.WS, kind)
+	return openBackend(ctx, s.ws, kind)
 }

@@ -63,7 +63,7 @@ func interruptedRun(t *testing.T, s *Service, run string) {
 	if err := store.Save(ctx, agent.Checkpoint{Run: run, Step: 1, Node: "generate_queries", Next: "retrieve", Status: agent.StatusRunning, State: state}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WS.DB.ExecContext(ctx, `INSERT INTO jobs (id, kind, owner, title, state, created_at, updated_at)
+	if _, err := s.ws.DB.ExecContext(ctx, `INSERT INTO jobs (id, kind, owner, title, state, created_at, updated_at)
 VALUES (?, 'research', 'alice', 'silane purge', 'interrupted', '', '')`, run); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func waitForState(t *testing.T, s *Service, id, state string) jobs.Job {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		j, err := s.Jobs.Get(context.Background(), id)
+		j, err := s.jobs.Get(context.Background(), id)
 		if err == nil && j.State == state {
 			return j
 		}
@@ -87,24 +87,24 @@ func waitForState(t *testing.T, s *Service, id, state string) jobs.Job {
 // restart gives s a new job manager on the same database, as the next server would have.
 func restart(t *testing.T, s *Service) {
 	t.Helper()
-	next, err := jobs.New(context.Background(), s.WS.DB)
+	next, err := jobs.New(context.Background(), s.ws.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	next.SetLogger(s.Log)
-	s.Jobs = next
+	next.SetLogger(s.log)
+	s.jobs = next
 }
 
 func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
 	var log lockedBuffer
-	s.Log = slog.New(slog.NewTextHandler(&log, nil))
-	s.Jobs.SetLogger(s.Log)
-	index := &brokenIndex{Backend: s.Store}
+	s.log = slog.New(slog.NewTextHandler(&log, nil))
+	s.jobs.SetLogger(s.log)
+	index := &brokenIndex{Backend: s.store}
 	index.hold.Store(true)
-	s.Store = index
-	t.Cleanup(func() { s.Store = index.Backend })
+	s.store = index
+	t.Cleanup(func() { s.store = index.Backend })
 	const run = "run-broken"
 	interruptedRun(t, s, run)
 
@@ -115,7 +115,7 @@ func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 		t.Fatalf("first start resumed %+v, %v", resumed, err)
 	}
 	waitForState(t, s, run, jobs.JobRunning)
-	s.Jobs.Shutdown()
+	s.jobs.Shutdown()
 	if j := waitForState(t, s, run, jobs.JobInterrupted); j.Owner != "alice" {
 		t.Fatalf("after the shutdown: %+v", j)
 	}
@@ -148,13 +148,13 @@ func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 	steps := countCheckpoints(t, s, run)
 
 	// The start after that leaves it alone.
-	s.Jobs.Shutdown()
+	s.jobs.Shutdown()
 	restart(t, s)
 	resumed, err = s.ResumeInterrupted(ctx)
 	if err != nil || len(resumed) != 0 {
 		t.Fatalf("a run that failed at the last start was resumed again: %+v %v", resumed, err)
 	}
-	if j, _ := s.Jobs.Get(ctx, run); j.State != jobs.JobFailed || countCheckpoints(t, s, run) != steps {
+	if j, _ := s.jobs.Get(ctx, run); j.State != jobs.JobFailed || countCheckpoints(t, s, run) != steps {
 		t.Fatalf("the third start touched the run: %+v", j)
 	}
 }
@@ -172,7 +172,7 @@ func TestAResumeThatFailsBeforeItRunsIsNotTriedAgain(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
 	// A gas fill's job with no run to say which table it fills.
-	if _, err := s.WS.DB.ExecContext(ctx, `INSERT INTO jobs (id, kind, owner, title, state, created_at, updated_at)
+	if _, err := s.ws.DB.ExecContext(ctx, `INSERT INTO jobs (id, kind, owner, title, state, created_at, updated_at)
 VALUES ('gasfill-7', 'gasfill', 'bob', 'gas fill of lab', 'interrupted', '', '')`); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ VALUES ('gasfill-7', 'gasfill', 'bob', 'gas fill of lab', 'interrupted', '', '')
 	if err != nil || len(resumed) != 0 {
 		t.Fatalf("resumed %+v, %v", resumed, err)
 	}
-	j, _ := s.Jobs.Get(ctx, "gasfill-7")
+	j, _ := s.jobs.Get(ctx, "gasfill-7")
 	if j.State != jobs.JobFailed || !strings.Contains(j.Error, "couldn't resume it when the server started") {
 		t.Fatalf("a fill that could not be resumed: %+v", j)
 	}
@@ -210,7 +210,7 @@ func TestAPanicOutsideTheStepsFailsTheCallAndTheJobAlike(t *testing.T) {
 	if err == nil || err.Error() != want || !errors.As(err, &pe) || out.Status != agent.StatusFailed || st != nil {
 		t.Fatalf("the call: %+v %v", out, err)
 	}
-	if j, _ := s.Jobs.Get(ctx, "run-x"); j.State != jobs.JobFailed || j.Error != want {
+	if j, _ := s.jobs.Get(ctx, "run-x"); j.State != jobs.JobFailed || j.Error != want {
 		t.Fatalf("the job: %+v", j)
 	}
 	if n := len(events); n == 0 || events[n-1].Kind != agent.EventError || events[n-1].Node != "plan" {

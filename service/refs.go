@@ -13,7 +13,7 @@ import (
 // DetectReferences finds the references in text with a detector (regex, model or hybrid).
 // When the model fails after the regex found some, those are returned and note says so.
 func (s *Service) DetectReferences(ctx context.Context, detector, text string, note func(string)) ([]refs.Reference, error) {
-	found, err := retrieval.Detect(ctx, detector, research.ModelDetector(s.Gateway, llm.Call{}), text)
+	found, err := retrieval.Detect(ctx, detector, research.ModelDetector(s.gateway, llm.Call{}), text)
 	if err != nil && len(found) > 0 {
 		if note != nil {
 			note(fmt.Sprintf("only the regex references are shown: %v", err))
@@ -44,7 +44,7 @@ func (s *Service) ResolveReferences(ctx context.Context, detector, text, from, s
 	if err != nil {
 		return nil, err
 	}
-	r := retrieval.NewResolver(s.Store, reg, s.Searcher(), s.WS.Config.Thresholds.FuzzyMatch)
+	r := retrieval.NewResolver(s.store, reg, s.Searcher(), s.ws.Config.Thresholds.FuzzyMatch)
 	results := make([]retrieval.Resolved, 0, len(found))
 	for _, ref := range found {
 		results = append(results, r.Resolve(ctx, ref, origin))

@@ -76,7 +76,7 @@ func (s *Service) SuggestSynonyms(ctx context.Context, apply bool) ([]SynonymPro
 	if err != nil {
 		return nil, err
 	}
-	docs, err := s.Store.Documents(ctx, "")
+	docs, err := s.store.Documents(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (s *Service) SuggestSynonyms(ctx context.Context, apply bool) ([]SynonymPro
 		}
 	}
 	if apply && len(out) > 0 {
-		if err := reg.Save(filepath.Join(s.WS.Dir, registry.FileName)); err != nil {
+		if err := reg.Save(filepath.Join(s.ws.Dir, registry.FileName)); err != nil {
 			return out, err
 		}
 	}

@@ -24,10 +24,10 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 	if err != nil {
 		return nil, err
 	}
-	cfg := s.WS.Config
+	cfg := s.ws.Config
 	searcher := s.Searcher()
-	deps := &research.Deps{Gateway: s.Gateway, Searcher: searcher, Resolver: retrieval.NewResolver(s.Store, reg, searcher, cfg.Thresholds.FuzzyMatch),
-		Store: s.Store, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
+	deps := &research.Deps{Gateway: s.gateway, Searcher: searcher, Resolver: retrieval.NewResolver(s.store, reg, searcher, cfg.Thresholds.FuzzyMatch),
+		Store: s.store, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
 	return &research.Service{Deps: deps, Store: s.RunStore(), Sink: sink,
 		Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}, CallsOverride: budgetCalls,
 		RunTime: cfg.Budgets.RunTime, Analyst: s.Owner}, nil
@@ -35,7 +35,7 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 
 // Searcher searches the workspace's knowledge base.
 func (s *Service) Searcher() *retrieval.Searcher {
-	return newSearcher(s.Store, s.Gateway, s.WS.Config.KB.DenseWeight)
+	return newSearcher(s.store, s.gateway, s.ws.Config.KB.DenseWeight)
 }
 
 // newSearcher searches store, embedding the queries of collections that a model built with
@@ -45,15 +45,16 @@ func newSearcher(store kb.Backend, g *llm.Gateway, denseWeight float64) *retriev
 }
 
 // StartResearch starts a research run as a job and works it until it ends or waits for the
-// analyst; sink receives its events.
+// analyst; sink receives its events. It is the workbench's step of the research use case: the
+// analyst answers each interrupt on screen (ResumeResearch) and exports the report when they
+// choose. RunResearch is the headless one, which answers interrupts itself and writes the
+// report; both start and resume a run through the same job (startResearch, resumeResearch).
 func (s *Service) StartResearch(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
 	svc, err := s.Research(0, sink, nil)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
-	return s.InJob(ctx, run, question, svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
-		return svc.Start(ctx, run, question, opts)
-	})
+	return s.startResearch(ctx, svc, run, question, opts)
 }
 
 // ResumeResearch goes on with a saved run, with the analyst's answer when it waits for one.
@@ -62,6 +63,18 @@ func (s *Service) ResumeResearch(ctx context.Context, run string, answer json.Ra
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
+	return s.resumeResearch(ctx, svc, run, answer)
+}
+
+// startResearch starts run as a job of svc's and works it until it ends or waits.
+func (s *Service) startResearch(ctx context.Context, svc *research.Service, run, question string, opts research.Options) (agent.Outcome, *research.State, error) {
+	return s.InJob(ctx, run, question, svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
+		return svc.Start(ctx, run, question, opts)
+	})
+}
+
+// resumeResearch goes on with run as a job of svc's, with answer when it waits for one.
+func (s *Service) resumeResearch(ctx context.Context, svc *research.Service, run string, answer json.RawMessage) (agent.Outcome, *research.State, error) {
 	return s.InJob(ctx, run, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
 		return svc.Resume(ctx, run, answer)
 	})

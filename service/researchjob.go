@@ -63,11 +63,11 @@ func callResearch(ctx context.Context, run string, call ResearchCall) (out agent
 // agent events, cancelling ctx cancels the job, and runJob returns when the job has ended. The
 // error is only about starting it; the work's own outcome is the caller's to keep.
 func (s *Service) runJob(ctx context.Context, id, kind, title string, work jobs.Work, sink agent.Sink) error {
-	_, sub, err := s.Jobs.StartAttached(ctx, id, kind, s.Owner, title, work)
+	_, sub, err := s.jobs.StartAttached(ctx, id, kind, s.Owner, title, work)
 	if err != nil {
 		return err
 	}
-	forward(ctx, s.Jobs, id, sub, sink)
+	forward(ctx, s.jobs, id, sub, sink)
 	return nil
 }
 

@@ -65,10 +65,12 @@ type RunError struct {
 func (e *RunError) Error() string { return e.Err.Error() }
 func (e *RunError) Unwrap() error { return e.Err }
 
-// RunResearch works a research run as a job until it ends, or waits for an answer that
-// req.Answer does not give. A run that ends has its report written to req.Out; resuming a run
-// that had finished writes its report only when req.Out is given or the default file is
-// missing. Failures of a started run are *RunError; an error of req.Answer is returned as is.
+// RunResearch is the headless research use case (`warren research`): it works a run as a
+// job until it ends, or waits for an answer that req.Answer does not give, answering each
+// interrupt it can on the analyst's behalf. The workbench takes the same run a step at a time
+// (StartResearch, ResumeResearch) because the analyst answers on screen. A run that ends has
+// its report written to req.Out; resuming a run that had finished writes its report only when
+// req.Out is given or the default file is missing. Failures of a started run are *RunError; an error of req.Answer is returned as is.
 func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (ResearchSummary, error) {
 	svc, err := s.Research(req.BudgetCalls, req.Sink, req.Note)
 	if err != nil {
@@ -77,9 +79,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 	var outcome agent.Outcome
 	var state *research.State
 	if req.Resume != "" {
-		outcome, state, err = s.InJob(ctx, req.Resume, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
-			return svc.Resume(ctx, req.Resume, nil)
-		})
+		outcome, state, err = s.resumeResearch(ctx, svc, req.Resume, nil)
 		if finished := (*research.FinishedError)(nil); errors.As(err, &finished) {
 			path, err := s.FinishedReport(req.Resume, state, req.Out)
 			return ResearchSummary{Run: req.Resume, Status: agent.StatusDone, Report: path, Finished: true}, err
@@ -91,9 +91,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 		if req.Started != nil {
 			req.Started(req.Run)
 		}
-		outcome, state, err = s.InJob(ctx, req.Run, req.Question, svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
-			return svc.Start(ctx, req.Run, req.Question, req.Options)
-		})
+		outcome, state, err = s.startResearch(ctx, svc, req.Run, req.Question, req.Options)
 	}
 	for err == nil && outcome.Status == agent.StatusInterrupted && req.Answer != nil {
 		answer, ok, aerr := req.Answer(outcome.Interrupt)
@@ -103,10 +101,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 		if !ok {
 			break
 		}
-		run := outcome.Run
-		outcome, state, err = s.InJob(ctx, run, "", svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
-			return svc.Resume(ctx, run, answer)
-		})
+		outcome, state, err = s.resumeResearch(ctx, svc, outcome.Run, answer)
 	}
 	if err != nil {
 		if outcome.Run == "" {
@@ -151,7 +146,7 @@ func (s *Service) reportPath(run, out string) string {
 	if out != "" {
 		return out
 	}
-	return filepath.Join(s.WS.Dir, kb.ExportsDir, "research-"+run+".md")
+	return filepath.Join(s.ws.Dir, kb.ExportsDir, "research-"+run+".md")
 }
 
 // Answers are prepared answers to a research run's interrupts: one per round of questions

@@ -17,7 +17,7 @@ import (
 // resume fails (an error or a panic, logged) ends failed, with the reason, so that the next
 // start does not resume it into the same failure; one a shutdown stops stays interrupted.
 func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
-	list, err := s.Jobs.List(ctx)
+	list, err := s.jobs.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 		case jobs.KindGasFill:
 			table, err := s.gasFillTable(ctx, j.ID)
 			if err != nil {
-				s.Log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
+				s.log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
 				view.resumeFailed(ctx, j, err)
 				continue
 			}
@@ -46,18 +46,18 @@ func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 				return err
 			}
 		default:
-			s.Log.Info("an interrupted job is left for its analyst to start again", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
+			s.log.Info("an interrupted job is left for its analyst to start again", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
 			continue
 		}
 		resumed = append(resumed, j)
 		go func() {
 			var err error
-			if perr := jobs.Guard(view.Log, "resuming an interrupted job panicked", func() { err = resume(context.WithoutCancel(ctx)) },
+			if perr := jobs.Guard(view.log, "resuming an interrupted job panicked", func() { err = resume(context.WithoutCancel(ctx)) },
 				"job", j.ID, "kind", j.Kind, "owner", j.Owner); perr != nil {
 				err = perr
 			}
 			if err != nil {
-				view.Log.Warn("a resumed job stopped with an error", "job", j.ID, "kind", j.Kind, "owner", j.Owner, "error", err)
+				view.log.Warn("a resumed job stopped with an error", "job", j.ID, "kind", j.Kind, "owner", j.Owner, "error", err)
 				view.resumeFailed(ctx, j, err)
 			}
 		}()
@@ -72,8 +72,8 @@ func (s *Service) resumeFailed(ctx context.Context, j jobs.Job, err error) {
 		return
 	}
 	reason := fmt.Sprintf("couldn't resume it when the server started: %v; resume it by hand once that is fixed", err)
-	if _, ferr := s.Jobs.FailInterrupted(ctx, j.ID, reason); ferr != nil {
-		s.Log.Warn("couldn't record a failed resume", "job", j.ID, "error", ferr)
+	if _, ferr := s.jobs.FailInterrupted(ctx, j.ID, reason); ferr != nil {
+		s.log.Warn("couldn't record a failed resume", "job", j.ID, "error", ferr)
 	}
 }
 

@@ -22,7 +22,7 @@ var ErrOutsideIngestRoots = errors.New("not inside the folders this server inges
 // ingest folder may hold it or lie in it.
 const serveDir = "serve"
 
-// Served is this view as one connection of `warren serve` uses it: IngestPaths reads only the
+// Served is this view as one connection of `warren serve` uses it: Ingest reads only the
 // folders serve.ingest_roots names, with paths given relative to them ("inbox/sds/x.pdf"),
 // and for an analyst who is not an admin the workspace and the files ingested are named
 // without their server paths. Like a view of As, it must not be closed.
@@ -41,7 +41,7 @@ func (s *Service) IngestRoots() []string {
 		return nil
 	}
 	names := []string{}
-	for _, r := range s.WS.Config.Serve.IngestRoots {
+	for _, r := range s.ws.Config.Serve.IngestRoots {
 		names = append(names, filepath.Base(filepath.Clean(r)))
 	}
 	return names
@@ -60,15 +60,15 @@ type ingestRoot struct {
 // ingestRoots resolves serve.ingest_roots now (a folder created since counts); one that is
 // missing, holds the workspace or lies in its serve folder is an error for the administrator.
 func (s *Service) ingestRoots() ([]ingestRoot, error) {
-	ws, err := filepath.EvalSymlinks(s.WS.Dir)
+	ws, err := filepath.EvalSymlinks(s.ws.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't resolve the workspace: %w", err)
 	}
 	var roots []ingestRoot
-	for _, entry := range s.WS.Config.Serve.IngestRoots {
+	for _, entry := range s.ws.Config.Serve.IngestRoots {
 		r := ingestRoot{dir: entry}
 		if !filepath.IsAbs(entry) {
-			r.dir = filepath.Join(s.WS.Dir, entry)
+			r.dir = filepath.Join(s.ws.Dir, entry)
 		}
 		r.dir = filepath.Clean(r.dir)
 		r.name = filepath.Base(r.dir)
@@ -201,9 +201,9 @@ func (s *Service) pathHider(roots []ingestRoot) func(string) string {
 	if !s.hidesPaths() {
 		return func(t string) string { return t }
 	}
-	name := filepath.Base(s.WS.Dir)
-	pairs := map[string]string{s.WS.Dir: name}
-	if real, err := filepath.EvalSymlinks(s.WS.Dir); err == nil {
+	name := filepath.Base(s.ws.Dir)
+	pairs := map[string]string{s.ws.Dir: name}
+	if real, err := filepath.EvalSymlinks(s.ws.Dir); err == nil {
 		pairs[real] = name
 	}
 	for _, r := range roots {

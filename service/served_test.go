@@ -17,7 +17,7 @@ import (
 func servedWorkspace(t *testing.T) *Service {
 	t.Helper()
 	s := openService(t)
-	ws := s.WS.Dir
+	ws := s.ws.Dir
 	files := map[string]string{
 		filepath.Join(ws, "inbox", "note.md"):         "# Note\n\nThe zirconium cabinet is purged weekly.\n",
 		filepath.Join(ws, "inbox", "swap.md"):         "# Swap\n\nA harmless page about argon.\n",
@@ -67,7 +67,7 @@ func searchable(t *testing.T, s *Service, word string) bool {
 
 func TestServedIngestRefusesPathsOutsideTheRoots(t *testing.T) {
 	s := servedWorkspace(t)
-	ws := s.WS.Dir
+	ws := s.ws.Dir
 	alice, lead := s.As("alice", false).Served(), s.As("lead", true).Served()
 	cases := []struct {
 		name, path, why string
@@ -85,14 +85,14 @@ func TestServedIngestRefusesPathsOutsideTheRoots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := alice.IngestPaths(context.Background(), []string{tc.path}, "general", nil)
+			_, err := alice.Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
 			if !errors.Is(err, ErrOutsideIngestRoots) || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("got %v, want ErrOutsideIngestRoots saying %q", err, tc.why)
 			}
 			if msg := err.Error(); !strings.Contains(msg, "only inbox/ may be ingested from, e.g. inbox/report.pdf") || strings.Contains(msg, filepath.Join(ws, "inbox")) {
 				t.Errorf("an analyst is told the folders by name, not server path: %s", msg)
 			}
-			_, err = lead.IngestPaths(context.Background(), []string{tc.path}, "general", nil)
+			_, err = lead.Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
 			if !errors.Is(err, ErrOutsideIngestRoots) || !strings.Contains(err.Error(), "inbox/ ("+filepath.Join(ws, "inbox")+")") {
 				t.Errorf("an admin is told the server path too: %v", err)
 			}
@@ -103,12 +103,26 @@ func TestServedIngestRefusesPathsOutsideTheRoots(t *testing.T) {
 	}
 }
 
+// A served analyst names what to ingest by path, which the ingest roots confine: items, which
+// would name server files directly, are refused and nothing is read.
+func TestServedIngestTakesPathsOnly(t *testing.T) {
+	s := servedWorkspace(t)
+	alice := s.As("alice", false).Served()
+	items := []kb.Item{{Path: filepath.Join(s.ws.Dir, serveDir, "host_ed25519"), ID: "key", Collection: "general"}}
+	if rep, err := alice.Ingest(context.Background(), items, IngestOptions{}); !errors.Is(err, ErrOutsideIngestRoots) || rep != nil {
+		t.Fatalf("items on a served view: %+v %v", rep, err)
+	}
+	if searchable(t, s, "hostkeysecret") {
+		t.Error("the host key was ingested")
+	}
+}
+
 func TestServedIngestOfTheInbox(t *testing.T) {
 	s := servedWorkspace(t)
 	alice := s.As("alice", false).Served()
 	ctx := context.Background()
 
-	rep, err := alice.IngestPaths(ctx, []string{"inbox/note.md"}, "general", nil)
+	rep, err := alice.Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
 	if err != nil || rep.Ingested != 1 || rep.Files[0].Path != "inbox/note.md" {
 		t.Fatalf("a file in the inbox: %+v %v", rep, err)
 	}
@@ -117,7 +131,7 @@ func TestServedIngestOfTheInbox(t *testing.T) {
 	}
 
 	// The whole inbox: links out are skipped with their reason, named as the analyst does.
-	rep, err = alice.IngestPaths(ctx, []string{"inbox"}, "general", nil)
+	rep, err = alice.Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox"}, Collection: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +154,7 @@ func TestServedIngestOfTheInbox(t *testing.T) {
 		case reason != "" && (f.Status != kb.StatusSkipped || !strings.Contains(f.Reason, reason)):
 			t.Errorf("%s: %s %q, want skipped for %q", f.Path, f.Status, f.Reason, reason)
 		}
-		if strings.Contains(f.Path+f.Reason, s.WS.Dir) {
+		if strings.Contains(f.Path+f.Reason, s.ws.Dir) {
 			t.Errorf("a server path reached the analyst: %+v", f)
 		}
 	}
@@ -161,12 +175,12 @@ func TestServedIngestChecksTheOpenFile(t *testing.T) {
 	if err != nil || len(items) != 1 {
 		t.Fatalf("%+v %v", items, err)
 	}
-	swap := filepath.Join(s.WS.Dir, "inbox", "swap.md")
+	swap := filepath.Join(s.ws.Dir, "inbox", "swap.md")
 	os.Remove(swap)
-	if err := os.Symlink(filepath.Join(s.WS.Dir, serveDir, "host_ed25519"), swap); err != nil {
+	if err := os.Symlink(filepath.Join(s.ws.Dir, serveDir, "host_ed25519"), swap); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := alice.IngestJob(context.Background(), items, opts)
+	rep, err := alice.ingestJob(context.Background(), items, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +214,12 @@ func TestServedIngestRootsMisconfigured(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := servedWorkspace(t)
-			s.WS.Config.Serve.IngestRoots = tc.roots(s.WS.Dir)
+			s.ws.Config.Serve.IngestRoots = tc.roots(s.ws.Dir)
 			for _, v := range []struct {
 				view *Service
 				want string
 			}{{s.As("alice", false).Served(), tc.analyst}, {s.As("lead", true).Served(), tc.admin}} {
-				_, err := v.view.IngestPaths(context.Background(), []string{"inbox/note.md"}, "general", nil)
+				_, err := v.view.Ingest(context.Background(), nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
 				if err == nil || !strings.Contains(err.Error(), v.want) || errors.Is(err, ErrOutsideIngestRoots) != tc.isOutside {
 					t.Errorf("%s: got %v, want %q", v.view.Owner, err, v.want)
 				}
@@ -222,10 +236,10 @@ func TestServedViewNamesTheWorkspace(t *testing.T) {
 		ws    string
 		roots []string
 	}{
-		{"the local CLI", s, s.WS.Dir, nil},
-		{"a view that is not served", s.As("alice", false), s.WS.Dir, nil},
+		{"the local CLI", s, s.ws.Dir, nil},
+		{"a view that is not served", s.As("alice", false), s.ws.Dir, nil},
 		{"a served analyst", s.As("alice", false).Served(), "ws", []string{"inbox"}},
-		{"a served admin", s.As("lead", true).Served(), s.WS.Dir, []string{"inbox"}},
+		{"a served admin", s.As("lead", true).Served(), s.ws.Dir, []string{"inbox"}},
 		{"a view of a served view", s.As("alice", false).Served().As("bob", false), "ws", []string{"inbox"}},
 	}
 	for _, tc := range cases {
@@ -250,7 +264,7 @@ func TestServedExportStaysInExports(t *testing.T) {
 		view            *Service
 	}{
 		{"served analyst", "r1", "exports/research-r1.md", alice},
-		{"local", "r2", filepath.Join(s.WS.Dir, "exports", "research-r2.md"), s},
+		{"local", "r2", filepath.Join(s.ws.Dir, "exports", "research-r2.md"), s},
 		{"a run name with a folder", "../../escape", "", alice},
 		{"a run name with a folder, locally", "x/../../escape", "", s},
 	}
@@ -266,7 +280,7 @@ func TestServedExportStaysInExports(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("got %q %v, want %q", got, err, tc.want)
 			}
-			if _, err := os.Stat(filepath.Join(s.WS.Dir, "exports", "research-"+tc.run+".md")); err != nil {
+			if _, err := os.Stat(filepath.Join(s.ws.Dir, "exports", "research-"+tc.run+".md")); err != nil {
 				t.Error(err)
 			}
 		})

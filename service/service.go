@@ -27,13 +27,15 @@ type Options struct {
 	Owner string
 }
 
-// Service is an open workspace with everything its use cases need.
+// Service is an open workspace with everything its use cases need. Its workspace, stores,
+// model gateway, jobs and log are its own: front ends and other packages reach them only
+// through its methods, one per use case whichever front end calls it.
 type Service struct {
-	WS      *kb.Workspace
-	Store   kb.Backend
-	Gateway *llm.Gateway
-	Jobs    *jobs.Manager
-	Log     *slog.Logger
+	ws      *kb.Workspace
+	store   kb.Backend
+	gateway *llm.Gateway
+	jobs    *jobs.Manager
+	log     *slog.Logger
 	// Owner names the analyst this view of the service acts for: jobs it starts are theirs and
 	// every decision it records names them.
 	Owner string
@@ -86,14 +88,14 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 		return nil, err
 	}
 	j.SetLogger(log) // a job's panic, with its stack, goes to the log, never to a screen
-	return &Service{WS: ws, Store: store, Gateway: g, Jobs: j, Log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
+	return &Service{ws: ws, store: store, gateway: g, jobs: j, log: log, Owner: opts.Owner, changes: newChangeFeed()}, nil
 }
 
 // As is a view of the same open workspace that acts for another analyst: it shares the
 // stores, the model gateway, the jobs and the change feed, and must not be closed itself (the
 // service it came from owns the workspace). A view of a served view is served too.
 func (s *Service) As(analyst string, admin bool) *Service {
-	return &Service{WS: s.WS, Store: s.Store, Gateway: s.Gateway, Jobs: s.Jobs, Log: s.Log,
+	return &Service{ws: s.ws, store: s.store, gateway: s.gateway, jobs: s.jobs, log: s.log,
 		Owner: analyst, Admin: admin, served: s.served, sources: s.sources, changes: s.changes}
 }
 
@@ -106,9 +108,9 @@ func (s *Service) MayDecide(owner string) bool {
 // Close cancels the jobs still running (each stops at a consistent point and stays
 // resumable) and closes the knowledge base and the workspace.
 func (s *Service) Close() {
-	s.Jobs.Close()
-	closeBackend(s.Store)
-	s.WS.Close()
+	s.jobs.Close()
+	closeBackend(s.store)
+	s.ws.Close()
 }
 
 // closeBackend ends a backend's own connections, when it holds any (the Weaviate one does).
@@ -119,17 +121,17 @@ func closeBackend(b kb.Backend) {
 }
 
 // Registry loads the workspace's registry.
-func (s *Service) Registry() (*registry.Registry, error) { return s.WS.Registry() }
+func (s *Service) Registry() (*registry.Registry, error) { return s.ws.Registry() }
 
 // RunStore is the checkpoint and ledger store of the workspace's runs.
-func (s *Service) RunStore() *agent.Store { return &agent.Store{DB: s.WS.DB} }
+func (s *Service) RunStore() *agent.Store { return &agent.Store{DB: s.ws.DB} }
 
 // EmbedderFor picks the embedder for a collection: the one that built it, when it exists and
 // the choice is auto; else the configured choice; auto falls back to the built-in embedder
 // when Ollama or its embed model is not available, and says so through note.
 func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, note func(string)) (kb.Embedder, error) {
 	if choice == "" {
-		choice = s.WS.Config.KB.Embedder
+		choice = s.ws.Config.KB.Embedder
 	}
 	switch choice {
 	case "builtin":
@@ -138,12 +140,12 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			return nil, err
 		}
-		return ollamaEmbedder(s.Gateway), nil
+		return ollamaEmbedder(s.gateway), nil
 	case "auto":
-		if info, ok, err := s.Store.Collection(ctx, collection); err != nil {
+		if info, ok, err := s.store.Collection(ctx, collection); err != nil {
 			return nil, err
 		} else if ok {
-			return info.QueryEmbedder(ollamaEmbedder(s.Gateway))
+			return info.QueryEmbedder(ollamaEmbedder(s.gateway))
 		}
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			if !s.noted {
@@ -152,7 +154,7 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 			}
 			return kb.Builtin{}, nil
 		}
-		return ollamaEmbedder(s.Gateway), nil
+		return ollamaEmbedder(s.gateway), nil
 	}
 	return nil, fmt.Errorf("embedder %q: use auto, builtin or ollama", choice)
 }
@@ -169,7 +171,7 @@ func (s *Service) CheckEmbedModel(ctx context.Context) error {
 	if !s.embedChecked {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		s.embedErr = s.Gateway.CheckModel(ctx, config.RoleEmbed)
+		s.embedErr = s.gateway.CheckModel(ctx, config.RoleEmbed)
 		s.embedChecked = true
 	}
 	return s.embedErr
@@ -183,7 +185,7 @@ func (s *Service) KeepLedger(ctx context.Context, run string, entries ...llm.Led
 	for _, le := range entries {
 		le.Run = run
 		if err := store.RecordLedger(context.WithoutCancel(ctx), le); err != nil {
-			s.Log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
+			s.log.Warn("couldn't keep a ledger entry", "run", run, "error", err)
 		}
 	}
 }

@@ -38,14 +38,14 @@ func TestIngestIsARecordedJobThatUpdatesTheRegistry(t *testing.T) {
 	}
 	items := RegistryItems(reg, testkb.SampleDir())
 	var last kb.Progress
-	rep, err := s.IngestJob(ctx, items, IngestOptions{Registry: reg, Progress: func(p kb.Progress) { last = p }})
+	rep, err := s.Ingest(ctx, items, IngestOptions{Registry: reg, Progress: func(p kb.Progress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Ingested != len(items) || last.FilesDone != len(items) {
 		t.Fatalf("ingested %d of %d, progress %+v", rep.Ingested, len(items), last)
 	}
-	list, err := s.Jobs.List(ctx)
+	list, err := s.jobs.List(ctx)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("jobs: %+v %v", list, err)
 	}
@@ -66,7 +66,7 @@ func TestCancelledIngestEndsItsJobCanceled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rep, err := s.IngestJob(ctx, RegistryItems(reg, testkb.SampleDir()), IngestOptions{Progress: func(p kb.Progress) {
+	rep, err := s.Ingest(ctx, RegistryItems(reg, testkb.SampleDir()), IngestOptions{Progress: func(p kb.Progress) {
 		if p.FilesDone == 2 {
 			cancel()
 		}
@@ -74,7 +74,7 @@ func TestCancelledIngestEndsItsJobCanceled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := s.Jobs.List(context.Background())
+	list, _ := s.jobs.List(context.Background())
 	if !rep.Canceled || len(list) != 1 || list[0].State != jobs.JobCanceled {
 		t.Fatalf("report canceled %v, jobs %+v", rep.Canceled, list)
 	}

@@ -142,7 +142,7 @@ func TestToxBatchReportsEachLine(t *testing.T) {
 		t.Fatalf("batch: %+v %v", res, err)
 	}
 	// The batch ran as a recorded job, with its lines as progress.
-	list, err := s.Jobs.List(context.Background())
+	list, err := s.jobs.List(context.Background())
 	if err != nil || len(list) != 1 || list[0].Kind != jobs.KindToxBatch || list[0].State != jobs.JobDone || list[0].Progress.Total != 2 {
 		t.Fatalf("the batch's job: %+v %v", list, err)
 	}

@@ -22,7 +22,7 @@ func (s *Service) Analyst() (name string, admin bool) { return s.Owner, s.Admin 
 
 // JobOwner is the analyst who started the job (or run) id; "" when none is recorded.
 func (s *Service) JobOwner(ctx context.Context, id string) (string, error) {
-	job, err := s.Jobs.Get(ctx, id)
+	job, err := s.jobs.Get(ctx, id)
 	if errors.Is(err, jobs.ErrNoJob) {
 		return "", nil
 	}
@@ -47,17 +47,17 @@ func (s *Service) CancelJob(ctx context.Context, id string) error {
 	if err := s.mayDecide(ctx, id, "cancel"); err != nil {
 		return err
 	}
-	return s.Jobs.Cancel(id)
+	return s.jobs.Cancel(id)
 }
 
 // JobList lists every analyst's jobs, newest first.
-func (s *Service) JobList(ctx context.Context) ([]jobs.Job, error) { return s.Jobs.List(ctx) }
+func (s *Service) JobList(ctx context.Context) ([]jobs.Job, error) { return s.jobs.List(ctx) }
 
 // LiveResearch is the run to land in when this analyst comes back: their latest research run
 // that is running or waiting for them, else (when since is set) the latest that ended after
 // since, when they were last here; ok is false when there is none.
 func (s *Service) LiveResearch(ctx context.Context, since time.Time) (jobs.Job, bool, error) {
-	list, err := s.Jobs.List(ctx)
+	list, err := s.jobs.List(ctx)
 	if err != nil {
 		return jobs.Job{}, false, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) LiveResearch(ctx context.Context, since time.Time) (jobs.Job, 
 // goes on. The outcome is read from the run's checkpoint once the job has ended, so a run that
 // stopped at a question comes back with it. A run that is not running gives its saved state.
 func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
-	sub, err := s.Jobs.Subscribe(ctx, run)
+	sub, err := s.jobs.Subscribe(ctx, run)
 	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
 		return agent.Outcome{Run: run}, nil, err
 	}
@@ -161,10 +161,10 @@ func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(
 		return jobs.Job{}, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
 	run := GasFillRun(last.ID)
-	if job, err := s.Jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
+	if job, err := s.jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
 		return job, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
-	sub, err := s.Jobs.Subscribe(ctx, run)
+	sub, err := s.jobs.Subscribe(ctx, run)
 	if err != nil {
 		return jobs.Job{}, err
 	}
@@ -206,3 +206,23 @@ func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(
 	}
 	return job, nil
 }
+
+// Job returns one job: the live one if it runs in this process, else its record; the error
+// wraps jobs.ErrNoJob when there is none.
+func (s *Service) Job(ctx context.Context, id string) (jobs.Job, error) { return s.jobs.Get(ctx, id) }
+
+// StartJob runs work as the job id in this view's analyst's name and returns once the job is
+// recorded; it ends as the work says, and any analyst's workbench can follow it. The use cases
+// start their own jobs; this one is for work of the caller's (a server's own, a test's).
+func (s *Service) StartJob(ctx context.Context, id, kind, title string, work jobs.Work) (jobs.Job, error) {
+	return s.jobs.Start(ctx, id, kind, s.Owner, title, work)
+}
+
+// LimitJobsPerAnalyst caps the jobs one analyst may have running at once (0: no cap), for
+// every view of this service.
+func (s *Service) LimitJobsPerAnalyst(n int) { s.jobs.LimitPerOwner(n) }
+
+// ShutdownJobs stops every running job at a consistent point and records it as interrupted,
+// so that the next process resumes it (see ResumeInterrupted); no job starts afterwards. Close
+// still closes the workspace.
+func (s *Service) ShutdownJobs() { s.jobs.Shutdown() }

@@ -13,10 +13,10 @@ func TestLiveResearchLandsInTheRunThatEndedWhileAway(t *testing.T) {
 	ctx := context.Background()
 	alice := s.As("alice", false)
 	done := func(ctx context.Context, em *jobs.Emitter) (string, error) { return jobs.JobDone, nil }
-	if _, err := s.Jobs.Start(ctx, "before", jobs.KindResearch, "alice", "an old run", done); err != nil {
+	if _, err := s.jobs.Start(ctx, "before", jobs.KindResearch, "alice", "an old run", done); err != nil {
 		t.Fatal(err)
 	}
-	s.Jobs.Wait(ctx, "before")
+	s.jobs.Wait(ctx, "before")
 	time.Sleep(10 * time.Millisecond)
 	left := time.Now()
 	if _, _, err := alice.LiveResearch(ctx, left); err != nil {
@@ -25,10 +25,10 @@ func TestLiveResearchLandsInTheRunThatEndedWhileAway(t *testing.T) {
 	if _, ok, _ := alice.LiveResearch(ctx, left); ok {
 		t.Fatal("a run that ended before she left was landed in")
 	}
-	if _, err := s.Jobs.Start(ctx, "while-away", jobs.KindResearch, "alice", "her run", done); err != nil {
+	if _, err := s.jobs.Start(ctx, "while-away", jobs.KindResearch, "alice", "her run", done); err != nil {
 		t.Fatal(err)
 	}
-	s.Jobs.Wait(ctx, "while-away")
+	s.jobs.Wait(ctx, "while-away")
 	if j, ok, _ := alice.LiveResearch(ctx, left); !ok || j.ID != "while-away" {
 		t.Fatalf("the run that ended while she was away: %+v %v", j, ok)
 	}

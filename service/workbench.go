@@ -9,7 +9,6 @@ import (
 	"warren/doctor"
 	"warren/kb"
 	"warren/kb/weaviatekb"
-	"warren/retrieval"
 	"warren/tox"
 )
 
@@ -19,21 +18,28 @@ import (
 // it by its name only, not by its path on the server.
 func (s *Service) Workspace() string {
 	if s.hidesPaths() {
-		return filepath.Base(s.WS.Dir)
+		return filepath.Base(s.ws.Dir)
 	}
-	return s.WS.Dir
+	return s.ws.Dir
 }
 
+// WorkspaceDir is the workspace folder's path on this machine, for the process that opened it
+// (a server's log, a test that opens it again); what an analyst is shown is Workspace.
+func (s *Service) WorkspaceDir() string { return s.ws.Dir }
+
+// ServeConfig is the workspace's configuration of `warren serve` (listen address, limits).
+func (s *Service) ServeConfig() config.Serve { return s.ws.Config.Serve }
+
 // Budgets are the configured run budgets.
-func (s *Service) Budgets() config.Budgets { return s.WS.Config.Budgets }
+func (s *Service) Budgets() config.Budgets { return s.ws.Config.Budgets }
 
 // Doctor checks the workspace and the models.
 //
 // The workbench asks every minute, in every connection to warren serve: its checks are not
 // logged (a failure is on the analyst's screen); `warren doctor` logs them.
 func (s *Service) Doctor(ctx context.Context) doctor.Report {
-	in := doctor.Input{Workspace: s.WS.Dir, Sources: s.sources}
-	in.Weaviate, _ = s.Store.(*weaviatekb.Backend) // checked through the open connection
+	in := doctor.Input{Workspace: s.ws.Dir, Sources: s.sources}
+	in.Weaviate, _ = s.store.(*weaviatekb.Backend) // checked through the open connection
 	rep := doctor.Run(ctx, in)
 	if s.hidesPaths() {
 		hide := s.pathHider(nil)
@@ -47,63 +53,39 @@ func (s *Service) Doctor(ctx context.Context) doctor.Report {
 
 // Collections lists the knowledge base's collections.
 func (s *Service) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
-	return s.Store.Collections(ctx)
+	return s.store.Collections(ctx)
 }
 
 // Documents lists a collection's documents ("" for all).
 func (s *Service) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
-	return s.Store.Documents(ctx, collection)
+	return s.store.Documents(ctx, collection)
 }
 
 // DocumentChunks is a document's chunks in order.
 func (s *Service) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error) {
-	return s.Store.DocumentChunks(ctx, doc)
+	return s.store.DocumentChunks(ctx, doc)
 }
 
 // Chunks loads chunks by ID.
 func (s *Service) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
-	return s.Store.Chunks(ctx, ids)
+	return s.store.Chunks(ctx, ids)
 }
 
-// Search ranks passages for a query.
-func (s *Service) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
-	return s.Searcher().Search(ctx, req)
-}
-
-// IngestPaths adds files and folders to one collection with the configured embedder and
-// records them in the workspace registry. A served view (see Served) reads only inside the
-// folders of serve.ingest_roots: each path begins with a folder's name ("inbox/sds/x.pdf",
-// "inbox" for all of it), and one that is absolute, climbs out with "..", or leads out
-// through a symbolic link is refused with an error that wraps ErrOutsideIngestRoots and names
-// the folders allowed; links out of them met while walking, or swapped in before a file is
-// read, are reported as skipped. Elsewhere a path is read wherever it leads, as the account
-// may, but links out of a walked folder are not followed (see kb.CollectItems).
+// IngestPaths is Ingest of paths into collection, by the name the workbench (tui.Backend) calls.
 func (s *Service) IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error) {
-	if s.served {
-		items, opts, err := s.servedItems(paths, collection)
-		if err != nil {
-			return nil, err
-		}
-		opts.Progress = progress
-		return s.IngestJob(ctx, items, opts)
-	}
-	items, err := kb.CollectItems(paths, collection)
-	if err != nil {
-		return nil, err
-	}
-	return s.IngestJob(ctx, items, IngestOptions{Progress: progress})
+	return s.Ingest(ctx, nil, IngestOptions{Paths: paths, Collection: collection, Progress: progress})
 }
 
 // ToxStore is the workspace's toxicology profiles, saved in this view's analyst's name; what it
 // saves is published on the change feed.
 func (s *Service) ToxStore() *tox.Store {
-	return &tox.Store{DB: s.WS.DB, Analyst: s.Owner, Saved: s.toxSaved}
+	return &tox.Store{DB: s.ws.DB, Analyst: s.Owner, Saved: s.toxSaved}
 }
 
 // ToxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
 // model calls are in the ledger.
 func (s *Service) ToxEditor() *toxedit.Editor {
-	return &toxedit.Editor{Gateway: s.Gateway, Profiles: s.ToxStore(), Runs: s.RunStore()}
+	return &toxedit.Editor{Gateway: s.gateway, Profiles: s.ToxStore(), Runs: s.RunStore()}
 }
 
 // ToxProfiles lists the profiles at their latest versions.

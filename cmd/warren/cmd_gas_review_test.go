@@ -39,7 +39,7 @@ func TestGasReviewChecksTheTableAndTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab := &gas.Table{Name: "fab", Columns: []string{"Chemical Name"}, Rows: []*gas.Row{{ID: 1, Cells: map[string]gas.Cell{"chemical_name": {Value: "Silane", Status: gas.StatusOriginal}}}}}
-	err = (&gas.Store{DB: e.WS.DB}).SaveTable(context.Background(), tab)
+	err = e.GasStore().SaveTable(context.Background(), tab)
 	e.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func (a *app) ingestCommand() *cobra.Command {
 			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
 				bar := cli.NewProgressLine(a.stderr)
-				rep, err := e.IngestJob(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
+				rep, err := e.Ingest(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
 					Progress: bar.Ingest, Note: func(msg string) {
 						bar.Done()
 						fmt.Fprintln(a.stderr, "note:", msg)

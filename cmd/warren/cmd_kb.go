@@ -117,7 +117,7 @@ func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string
 		}
 		fmt.Fprintf(w, "Verified: %d documents, %d chunks and checksum %s on both sides.\n",
 			rep.Destination.Documents, rep.Destination.Chunks, rep.Destination.Sum)
-		if e.WS.Config.KB.Backend != rep.To {
+		if e.KBBackend() != rep.To {
 			fmt.Fprintf(w, "To search it, set kb.backend = %q in warren.toml (or %s=%s).\n", rep.To, config.EnvName("kb.backend"), rep.To)
 		}
 		return nil

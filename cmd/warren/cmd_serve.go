@@ -19,17 +19,17 @@ func (a *app) serveCommand() *cobra.Command {
 		Args:    cobra.NoArgs,
 		PreRunE: func(*cobra.Command, []string) error { return a.serveLog() },
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
-			cfg := e.WS.Config.Serve
+			cfg := e.ServeConfig()
 			if opts.Listen == "" {
 				opts.Listen = cfg.Listen
 			}
 			if opts.HostKey == "" {
-				opts.HostKey = filepath.Join(e.WS.Dir, "serve", "host_ed25519")
+				opts.HostKey = filepath.Join(e.WorkspaceDir(), "serve", "host_ed25519")
 			}
 			opts.AuthorizedKeys = a.authorizedKeys(keys)
 			opts.MaxSessions, opts.IdleTimeout, opts.MaxJobs = cfg.MaxSessions, cfg.IdleTimeout, cfg.MaxJobsPerAnalyst
 			opts.LoginGrace, opts.MaxStartups, opts.Keepalive = cfg.LoginGrace, cfg.MaxStartups, cfg.Keepalive
-			opts.Log = e.Log
+			opts.Log = a.logger
 			return serve.Run(ctx, e, opts, a.stdout)
 		}),
 	}

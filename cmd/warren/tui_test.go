@@ -16,6 +16,7 @@ import (
 	"warren/gas"
 	"warren/internal/cli"
 	"warren/internal/testkb"
+	"warren/kb"
 	"warren/llm/llmtest"
 	"warren/service"
 	"warren/tox"
@@ -24,6 +25,14 @@ import (
 
 // workbench opens the real workbench over a corpus workspace and a scripted model server.
 func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *env) {
+	t.Helper()
+	tm, be, _ := workbenchOn(t, srv)
+	return tm, be
+}
+
+// workbenchOn is workbench with the workspace it opened, for a test that changes the stores
+// behind the desks' backs.
+func workbenchOn(t *testing.T, srv *llmtest.Server) (*screenModel, *env, *kb.Workspace) {
 	t.Helper()
 	ws, _, _ := testkb.Corpus(t)
 	a := &app{env: []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}, logger: slog.New(slog.DiscardHandler)}
@@ -37,7 +46,7 @@ func workbench(t *testing.T, srv *llmtest.Server) (*screenModel, *env) {
 	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
 	t.Cleanup(func() { tm.Quit() })
-	return &screenModel{TestModel: tm, m: m}, be
+	return &screenModel{TestModel: tm, m: m}, be, ws
 }
 
 // screenModel is a running workbench whose frames the test can read.
@@ -154,13 +163,13 @@ func TestWorkbenchGasDesk(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Handle(&llmtest.Rule{Name: "expression", SchemaHas: "expression",
 		Replies: []string{`{"expression": "pyrophoric == true", "explanation": "the pyrophoric gases"}`}})
-	tm, be := workbench(t, srv)
+	tm, _, ws := workbenchOn(t, srv)
 	waitFor(t, tm, "Research question")
 	press(tm, tea.KeyEscape) // out of the question field
 	tm.Type("3")
 	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
 
-	st := &gas.Store{DB: be.WS.DB}
+	st := &gas.Store{DB: ws.DB}
 	tab := &gas.Table{Name: "fab", Columns: []string{"Chemical Name", "Pyrophoric", "Boiling Point (°C)"}, Rows: []*gas.Row{
 		{ID: 1, Cells: map[string]gas.Cell{"chemical_name": {Value: "Silane", Status: gas.StatusOriginal}, "pyrophoric": {Value: "yes", Status: gas.StatusOriginal},
 			"boiling_point_c": {Value: "-112", Unit: "°C", Status: gas.StatusReview, Confidence: 0.5, Method: "extract",
@@ -196,13 +205,13 @@ func TestWorkbenchGasDesk(t *testing.T) {
 func TestWorkbenchToxDesk(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.SetFallback(llmtest.Meaningless) // a structured edit makes no model call
-	tm, be := workbench(t, srv)
+	tm, _, ws := workbenchOn(t, srv)
 	waitFor(t, tm, "Research question")
 	press(tm, tea.KeyEscape) // out of the question field
 	tm.Type("4")
 	waitFor(t, tm, "No toxicology profile")
 
-	st := &tox.Store{DB: be.WS.DB}
+	st := &tox.Store{DB: ws.DB}
 	ctx := context.Background()
 	if _, err := st.ImportJSON(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"warren/retrieval"
+	"warren/service"
 )
 
 // recorder keeps every byte the ssh client receives, as the analyst's terminal gets them.
@@ -92,7 +93,7 @@ func TestAHostileDocumentCannotDriveARemoteTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server's own view ingests it: served analysts may ingest only from their inbox.
-	if rep, err := tm.svc.IngestPaths(ctx, []string{filepath.Join(dir, name)}, "general", nil); err != nil || rep.Ingested != 1 {
+	if rep, err := tm.svc.Ingest(ctx, nil, service.IngestOptions{Paths: []string{filepath.Join(dir, name)}, Collection: "general"}); err != nil || rep.Ingested != 1 {
 		t.Fatalf("ingest: %+v %v", rep, err)
 	}
 	res, err := tm.svc.Search(ctx, retrieval.Request{Query: "quokkafrob", K: 3, Mode: retrieval.Lexical})

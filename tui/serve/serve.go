@@ -104,7 +104,7 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 	}
 	s.opts = opts
 	g := &gatekeeper{grace: opts.LoginGrace, maxStartups: opts.MaxStartups, keepalive: opts.Keepalive, log: opts.Log, pending: map[*watched]struct{}{}}
-	svc.Jobs.LimitPerOwner(opts.MaxJobs)
+	svc.LimitJobsPerAnalyst(opts.MaxJobs)
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Listen),
 		ssh.HostKeyFile(opts.HostKey),
@@ -369,7 +369,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	for _, j := range resumed {
 		s.log.Info("resumed an interrupted job", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
 	}
-	s.log.Info("serving", "listen", ln.Addr().String(), "workspace", s.svc.WS.Dir)
+	s.log.Info("serving", "listen", ln.Addr().String(), "workspace", s.svc.WorkspaceDir())
 	err = s.ssh.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -407,7 +407,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			p.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
 		}
 	}
-	s.svc.Jobs.Shutdown()
+	s.svc.ShutdownJobs()
 	bye := "warren serve stopped. Your jobs were checkpointed and resume when it starts again; nothing you approved is lost."
 	for _, c := range conns {
 		c.farewell.Store(&bye)

@@ -330,7 +330,7 @@ func waitForJob(t *testing.T, tm *team, owner, state string) jobs.Job {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		list, err := tm.svc.Jobs.List(context.Background())
+		list, err := tm.svc.JobList(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +341,7 @@ func waitForJob(t *testing.T, tm *team, owner, state string) jobs.Job {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	list, _ := tm.svc.Jobs.List(context.Background())
+	list, _ := tm.svc.JobList(context.Background())
 	t.Fatalf("no research job of %s became %s: %+v", owner, state, list)
 	return jobs.Job{}
 }
@@ -403,7 +403,7 @@ func TestAReconnectLandsInTheRunThatWentOn(t *testing.T) {
 	back.send("\x13") // ctrl+s sends the answer
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if j, _ := tm.svc.Jobs.Get(context.Background(), running.ID); j.State == jobs.JobWaiting && strings.Contains(back.text(), "round 2") {
+		if j, _ := tm.svc.Job(context.Background(), running.ID); j.State == jobs.JobWaiting && strings.Contains(back.text(), "round 2") {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -426,7 +426,7 @@ func TestASecondAnalystWatchesButCannotDecide(t *testing.T) {
 	bob.send("I would answer for her.")
 	bob.send("\x13")
 	bob.waitFor("only alice (or an admin)")
-	if j, _ := tm.svc.Jobs.Get(context.Background(), run.ID); j.State != jobs.JobWaiting {
+	if j, _ := tm.svc.Job(context.Background(), run.ID); j.State != jobs.JobWaiting {
 		t.Fatalf("bob's answer moved alice's run: %+v", j)
 	}
 	// The service refuses it too, whatever the screen does.
@@ -471,7 +471,7 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 		t.Fatal("her connection stayed open after the shutdown")
 	}
 	alice.waitFor("warren serve stopped")
-	if j, _ := tm.svc.Jobs.Get(context.Background(), run.ID); j.State != jobs.JobInterrupted {
+	if j, _ := tm.svc.Job(context.Background(), run.ID); j.State != jobs.JobInterrupted {
 		t.Fatalf("her run after the shutdown: %+v", j)
 	}
 
@@ -482,7 +482,7 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	next, err := service.Open(tm.svc.WS.Dir, config.Sources{Flags: map[string]string{"ollama.host": tm.llm.URL}},
+	next, err := service.Open(tm.svc.WorkspaceDir(), config.Sources{Flags: map[string]string{"ollama.host": tm.llm.URL}},
 		service.Options{Owner: "server", Logger: slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +501,7 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 	began := time.Now()
 	deadline := began.Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if j, _ := next.Jobs.Get(context.Background(), run.ID); j.State == jobs.JobWaiting {
+		if j, _ := next.Job(context.Background(), run.ID); j.State == jobs.JobWaiting {
 			if j.Owner != "alice" {
 				t.Fatalf("the resumed run belongs to %q", j.Owner)
 			}
@@ -511,7 +511,7 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	j, _ := next.Jobs.Get(context.Background(), run.ID)
+	j, _ := next.Job(context.Background(), run.ID)
 	cp, cpErr := next.RunStore().Latest(context.Background(), run.ID)
 	logged, _ := os.ReadFile(logPath)
 	t.Fatalf("the next server did not take the run on to its questions: %+v\ncheckpoint: status %s at %s (next %s), error %q %v\nunmatched model requests: %v\nits log:\n%s",
@@ -552,7 +552,7 @@ func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 	var fill jobs.Job
 	deadline := time.Now().Add(20 * time.Second)
 	for fill.ID == "" && time.Now().Before(deadline) {
-		list, _ := tm.svc.Jobs.List(ctx)
+		list, _ := tm.svc.JobList(ctx)
 		for _, j := range list {
 			if j.Kind == jobs.KindGasFill && j.State == jobs.JobRunning {
 				fill = j
@@ -570,7 +570,7 @@ func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 	bob.waitFor("fill by alice:")
 	bob.send("\x1b")
 	bob.waitFor("stopped following the fill; it goes on")
-	if j, _ := tm.svc.Jobs.Get(ctx, fill.ID); j.State != jobs.JobRunning {
+	if j, _ := tm.svc.Job(ctx, fill.ID); j.State != jobs.JobRunning {
 		t.Fatalf("bob leaving stopped alice's fill: %+v", j)
 	}
 
