@@ -15,25 +15,17 @@ import (
 
 	"warren/doctor"
 	"warren/internal/termsafe"
+	"warren/tui/component"
+	gaspanel "warren/tui/gas"
+	"warren/tui/knowledge"
+	"warren/tui/logview"
 	"warren/tui/styles"
+	toxpanel "warren/tui/tox"
 )
 
-// panel is one tab's content. Panels are plain structs: the root routes messages to them and
-// places their views.
-type panel interface {
-	Update(msg tea.Msg) tea.Cmd
-	View() string
-	SetSize(width, height int)
-	Keys() keyMap
-	// Field reports who gets a printable key on the current view (see fieldState).
-	Field() fieldState
-	// FocusField gives the keyboard to the current view's text field (for fieldIdle).
-	FocusField() tea.Cmd
-	// Pending lists, in words, what quitting now would interrupt or lose.
-	Pending() []string
-	// Screen names the current view; the tab's status message is dropped when it changes.
-	Screen() string
-}
+// panel is one tab's content (see component.Panel): the root routes messages to it and places
+// its view.
+type panel = component.Panel
 
 // Messages the root handles.
 type (
@@ -57,10 +49,10 @@ type Model struct {
 	tab    int
 
 	research  *researchTab
-	knowledge *knowledgeTab
-	gas       *gasTab
-	tox       *toxTab
-	log       *logTab
+	knowledge *knowledge.Model
+	gas       *gaspanel.Model
+	tox       *toxpanel.Model
+	log       *logview.Model
 
 	quitting *quitQuestion // the question asked before quitting, while it is open
 
@@ -86,11 +78,11 @@ type Model struct {
 func New(be Backend) *Model {
 	st := styles.New(true)
 	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24, statuses: map[int]statusEntry{}}
-	m.log = newLogTab(st)
-	m.research = newResearchTab(be, st, m.log)
-	m.knowledge = newKnowledgeTab(be, st)
-	m.gas = newGasTab(be, st)
-	m.tox = newToxTab(be, st)
+	m.log = logview.New(st)
+	m.research = newResearchTab(be, st)
+	m.knowledge = knowledge.New(be, st)
+	m.gas = gaspanel.New(be, st)
+	m.tox = toxpanel.New(be, st)
 	m.panels = []panel{m.research, m.knowledge, m.gas, m.tox, m.log}
 	m.layout()
 	return m
@@ -103,7 +95,7 @@ const gasTabIndex = 2
 // Call it before the program starts.
 func (m *Model) OpenGas(table string) {
 	m.tab = gasTabIndex
-	m.gas.open(table)
+	m.gas.Open(table)
 }
 
 // toxTabIndex is the Toxicology tab's place among the tabs.
@@ -113,13 +105,13 @@ const toxTabIndex = 3
 // ("" for the first). Call it before the program starts.
 func (m *Model) OpenTox(inci string) {
 	m.tab = toxTabIndex
-	m.tox.want = inci
+	m.tox.Open(inci)
 }
 
 // Init asks for the background colour, starts the model-status checks, loads the gas table
 // and the toxicology profiles, and follows other analysts' changes to them.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.load(m.gas.want, nil), m.tox.load(), m.watchChanges()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.Load(), m.tox.Load(), m.watchChanges()}
 	if m.served {
 		cmds = append(cmds, m.landInLiveRun())
 	}
@@ -171,7 +163,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.research.report.renderCmd() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
-		m.knowledge.st, m.log.st, m.gas.st, m.tox.st = m.st, m.st, m.st, m.st
+		m.gas.SetStyles(m.st)
+		m.tox.SetStyles(m.st)
+		m.knowledge.SetStyles(m.st)
+		m.log.SetStyles(m.st)
 		return m.research.restyle(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
@@ -196,8 +191,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case eventsMsg:
-		m.log.addEvents(msg.items)
-		if m.gas.owns(msg.queue) {
+		m.log.AddEvents(msg.Items)
+		if m.gas.Owns(msg.Queue) {
 			return m.toPanel(gasTabIndex, msg) // a gas fill's events
 		}
 		return m.toPanel(researchTabIndex, msg)
@@ -307,7 +302,7 @@ func (m *Model) helpLine() string {
 		return m.st.Subtle.Render("any key closes this help")
 	}
 	p := m.panels[m.tab]
-	keys := p.Keys().short
+	keys := p.Keys().Short
 	global := []key.Binding{m.keys.NextTab, bind("1-5", "tabs"), bind("q", "quit")}
 	more := bind("?", "more")
 	switch p.Field() {
@@ -400,7 +395,7 @@ func (m *Model) tabLabel(i int, name string) string {
 func (m *Model) fullHelp() string {
 	h := m.help
 	h.ShowAll = true
-	groups := append(m.panels[m.tab].Keys().full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit, m.keys.Cancel,
+	groups := append(m.panels[m.tab].Keys().Full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit, m.keys.Cancel,
 		bind("mouse", "wheel scrolls, a click on a tab opens it")})
 	// Groups go side by side while they fit the width, then on the next rows.
 	var rows []string

@@ -148,7 +148,7 @@ func BenchmarkEventAbsorption(b *testing.B) {
 	for b.Loop() {
 		for range 200 {
 			start := time.Now()
-			m.Update(eventsMsg{items: batch})
+			m.Update(eventsMsg{Items: batch})
 			spent += time.Since(start)
 			events += len(batch)
 			k := time.Now()

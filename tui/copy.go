@@ -6,29 +6,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb"
 	"warren/service"
+	"warren/tui/component"
 )
 
-// copyText puts text on the clipboard through OSC 52, which the terminal (also at the far end
-// of an SSH connection, and tmux with set-clipboard on) turns into a clipboard write. The text
-// is made safe first (see safe): pasted into a terminal, escape sequences would drive it.
-func copyText(text, what string) tea.Cmd {
-	text = safe(text)
-	return tea.Batch(tea.SetClipboard(text), setStatus(fmt.Sprintf("copied %s (%d characters) to the clipboard", what, len(text)), false))
-}
-
-// passageCitation is a passage as an analyst pastes it: where it comes from, then its text.
-func passageCitation(c kb.Chunk) string {
-	where := c.Doc
-	if c.Section != "" {
-		where += " § " + c.Section
-	}
-	if c.Heading != "" {
-		where += " — " + c.Heading
-	}
-	return fmt.Sprintf("%s (collection %s, chunk %s)\n\n%s\n", where, c.Collection, c.ID, strings.TrimSpace(c.Text))
-}
+// copyText puts text on the clipboard and says so (see component.CopyText).
+func copyText(text, what string) tea.Cmd { return component.CopyText(text, what) }
 
 // copyFromReport copies the selected citation's source, or the whole report as Markdown when
 // no citation is selected.

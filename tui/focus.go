@@ -3,22 +3,18 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"warren/tui/component"
 )
 
-// fieldState says who gets a printable key on a panel's current view. It is the one rule of
-// focus in the workbench: panels report their state, the root routes keys by it.
-type fieldState int
+// fieldState says who gets a printable key on a panel's current view (see component.FieldState):
+// the one rule of focus in the workbench.
+type fieldState = component.FieldState
 
 const (
-	// noField: the view has no text field, so letters are commands.
-	noField fieldState = iota
-	// fieldIdle: the view's main job is typing but its field does not have the keyboard (the
-	// analyst pressed Esc to use the one-letter commands). A printable key that is not one of
-	// those commands gives the field the keyboard and goes into it, so no letter is dropped.
-	fieldIdle
-	// fieldActive: a text field has the keyboard; every key but tab, shift+tab, f1 and ctrl+c
-	// goes to it.
-	fieldActive
+	noField     = component.NoField
+	fieldIdle   = component.FieldIdle
+	fieldActive = component.FieldActive
 )
 
 // printable reports a key that types text: a character without ctrl or alt.
@@ -74,7 +70,7 @@ func (m *Model) selectTab(i int) tea.Cmd {
 	changed := m.tab != i
 	m.tab = i
 	if changed && i == toxTabIndex {
-		return tagStatus(loadWaiting(m.be), i)
+		return tagStatus(m.tox.LoadWaiting(), i)
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
 func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 	m := sized(80, 24)
 	run(t, m, "esc", "2")
-	m.Update(statusMsg{text: "ingested 3 files", tab: 1})
+	m.Update(statusMsg{Text: "ingested 3 files", Tab: 1})
 	if !strings.Contains(m.statusLine(), "ingested 3 files") {
 		t.Fatal("the Knowledge tab's message is not shown there")
 	}
@@ -134,7 +134,7 @@ func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 		t.Fatal("the message outlived the screen it belonged to")
 	}
 	long := strings.Repeat("a long message about the gas table ", 6)
-	m.Update(statusMsg{text: long, tab: 1})
+	m.Update(statusMsg{Text: long, Tab: 1})
 	line := m.statusLine()
 	if !strings.Contains(line, "(5 Log: all of it)") || strings.Contains(line, "tab…") {
 		t.Fatalf("a long message is not cut at a word with a pointer to the Log: %q", line)
@@ -147,9 +147,9 @@ func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
 	m := New(newToxBackend(t))
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	settle(t, m, drain(m.tox.load())...)
+	settle(t, m, drain(m.tox.Load())...)
 	m.tab = toxTabIndex
-	if m.tox.profile == nil {
+	if m.tox.Snapshot().Profile == nil {
 		t.Fatal("no profile loaded")
 	}
 	run(t, m, "i", "set NOAEL 1 to 120", "esc")
@@ -157,7 +157,7 @@ func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
 		t.Fatal("esc did not leave the editor")
 	}
 	run(t, m, "i")
-	if got := m.tox.text.Value(); got != "set NOAEL 1 to 120" {
+	if got := m.tox.Snapshot().Text; got != "set NOAEL 1 to 120" {
 		t.Fatalf("the instruction came back as %q", got)
 	}
 	if len(m.tox.Pending()) == 0 {
@@ -166,7 +166,7 @@ func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
 
 	k := sized(80, 24)
 	run(t, k, "esc", "2", "/", "silane purge", "esc", "/")
-	if got := k.knowledge.input.Value(); got != "silane purge" {
+	if got := k.knowledge.Typed(); got != "silane purge" {
 		t.Fatalf("the search field came back as %q", got)
 	}
 }
@@ -179,11 +179,11 @@ func TestMouseClickOpensTabAndWheelScrolls(t *testing.T) {
 	}
 	m.tab = 4
 	for i := 0; i < 50; i++ {
-		m.log.addStatus("line", false)
+		m.log.AddStatus("line", false)
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp, X: 5, Y: 10})
-	if m.log.offset != 1 {
-		t.Fatalf("the wheel did not scroll the Log tab: offset %d", m.log.offset)
+	if m.log.Offset() != 1 {
+		t.Fatalf("the wheel did not scroll the Log tab: offset %d", m.log.Offset())
 	}
 }
 
@@ -217,7 +217,7 @@ func TestAnEarlierDecidedStatusDoesNotHideALaterOne(t *testing.T) {
 	run(t, m, "esc")
 	cancelling := newStatus("cancelling the run… it stays resumable (r)", false)
 	canceled := newStatus("run canceled; its checkpoint is kept", false)
-	cancelling.tab, canceled.tab = researchTabIndex, researchTabIndex
+	cancelling.Tab, canceled.Tab = researchTabIndex, researchTabIndex
 	m.Update(canceled)
 	m.Update(cancelling)
 	if line := m.statusLine(); !strings.Contains(line, "run canceled") {

@@ -165,8 +165,8 @@ func gasDesk(t *testing.T, be Backend, w, h int) *Model {
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenGas("")
-	settle(t, m, drain(m.gas.load("", nil))...)
-	if m.gas.table == nil {
+	settle(t, m, drain(m.gas.Load())...)
+	if m.gas.Snapshot().Table == nil {
 		t.Fatal("no gas table loaded")
 	}
 	return m
@@ -188,7 +188,7 @@ func settle(t *testing.T, m *Model, msgs ...tea.Msg) []string {
 		}
 		_, cmd := m.Update(msg)
 		if s, ok := msg.(statusMsg); ok {
-			status = append(status, s.text) // its command is the timer that clears it
+			status = append(status, s.Text) // its command is the timer that clears it
 			continue
 		}
 		msgs = append(msgs, drain(cmd)...)
@@ -200,7 +200,7 @@ func settle(t *testing.T, m *Model, msgs ...tea.Msg) []string {
 func keys(names ...string) []tea.Msg {
 	special := map[string]tea.Key{"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "up": {Code: tea.KeyUp},
 		"down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
-		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}}
+		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}, "home": {Code: tea.KeyHome}}
 	var out []tea.Msg
 	for _, n := range names {
 		if k, ok := special[n]; ok {

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/gas"
+	gaspanel "warren/tui/gas"
 )
 
 // BenchmarkGasView draws the Gas tab over a table of 200 rows with every field set, frame
@@ -28,7 +29,7 @@ func BenchmarkGasView(b *testing.B) {
 	m := New(fixture{})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.tab = gasTabIndex
-	m.Update(gasLoadedMsg{tables: []string{"big"}, table: t})
+	m.Update(gaspanel.Loaded([]string{"big"}, t))
 	moves := []string{"j", "l", "l", "j", "n", "pgdown", "h"}
 	var d []time.Duration
 	for b.Loop() {

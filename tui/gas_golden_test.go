@@ -7,6 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	gaspanel "warren/tui/gas"
 )
 
 // TestGoldenGas snapshots the review desk over the fixture table, stored in and loaded from
@@ -15,7 +17,7 @@ func TestGoldenGas(t *testing.T) {
 	setups := map[string]func(t *testing.T, m *Model){
 		// The cursor on a filled value: the detail pane shows its source passage.
 		"table": func(t *testing.T, m *Model) {
-			m.gas.focus(1, "boiling_point_c")
+			m.gas.Focus(1, "boiling_point_c")
 		},
 		// Rows with cells to review only, the cursor on the second such cell.
 		"flagged": func(t *testing.T, m *Model) {
@@ -25,10 +27,10 @@ func TestGoldenGas(t *testing.T) {
 		"help": func(t *testing.T, m *Model) { m.showHelp = true },
 		// A query that fell back to the word match, with its label and note.
 		"query-fallback": func(t *testing.T, m *Model) {
-			settle(t, m, gasQueryMsg{seq: m.gas.askSeq, table: "fab-k2", question: "gases that ignite in air", res: GasQueryResult{
+			settle(t, m, gaspanel.QueryAnswered(m.gas.Snapshot().AskSeq, "fab-k2", "gases that ignite in air", GasQueryResult{
 				Expression: `any_text contains "ignite"`, Fallback: true, Rows: []int{1},
 				Note: `fallback: rows whose text mentions any of "ignite" (a word search without the model; edit the filter to refine it)` +
-					` — no expression from the model compiled after 6 attempt(s)`}})
+					` — no expression from the model compiled after 6 attempt(s)`}))
 		},
 	}
 	for name, setup := range setups {

@@ -14,6 +14,7 @@ import (
 	"warren/gas"
 	"warren/llm/llmtest"
 	"warren/service"
+	gaspanel "warren/tui/gas"
 )
 
 // stored reads a cell back from SQLite.
@@ -33,18 +34,12 @@ func anyContains(list []string, s string) bool {
 }
 
 // at names the cell under the cursor.
-func at(g *gasTab) string {
-	r, f, ok := g.current()
-	if !ok {
-		return "none"
-	}
-	return r.Name() + "/" + f.Name
-}
+func at(g *gaspanel.Model) string { return g.Snapshot().At }
 
-func shownNames(g *gasTab) []string {
+func shownNames(g *gaspanel.Model) []string {
 	var out []string
-	for _, i := range g.shown {
-		out = append(out, g.table.Rows[i].Name())
+	for _, r := range g.Snapshot().Shown {
+		out = append(out, r.Name())
 	}
 	return out
 }
@@ -55,23 +50,23 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	g := m.gas
 
 	// Approve a value flagged for review: status changes, value and source stay.
-	g.focus(2, "boiling_point_c")
+	g.Focus(2, "boiling_point_c")
 	press(t, m, "a")
 	if c := stored(t, be, 2, "boiling_point_c"); c.Status != gas.StatusApproved || c.Value != "-62.5" || c.SourceDoc != "suppliers/nordgas-arsine.md" {
 		t.Errorf("approved cell in the store: %+v", c)
 	}
-	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusApproved {
+	if c := g.Snapshot().Table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusApproved {
 		t.Errorf("the grid shows %q", c.Status)
 	}
 
 	// A value from the sheet is not approved: nothing is stored.
-	g.focus(1, "cas_number")
+	g.Focus(1, "cas_number")
 	if st := press(t, m, "a"); !anyContains(st, "imported sheet") {
 		t.Errorf("approving an original value: %q", st)
 	}
 
 	// Edit: the value is normalised (K → °C) and stored as the analyst's.
-	g.focus(1, "boiling_point_c")
+	g.Focus(1, "boiling_point_c")
 	press(t, m, "e", "ctrl+u", "161 K", "enter")
 	bp, _ := gas.FieldByName("boiling_point_c")
 	want, _ := gas.Normalize(bp, "161 K", "")
@@ -79,12 +74,12 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	if c.Value != want || c.Status != gas.StatusEdited || c.Unit != "°C" || !strings.Contains(c.Note, "was -112 °C (source suppliers/nordgas-silane.md)") {
 		t.Errorf("edited cell in the store: %+v (want %q)", c, want)
 	}
-	if g.mode != gasGrid || g.table.Row(1).Cells["boiling_point_c"].Value != want {
-		t.Errorf("after the save the editor closes and the grid shows the value: mode %d", g.mode)
+	if g.Snapshot().Mode != "grid" || g.Snapshot().Table.Row(1).Cells["boiling_point_c"].Value != want {
+		t.Errorf("after the save the editor closes and the grid shows the value: mode %q", g.Snapshot().Mode)
 	}
 
 	// Reject: the cell is emptied, with a note that keeps what it was.
-	g.focus(1, "un_number")
+	g.Focus(1, "un_number")
 	press(t, m, "x")
 	c = stored(t, be, 1, "un_number")
 	if c.Value != "" || c.Status != gas.StatusRejected || c.Note != "rejected by the analyst: was UN2203 (source suppliers/nordgas-silane.md)" {
@@ -92,12 +87,12 @@ func TestGasDecisionsAreStoredAtOnce(t *testing.T) {
 	}
 
 	// Undo walks back: first the rejection, then the edit; the cursor goes to the cell.
-	g.col = 0
+	press(t, m, "home")
 	st := press(t, m, "u")
 	if c := stored(t, be, 1, "un_number"); c.Value != "UN2203" || c.Status != gas.StatusFilled {
 		t.Errorf("undo restores the rejected cell: %+v", c)
 	}
-	if at(g) != "Silane/un_number" || g.table.Row(1).Cells["un_number"].Value != "UN2203" || !anyContains(st, "undone: UN No. of Silane is UN2203") {
+	if at(g) != "Silane/un_number" || g.Snapshot().Table.Row(1).Cells["un_number"].Value != "UN2203" || !anyContains(st, "undone: UN No. of Silane is UN2203") {
 		t.Errorf("after undo: cursor %s, status %q", at(g), st)
 	}
 	press(t, m, "u")
@@ -127,10 +122,10 @@ func TestGasInvalidEditKeepsTheText(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture())
 	m := gasDesk(t, be, 80, 24)
 	g := m.gas
-	g.focus(1, "cas_number")
+	g.Focus(1, "cas_number")
 	press(t, m, "e", "ctrl+u", "7803-62-6", "enter") // wrong check digit
-	if g.mode != gasEdit || g.input.Value() != "7803-62-6" || !strings.Contains(g.inputErr, "CAS No.") {
-		t.Fatalf("the editor stays open with the text and the error: mode %d, %q, %q", g.mode, g.input.Value(), g.inputErr)
+	if g.Snapshot().Mode != "edit" || g.Snapshot().Input != "7803-62-6" || !strings.Contains(g.Snapshot().InputErr, "CAS No.") {
+		t.Fatalf("the editor stays open with the text and the error: mode %q, %q, %q", g.Snapshot().Mode, g.Snapshot().Input, g.Snapshot().InputErr)
 	}
 	if !strings.Contains(frame(m), "! CAS No.") {
 		t.Errorf("the error is not on screen:\n%s", frame(m))
@@ -139,7 +134,7 @@ func TestGasInvalidEditKeepsTheText(t *testing.T) {
 		t.Errorf("nothing is stored: %+v", c)
 	}
 	press(t, m, "esc")
-	if g.mode != gasGrid || (g.Field() == fieldActive) {
+	if g.Snapshot().Mode != "grid" || (g.Field() == fieldActive) {
 		t.Errorf("esc closes the editor")
 	}
 
@@ -147,10 +142,10 @@ func TestGasInvalidEditKeepsTheText(t *testing.T) {
 	if _, err := be.store.DB.Exec(`DELETE FROM gas_rows WHERE table_name = 'fab-k2' AND id = 4`); err != nil {
 		t.Fatal(err)
 	}
-	g.focus(4, "formula")
+	g.Focus(4, "formula")
 	press(t, m, "e", "ctrl+u", "H2 gas", "enter")
-	if g.mode != gasEdit || g.input.Value() != "H2 gas" || !strings.Contains(g.inputErr, "couldn't save") {
-		t.Errorf("after a failed save: mode %d, %q, %q", g.mode, g.input.Value(), g.inputErr)
+	if g.Snapshot().Mode != "edit" || g.Snapshot().Input != "H2 gas" || !strings.Contains(g.Snapshot().InputErr, "couldn't save") {
+		t.Errorf("after a failed save: mode %q, %q, %q", g.Snapshot().Mode, g.Snapshot().Input, g.Snapshot().InputErr)
 	}
 	if ds, _ := be.store.Decisions(context.Background(), "fab-k2", 0, ""); len(ds) != 0 {
 		t.Errorf("decisions logged: %+v", ds)
@@ -195,7 +190,7 @@ func TestGasFlaggedNavigation(t *testing.T) {
 		}
 		press(t, m, "a")
 	}
-	if len(g.shown) != 0 || !strings.Contains(frame(m), "No row has cells to review.") {
+	if len(g.Snapshot().Shown) != 0 || !strings.Contains(frame(m), "No row has cells to review.") {
 		t.Errorf("every flagged cell approved, the filter shows %v", shownNames(g))
 	}
 	if n := be.mustCount(t, gas.StatusReview); n != 0 {
@@ -217,7 +212,7 @@ func TestGasApproveRowTakesOnlyHighConfidence(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture())
 	m := gasDesk(t, be, 80, 24)
 	g := m.gas
-	g.focus(3, "formula") // Nitrogen
+	g.Focus(3, "formula") // Nitrogen
 	st := press(t, m, "A")
 	if !anyContains(st, "approved 2 high-confidence cell(s) of Nitrogen") {
 		t.Errorf("status %q", st)
@@ -248,8 +243,8 @@ func TestGasQueryFiltersAndTheExpressionIsEditable(t *testing.T) {
 	g := m.gas
 
 	press(t, m, "/", "gases that ignite in air")
-	if !(g.Field() == fieldActive) || g.input.Value() != "gases that ignite in air" {
-		t.Fatalf("the prompt has the question: %q", g.input.Value())
+	if !(g.Field() == fieldActive) || g.Snapshot().Input != "gases that ignite in air" {
+		t.Fatalf("the prompt has the question: %q", g.Snapshot().Input)
 	}
 	_, cmd := m.Update(keys("enter")[0])
 	if !strings.Contains(frame(m), "asking the model…") {
@@ -265,12 +260,12 @@ func TestGasQueryFiltersAndTheExpressionIsEditable(t *testing.T) {
 
 	// e on the query bar edits the expression; enter runs it without the model.
 	press(t, m, "e")
-	if g.mode != gasExpr || g.input.Value() != "pyrophoric == true" {
-		t.Fatalf("expression editor: mode %d, %q", g.mode, g.input.Value())
+	if g.Snapshot().Mode != "expr" || g.Snapshot().Input != "pyrophoric == true" {
+		t.Fatalf("expression editor: mode %q, %q", g.Snapshot().Mode, g.Snapshot().Input)
 	}
 	press(t, m, "ctrl+u", `formula in ["H2", "N2"]`, "enter")
-	if got := shownNames(g); !slices.Equal(got, []string{"Nitrogen", "Hydrogen"}) || g.mode != gasGrid {
-		t.Errorf("edited expression: rows %v, mode %d", got, g.mode)
+	if got := shownNames(g); !slices.Equal(got, []string{"Nitrogen", "Hydrogen"}) || g.Snapshot().Mode != "grid" {
+		t.Errorf("edited expression: rows %v, mode %q", got, g.Snapshot().Mode)
 	}
 	if !strings.Contains(frame(m), `query: formula in ["H2", "N2"]`) {
 		t.Errorf("the edited expression is shown:\n%s", frame(m))
@@ -278,15 +273,15 @@ func TestGasQueryFiltersAndTheExpressionIsEditable(t *testing.T) {
 
 	// An expression that doesn't compile: the error inline, the text kept, the filter unchanged.
 	press(t, m, "enter", "ctrl+u", "SELECT name FROM gases", "enter")
-	if g.mode != gasExpr || g.input.Value() != "SELECT name FROM gases" || g.inputErr == "" {
-		t.Errorf("bad expression: mode %d, %q, error %q", g.mode, g.input.Value(), g.inputErr)
+	if g.Snapshot().Mode != "expr" || g.Snapshot().Input != "SELECT name FROM gases" || g.Snapshot().InputErr == "" {
+		t.Errorf("bad expression: mode %q, %q, error %q", g.Snapshot().Mode, g.Snapshot().Input, g.Snapshot().InputErr)
 	}
 	press(t, m, "esc")
 	if got := shownNames(g); !slices.Equal(got, []string{"Nitrogen", "Hydrogen"}) {
 		t.Errorf("esc in the editor keeps the query: %v", got)
 	}
 	press(t, m, "esc")
-	if g.query != nil || len(g.shown) != 5 {
+	if g.Snapshot().Query != nil || len(g.Snapshot().Shown) != 5 {
 		t.Errorf("esc clears the query: %v", shownNames(g))
 	}
 	if n := srv.Count("/api/chat"); n != 1 {
@@ -301,19 +296,19 @@ func TestGasQueryFallbackIsLabelled(t *testing.T) {
 	be := newGasBackend(t, srv, gasFixture())
 	m := gasDesk(t, be, 120, 40)
 	press(t, m, "/", "silane", "enter")
-	q := m.gas.query
-	if q == nil || !q.res.Fallback {
+	q := m.gas.Snapshot().Query
+	if q == nil || !q.Fallback {
 		t.Fatalf("want the fallback, got %+v", q)
 	}
 	if !slices.Contains(shownNames(m.gas), "Silane") {
 		t.Errorf("the word match finds Silane: %v", shownNames(m.gas))
 	}
 	f := frame(m)
-	if !strings.Contains(f, "fallback filter: "+q.res.Expression) || !strings.Contains(f, "fallback: rows whose text mentions") {
+	if !strings.Contains(f, "fallback filter: "+q.Expression) || !strings.Contains(f, "fallback: rows whose text mentions") {
 		t.Errorf("the fallback is labelled:\n%s", f)
 	}
-	if n := srv.Count("/api/chat"); n > 6 || q.res.Calls > 6 {
-		t.Errorf("%d model calls (%d reported), at most 6", n, q.res.Calls)
+	if n := srv.Count("/api/chat"); n > 6 || q.Calls > 6 {
+		t.Errorf("%d model calls (%d reported), at most 6", n, q.Calls)
 	}
 }
 
@@ -333,7 +328,7 @@ func TestGasQueryCancel(t *testing.T) {
 		}
 		done <- out
 	}()
-	if st := press(t, m, "esc"); !anyContains(st, "query cancelled") || m.gas.running() {
+	if st := press(t, m, "esc"); !anyContains(st, "query cancelled") || m.gas.Snapshot().Running {
 		t.Errorf("esc cancels: %q", st)
 	}
 	select {
@@ -341,8 +336,8 @@ func TestGasQueryCancel(t *testing.T) {
 		for _, msg := range msgs {
 			settle(t, m, msg)
 		}
-		if m.gas.query != nil || len(m.gas.shown) != 5 {
-			t.Errorf("the cancelled question's result is dropped: %+v", m.gas.query)
+		if m.gas.Snapshot().Query != nil || len(m.gas.Snapshot().Shown) != 5 {
+			t.Errorf("the cancelled question's result is dropped: %+v", m.gas.Snapshot().Query)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the question still runs: the cancel didn't reach the model call")
@@ -355,24 +350,24 @@ func TestGasTablesAndEmptyState(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture(), second)
 	m := New(be)
 	m.OpenGas("fab-k3")
-	st := settle(t, m, drain(m.gas.load(m.gas.want, nil))...)
-	if m.tab != gasTabIndex || m.gas.table.Name != "fab-k3" || len(st) != 0 {
-		t.Fatalf("OpenGas: tab %d, table %s, status %q", m.tab, m.gas.table.Name, st)
+	st := settle(t, m, drain(m.gas.Load())...)
+	if m.tab != gasTabIndex || m.gas.Snapshot().Table.Name != "fab-k3" || len(st) != 0 {
+		t.Fatalf("OpenGas: tab %d, table %s, status %q", m.tab, m.gas.Snapshot().Table.Name, st)
 	}
 	press(t, m, "t")
-	if m.gas.table.Name != "fab-k2" || len(m.gas.shown) != 5 {
-		t.Errorf("t switches to the next table: %s", m.gas.table.Name)
+	if m.gas.Snapshot().Table.Name != "fab-k2" || len(m.gas.Snapshot().Shown) != 5 {
+		t.Errorf("t switches to the next table: %s", m.gas.Snapshot().Table.Name)
 	}
 
 	m = New(be)
 	m.OpenGas("fab-k9")
-	if st := settle(t, m, drain(m.gas.load(m.gas.want, nil))...); !anyContains(st, `no gas table "fab-k9"`) || m.gas.table.Name != "fab-k2" {
-		t.Errorf("a missing table: %q, showing %s", st, m.gas.table.Name)
+	if st := settle(t, m, drain(m.gas.Load())...); !anyContains(st, `no gas table "fab-k9"`) || m.gas.Snapshot().Table.Name != "fab-k2" {
+		t.Errorf("a missing table: %q, showing %s", st, m.gas.Snapshot().Table.Name)
 	}
 
 	empty := New(newGasBackend(t, nil))
 	empty.OpenGas("")
-	settle(t, empty, drain(empty.gas.load("", nil))...)
+	settle(t, empty, drain(empty.gas.Load())...)
 	if f := frame(empty); !strings.Contains(f, "No gas table: import one with `warren gas import FILE`") {
 		t.Errorf("empty state:\n%s", f)
 	}
@@ -393,12 +388,12 @@ func TestGasEditorsSurviveASwitchOfTables(t *testing.T) {
 	g := m.gas
 
 	// t, then e before the other table has loaded.
-	g.focus(1, "formula")
+	g.Focus(1, "formula")
 	_, load := m.Update(keys("t")[0])
 	press(t, m, "e")
 	settle(t, m, drain(load)...)
-	if g.table.Name != "fab-k3" || g.mode != gasEdit {
-		t.Fatalf("table %s, mode %d", g.table.Name, g.mode)
+	if g.Snapshot().Table.Name != "fab-k3" || g.Snapshot().Mode != "edit" {
+		t.Fatalf("table %s, mode %q", g.Snapshot().Table.Name, g.Snapshot().Mode)
 	}
 	press(t, m, "ctrl+u", "SiH4 (edited)", "enter")
 	k3, err := be.store.LoadTable(context.Background(), "fab-k3")
@@ -408,29 +403,29 @@ func TestGasEditorsSurviveASwitchOfTables(t *testing.T) {
 	if c := k3.Row(1).Cells["formula"]; c.Value != "N2" || c.Status != gas.StatusOriginal {
 		t.Errorf("the edit of Silane's formula in fab-k2 landed on Nitrogen in fab-k3: %+v", c)
 	}
-	if g.mode != gasEdit || !strings.Contains(g.inputErr, `"fab-k2"`) {
-		t.Errorf("the editor stays open and says why: mode %d, %q", g.mode, g.inputErr)
+	if g.Snapshot().Mode != "edit" || !strings.Contains(g.Snapshot().InputErr, `"fab-k2"`) {
+		t.Errorf("the editor stays open and says why: mode %q, %q", g.Snapshot().Mode, g.Snapshot().InputErr)
 	}
 	press(t, m, "esc")
 
 	// A query on fab-k3, then t, enter (edit the expression) before fab-k2 has loaded.
 	press(t, m, "/", "nitrogen", "enter", "down")
-	if g.query == nil {
+	if g.Snapshot().Query == nil {
 		t.Fatal("no query")
 	}
 	_, load = m.Update(keys("t")[0])
 	press(t, m, "enter")
 	settle(t, m, drain(load)...)
-	if g.table.Name != "fab-k2" || g.mode != gasExpr || g.query != nil {
-		t.Fatalf("table %s, mode %d, query %+v", g.table.Name, g.mode, g.query)
+	if g.Snapshot().Table.Name != "fab-k2" || g.Snapshot().Mode != "expr" || g.Snapshot().Query != nil {
+		t.Fatalf("table %s, mode %q, query %+v", g.Snapshot().Table.Name, g.Snapshot().Mode, g.Snapshot().Query)
 	}
 	press(t, m, "enter")
-	if g.mode != gasExpr || g.inputErr == "" {
-		t.Errorf("enter with the query gone: mode %d, %q", g.mode, g.inputErr)
+	if g.Snapshot().Mode != "expr" || g.Snapshot().InputErr == "" {
+		t.Errorf("enter with the query gone: mode %q, %q", g.Snapshot().Mode, g.Snapshot().InputErr)
 	}
 	press(t, m, "esc")
-	if g.mode != gasGrid {
-		t.Errorf("esc closes the editor: mode %d", g.mode)
+	if g.Snapshot().Mode != "grid" {
+		t.Errorf("esc closes the editor: mode %q", g.Snapshot().Mode)
 	}
 }
 
@@ -441,10 +436,10 @@ func TestGasUndoRightAfterADecisionUndoesThatDecision(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture())
 	m := gasDesk(t, be, 80, 24)
 	g := m.gas
-	g.focus(1, "un_number")
+	g.Focus(1, "un_number")
 	press(t, m, "x") // an earlier decision: Silane's UN number rejected
 
-	g.focus(2, "boiling_point_c")
+	g.Focus(2, "boiling_point_c")
 	_, approve := m.Update(keys("a")[0])
 	_, undo := m.Update(keys("u")[0])
 	undone := make(chan []tea.Msg, 1)
@@ -463,7 +458,7 @@ func TestGasUndoRightAfterADecisionUndoesThatDecision(t *testing.T) {
 	if c := stored(t, be, 1, "un_number"); c.Status != gas.StatusRejected {
 		t.Errorf("the older rejection was undone instead: %+v", c)
 	}
-	if c := g.table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusReview {
+	if c := g.Snapshot().Table.Row(2).Cells["boiling_point_c"]; c.Status != gas.StatusReview {
 		t.Errorf("the grid shows %s", c.Status)
 	}
 }
@@ -472,7 +467,7 @@ func TestGasUndoRightAfterADecisionUndoesThatDecision(t *testing.T) {
 func TestGasRejectKeepsTheChemicalName(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture())
 	m := gasDesk(t, be, 80, 24)
-	m.gas.focus(1, "chemical_name")
+	m.gas.Focus(1, "chemical_name")
 	if st := press(t, m, "x"); !anyContains(st, "the row's key") {
 		t.Errorf("x on the name: %q", st)
 	}
@@ -487,11 +482,11 @@ func TestGasUndoOfAHiddenRowLeavesTheCursor(t *testing.T) {
 	be := newGasBackend(t, nil, gasFixture())
 	m := gasDesk(t, be, 120, 40)
 	g := m.gas
-	g.focus(2, "boiling_point_c")
+	g.Focus(2, "boiling_point_c")
 	press(t, m, "a") // Arsine's boiling point approved
-	settle(t, m, gasQueryMsg{seq: g.askSeq, table: "fab-k2", question: "silane", res: GasQueryResult{Expression: `formula == "SiH4"`, Rows: []int{1}}})
-	press(t, m, "down") // from the query bar to the table
-	g.col = 2           // Silane's formula
+	settle(t, m, gaspanel.QueryAnswered(g.Snapshot().AskSeq, "fab-k2", "silane", GasQueryResult{Expression: `formula == "SiH4"`, Rows: []int{1}}))
+	press(t, m, "down")           // from the query bar to the table
+	press(t, m, "home", "l", "l") // Silane's formula
 	st := press(t, m, "u")
 	if c := stored(t, be, 2, "boiling_point_c"); c.Status != gas.StatusReview {
 		t.Fatalf("the approval is not undone: %+v", c)
@@ -509,7 +504,7 @@ func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
 		Note: "invalid in the sheet"}
 	for _, w := range []int{80, 120} {
 		m := gasDesk(t, newGasBackend(t, nil, tab), w, 24)
-		m.gas.focus(1, "cas_number")
+		m.gas.Focus(1, "cas_number")
 		f := frame(m)
 		lines := strings.Split(f, "\n")
 		i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "Silane") && strings.Contains(l, "SiH4") })
@@ -527,7 +522,7 @@ func gasTabLoading(t *testing.T) (*Model, tea.Cmd) {
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenGas("")
-	return m, m.gas.load("", nil)
+	return m, m.gas.Load()
 }
 
 func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
@@ -535,11 +530,11 @@ func TestGasKeysPressedWhileTheTableLoadsAreKept(t *testing.T) {
 	for _, k := range keys("l", "l", "j") {
 		m.Update(k)
 	}
-	if m.gas.table != nil {
+	if m.gas.Snapshot().Table != nil {
 		t.Fatal("the table is shown before its load answered")
 	}
 	settle(t, m, drain(load)...)
-	if got, want := at(m.gas), m.gas.table.Rows[m.gas.shown[1]].Name()+"/"+m.gas.fields[2].Name; got != want {
+	if got, want := at(m.gas), m.gas.Snapshot().Shown[1].Name()+"/"+gas.Fields()[2].Name; got != want {
 		t.Errorf("after l l j pressed during the load the cursor is on %s, want %s", got, want)
 	}
 }
@@ -552,10 +547,10 @@ func TestGasDecisionPressedWhileTheTableLoadsIsNotMade(t *testing.T) {
 		m.Update(k)
 	}
 	st := settle(t, m, drain(load)...)
-	if got, want := at(m.gas), m.gas.table.Rows[m.gas.shown[1]].Name()+"/"+m.gas.fields[0].Name; got != want {
+	if got, want := at(m.gas), m.gas.Snapshot().Shown[1].Name()+"/"+gas.Fields()[0].Name; got != want {
 		t.Errorf("the cursor is on %s, want %s (j replayed, nothing after a)", got, want)
 	}
-	for _, c := range m.gas.table.Rows[m.gas.shown[1]].Cells {
+	for _, c := range m.gas.Snapshot().Shown[1].Cells {
 		if c.Status == gas.StatusApproved || c.Status == gas.StatusRejected {
 			t.Errorf("a decision was made on a cell never shown: %+v", c)
 		}

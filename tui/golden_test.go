@@ -21,6 +21,7 @@ import (
 	"warren/service"
 	"warren/service/jobs"
 	"warren/tox"
+	"warren/tui/knowledge"
 )
 
 // fixture is a fixed backend for snapshots: the same data every run, so the golden files are
@@ -214,20 +215,20 @@ func TestGoldenPanels(t *testing.T) {
 			m.tab = 1
 			cols, _ := fixture{}.Collections(ctx)
 			docs, _ := fixture{}.Documents(ctx, "")
-			m.Update(kbListMsg{cols: cols, docs: docs})
+			m.Update(knowledge.ListMsg{Cols: cols, Docs: docs})
 		},
 		"gas": func(m *Model) {
 			m.tab = 2
-			m.Update(drain(m.gas.load("", nil))[0])
+			m.Update(drain(m.gas.Load())[0])
 		},
 		"toxicology": func(m *Model) {
 			m.tab = toxTabIndex
-			m.Update(drain(m.tox.load())[0])
+			m.Update(drain(m.tox.Load())[0])
 		},
 		"log": func(m *Model) {
 			m.tab = 4
 			at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
-			m.log.addEvents([]service.RunEvent{{Time: at, Kind: service.EventNodeStarted, Node: "init"},
+			m.log.AddEvents([]service.RunEvent{{Time: at, Kind: service.EventNodeStarted, Node: "init"},
 				{Time: at, Kind: service.EventNodeFinished, Node: "init", Duration: 2 * time.Millisecond, Summary: "2 search queries written"},
 				{Time: at, Kind: service.EventLedger, Ledger: &service.LedgerEntry{Node: "generate_queries", Role: "fast", Kind: "structured",
 					Host: "http://gpu1:11434", PromptTokens: 210, CompletionTokens: 48, Duration: 900 * time.Millisecond, Outcome: "ok"}}})
@@ -250,15 +251,15 @@ func TestGoldenPanels(t *testing.T) {
 			m.tab = 1
 			cols, _ := fixture{}.Collections(ctx)
 			docs, _ := fixture{}.Documents(ctx, "")
-			m.Update(kbListMsg{cols: cols, docs: docs})
-			m.Update(kbSearchMsg{query: "purge silane", results: fixtureResults()})
+			m.Update(knowledge.ListMsg{Cols: cols, Docs: docs})
+			m.Update(knowledge.SearchMsg{Query: "purge silane", Results: fixtureResults()})
 		},
 		"knowledge-passage": func(m *Model) {
 			m.tab = 1
 			cols, _ := fixture{}.Collections(ctx)
 			docs, _ := fixture{}.Documents(ctx, "")
-			m.Update(kbListMsg{cols: cols, docs: docs})
-			m.Update(kbSearchMsg{query: "purge silane", results: fixtureResults()})
+			m.Update(knowledge.ListMsg{Cols: cols, Docs: docs})
+			m.Update(knowledge.SearchMsg{Query: "purge silane", Results: fixtureResults()})
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 		},
 		"quit-question": func(m *Model) {

@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"warren/tui/component"
+)
 
 // globalKeys work everywhere unless a text field has the keyboard (tab, shift+tab, f1 and
 // ctrl+c work even then).
@@ -24,28 +28,14 @@ func newGlobalKeys() globalKeys {
 }
 
 // keyMap adapts a list of bindings to bubbles/help.
-type keyMap struct {
-	short []key.Binding
-	full  [][]key.Binding
-}
-
-func (k keyMap) ShortHelp() []key.Binding  { return k.short }
-func (k keyMap) FullHelp() [][]key.Binding { return k.full }
+type keyMap = component.KeyMap
 
 type keyBinding = key.Binding
 
 // bind is a binding shown as label with help; the keys it answers are more, or label itself.
 func bind(label, help string, more ...string) key.Binding {
-	keys := more
-	if len(keys) == 0 {
-		keys = []string{label}
-	}
-	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(label, help))
+	return component.Bind(label, help, more...)
 }
 
 // disabled returns a binding shown as unavailable, with why in its help.
-func disabled(keys, why string) key.Binding {
-	b := key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, why))
-	b.SetEnabled(false)
-	return b
-}
+func disabled(keys, why string) key.Binding { return component.Disabled(keys, why) }

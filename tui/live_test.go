@@ -126,8 +126,8 @@ func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
 	m := toxDesk(t, be, 120, 40)
 	proposeText(t, m, toxPatch)
 	press(t, m, "a", "h") // version 2, by ana; the history shows it
-	if len(m.tox.history) != 2 {
-		t.Fatalf("history %+v", m.tox.history)
+	if len(m.tox.Snapshot().History) != 2 {
+		t.Fatalf("history %+v", m.tox.Snapshot().History)
 	}
 	ctx := context.Background()
 	bob := &tox.Store{DB: be.store.DB, Analyst: "bob"}
@@ -145,17 +145,17 @@ func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
 	}
 	v := saveAs(2)
 	news := service.Change{Kind: service.ChangeToxVersion, INCI: "EUGENOL", Version: v, By: "bob", Action: "saved"}
-	if status := settle(t, m, changesMsg{items: []service.Change{news}}); !hasStatus(status, "bob saved EUGENOL: version 3") {
+	if status := settle(t, m, changesMsg{Items: []service.Change{news}}); !hasStatus(status, "bob saved EUGENOL: version 3") {
 		t.Errorf("the news: %q", status)
 	}
-	if len(m.tox.history) != 3 || m.tox.history[0].By != "bob" || !strings.Contains(frame(m), "bob") {
-		t.Fatalf("the history after bob's save: %+v\n%s", m.tox.history, frame(m))
+	if len(m.tox.Snapshot().History) != 3 || m.tox.Snapshot().History[0].By != "bob" || !strings.Contains(frame(m), "bob") {
+		t.Fatalf("the history after bob's save: %+v\n%s", m.tox.Snapshot().History, frame(m))
 	}
 
 	// Ana asks to roll back to version 1 on the history she sees; bob saves version 4 first.
-	m.tox.hcur = 2 // version 1
+	press(t, m, "k", "k", "k", "j", "j") // version 1
 	press(t, m, "R")
-	if m.tox.view != toxConfirm {
+	if m.tox.Snapshot().View != "confirm" {
 		t.Fatalf("no confirmation:\n%s", frame(m))
 	}
 	saveAs(3)
@@ -166,7 +166,7 @@ func TestToxTabFollowsOthersSavesAndRefusesAStaleRollback(t *testing.T) {
 	if latest, _ := be.store.Latest(ctx, "EUGENOL"); latest.Version != 4 || latest.By != "bob" {
 		t.Errorf("the refused rollback saved v%d by %s", latest.Version, latest.By)
 	}
-	if m.tox.view != toxHistory || len(m.tox.history) != 4 {
-		t.Errorf("after the refusal the history is shown again, refreshed: view %d, %d versions", m.tox.view, len(m.tox.history))
+	if m.tox.Snapshot().View != "history" || len(m.tox.Snapshot().History) != 4 {
+		t.Errorf("after the refusal the history is shown again, refreshed: view %q, %d versions", m.tox.Snapshot().View, len(m.tox.Snapshot().History))
 	}
 }

@@ -44,18 +44,10 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 // stopAll cancels every job before quitting, so each ends at a consistent checkpoint.
 func (m *Model) stopAll() {
 	m.research.interrupt()
-	if m.knowledge.ingestCancel != nil {
-		m.knowledge.ingestCancel()
-	}
-	if m.gas.running() {
-		m.gas.cancelQuery()
-	}
-	if m.gas.filling() {
-		m.gas.cancelFill()
-	}
-	if m.tox.running() {
-		m.tox.cancelPropose()
-	}
+	m.knowledge.StopIngest()
+	m.gas.StopQuery()
+	m.gas.StopFill()
+	m.tox.StopPropose()
 }
 
 func (m *Model) quitView() string {

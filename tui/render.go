@@ -1,13 +1,9 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
-
-	"warren/internal/termsafe"
+	"warren/tui/component"
 	"warren/tui/styles"
 )
 
@@ -19,18 +15,13 @@ import (
 // outside text without these might have let through.
 
 // safe is outside text with its line breaks, such as a passage or a report.
-func safe(s string) string { return termsafe.Text(s) }
+func safe(s string) string { return component.Safe(s) }
 
 // safeLine is an outside value shown on one line: a name, a title, a cell.
-func safeLine(s string) string { return termsafe.Line(s) }
+func safeLine(s string) string { return component.SafeLine(s) }
 
 // truncate cuts a styled line to width cells.
-func truncate(s string, width int) string {
-	if width <= 0 {
-		return ""
-	}
-	return ansi.Truncate(s, width, "…")
-}
+func truncate(s string, width int) string { return component.Truncate(s, width) }
 
 // fit makes content exactly height lines of at most width cells: long lines are cut, missing
 // lines are blank, extra lines are dropped.
@@ -50,16 +41,22 @@ func fit(content string, width, height int) string {
 
 // bar draws used/limit as a labelled bar; limit 0 means unlimited.
 func bar(st *styles.Styles, label string, used, limit, width int) string {
-	if limit <= 0 {
-		return fmt.Sprintf("%-10s %d (no limit)", label, used)
-	}
-	w := max(width-30, 10)
-	filled := min(w, w*used/limit)
-	return fmt.Sprintf("%-10s %s%s %d/%d", label, st.BarFull.Render(strings.Repeat("█", filled)),
-		st.BarEmpty.Render(strings.Repeat("░", w-filled)), used, limit)
+	return component.Bar(st, label, used, limit, width)
 }
 
 // wrap soft-wraps plain text to width.
-func wrap(s string, width int) string {
-	return lipgloss.NewStyle().Width(max(width, 10)).Render(s)
+func wrap(s string, width int) string { return component.Wrap(s, width) }
+
+// lineCount is the number of lines of s.
+func lineCount(s string) int { return component.LineCount(s) }
+
+// listWindow draws rows around the cursor (see component.ListWindow).
+func listWindow(n, cur, room int, row func(int) string, st *styles.Styles, width int) string {
+	return component.ListWindow(n, cur, room, row, st, width)
 }
+
+// orNone is an outside value on one line (safeLine), or "(none)" for an empty one.
+func orNone(s string) string { return component.OrNone(s) }
+
+// oneLine puts a value on one line, made safe (see component.OneLine).
+func oneLine(s string) string { return component.OneLine(s) }

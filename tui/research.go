@@ -75,9 +75,8 @@ type trailItem struct {
 
 // researchTab runs research and hosts its approvals.
 type researchTab struct {
-	be  Backend
-	st  *styles.Styles
-	log *logTab
+	be Backend
+	st *styles.Styles
 
 	view          researchView
 	width, height int
@@ -120,7 +119,7 @@ type researchTab struct {
 	greetNow bool   // that run has landed: the welcome is due
 }
 
-func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
+func newResearchTab(be Backend, st *styles.Styles) *researchTab {
 	// Steady cursors: no redraw every half second over SSH.
 	q := textinput.New()
 	q.Placeholder = "Ask a research question, then press enter"
@@ -136,7 +135,7 @@ func newResearchTab(be Backend, st *styles.Styles, log *logTab) *researchTab {
 	a.SetStyles(as)
 	e := textinput.New()
 	e.SetStyles(qs)
-	return &researchTab{be: be, st: st, log: log, question: q, answer: a, edit: e}
+	return &researchTab{be: be, st: st, question: q, answer: a, edit: e}
 }
 
 func (r *researchTab) Init() tea.Cmd { return nil }
@@ -307,7 +306,7 @@ func (r *researchTab) launch(run string, call func(context.Context, service.RunS
 		out, st, err := call(ctx, q.Push)
 		return runDoneMsg{run: run, queue: q, outcome: out, state: st, err: err}
 	}
-	return tea.Batch(work, q.wait(), tick)
+	return tea.Batch(work, q.Wait(), tick)
 }
 
 // elapsedTickMsg redraws a running step's elapsed time.
@@ -320,9 +319,9 @@ func elapsedTick() tea.Cmd {
 func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case eventsMsg:
-		r.absorb(msg.items)
-		if msg.more {
-			return msg.queue.wait() // the queue always closes, so this ends
+		r.absorb(msg.Items)
+		if msg.More {
+			return msg.Queue.Wait() // the queue always closes, so this ends
 		}
 		return nil
 	case runDoneMsg:

@@ -9,6 +9,7 @@ import (
 
 	"warren/service"
 	"warren/service/jobs"
+	"warren/tui/component"
 )
 
 func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -183,7 +184,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 			r.view = r.back
 		case "c":
 			if r.passage != nil {
-				return copyText(passageCitation(*r.passage), "the passage with its source")
+				return copyText(component.PassageCitation(*r.passage), "the passage with its source")
 			}
 		}
 	}
@@ -335,5 +336,5 @@ func (r *researchTab) Keys() keyMap {
 			bind("c", "copy the selected citation, or the report as Markdown (OSC 52)"), bind("x", "export Markdown to exports/")},
 			{bind("esc", "back to the run view"), bind("t", "reference tree"), bind("↑/↓ pgup/pgdown", "scroll"), bind("g/G", "top/bottom")}}
 	}
-	return keyMap{short: short, full: full}
+	return keyMap{Short: short, Full: full}
 }

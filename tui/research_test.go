@@ -47,7 +47,7 @@ func TestARunCannotBeOrphaned(t *testing.T) {
 	// Opening a session or starting another run while one runs is refused with a reason.
 	for _, c := range []tea.Cmd{r.openRun("another"), r.startRun("second question")} {
 		msgs := drain(c)
-		if len(msgs) != 1 || !strings.Contains(msgs[0].(statusMsg).text, "Esc cancels it") {
+		if len(msgs) != 1 || !strings.Contains(msgs[0].(statusMsg).Text, "Esc cancels it") {
 			t.Fatalf("want a refusal, got %+v", msgs)
 		}
 	}
@@ -126,13 +126,13 @@ func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
 		{Run: "r1", Kind: service.EventNodeStarted, Node: "generate_queries", Time: start},
 		{Run: "r1", Kind: service.EventError, Node: "generate_queries", Time: start.Add(3 * time.Second), Summary: "Ollama is not reachable"},
 	})
-	m.log.addEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "generate_queries", Time: start,
+	m.log.AddEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "generate_queries", Time: start,
 		Summary: "generate_queries: Ollama is not reachable"}})
-	m.log.addEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
+	m.log.AddEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
 		{Run: "r1", Kind: service.EventError, Node: "report", Time: start, Summary: "no passages"}})
-	n := len(m.log.lines)
+	n := len(m.log.Lines())
 	for i, want := range []string{"error   generate_queries: Ollama", "error   row 1 (Silane)", "error   report no passages"} {
-		if got := m.log.lines[n-3+i]; !strings.Contains(got, want) {
+		if got := m.log.Lines()[n-3+i]; !strings.Contains(got, want) {
 			t.Errorf("the log names the failed node once: %q, want %q", got, want)
 		}
 	}

@@ -2,33 +2,25 @@ package tui
 
 import (
 	"strings"
-	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"warren/tui/component"
 )
 
 // Status messages belong to the tab whose panel produced them and to the screen that panel
 // showed then: they are shown only there and dropped when that screen is left. A message from
 // the workbench itself (the model check) belongs to every tab.
 const (
-	untagged = -1  // not yet tagged by the root
-	anyTab   = 100 // shown on every tab that has no message of its own
+	untagged = component.Untagged // not yet tagged by the root
+	anyTab   = 100                // shown on every tab that has no message of its own
 )
 
-// A message's seq is the order in which it was decided. Commands deliver their messages in
-// whatever order their goroutines finish: "cancelling the run…", decided on Esc, could arrive
-// after "run canceled", decided when the run ended, and hide it. A message decided before the
-// one a tab shows goes to the Log tab only. 0: decided as it arrives.
-var statusSeq atomic.Int64
-
-type statusMsg struct {
-	text string
-	err  bool
-	tab  int
-	seq  int64
-}
+// statusMsg is a status-line message (see component.StatusMsg): its Seq orders it, and one
+// decided before the one a tab shows goes to the Log tab only.
+type statusMsg = component.StatusMsg
 
 type statusEntry struct {
 	text   string
@@ -39,15 +31,10 @@ type statusEntry struct {
 }
 
 // newStatus is a message for the status line of the tab whose panel returns it, decided now.
-func newStatus(text string, isErr bool) statusMsg {
-	return statusMsg{text: text, err: isErr, tab: untagged, seq: statusSeq.Add(1)}
-}
+func newStatus(text string, isErr bool) statusMsg { return component.NewStatus(text, isErr) }
 
 // setStatus is a command that shows a message in the status line of the tab that returns it.
-func setStatus(text string, isErr bool) tea.Cmd {
-	msg := newStatus(text, isErr)
-	return func() tea.Msg { return msg }
-}
+func setStatus(text string, isErr bool) tea.Cmd { return component.SetStatus(text, isErr) }
 
 // tagStatus marks the status messages that cmd produces (also inside a batch) with tab.
 func tagStatus(cmd tea.Cmd, tab int) tea.Cmd {
@@ -57,8 +44,8 @@ func tagStatus(cmd tea.Cmd, tab int) tea.Cmd {
 	return func() tea.Msg {
 		switch msg := cmd().(type) {
 		case statusMsg:
-			if msg.tab == untagged {
-				msg.tab = tab
+			if msg.Tab == untagged {
+				msg.Tab = tab
 			}
 			return msg
 		case tea.BatchMsg:
@@ -79,24 +66,24 @@ func (m *Model) toPanel(i int, msg tea.Msg) tea.Cmd {
 
 // setStatusNow records a message at once (for the root's own messages).
 func (m *Model) setStatusNow(tab int, text string, isErr bool) tea.Cmd {
-	return m.recordStatus(tab, text, isErr, statusSeq.Add(1))
+	return m.recordStatus(tab, text, isErr, component.NextSeq())
 }
 
 // showStatus records a message that a command delivered, unless the tab shows one decided
 // after it.
 func (m *Model) showStatus(msg statusMsg) tea.Cmd {
-	tab := msg.tab
+	tab := msg.Tab
 	if tab == untagged {
 		tab = anyTab
 	}
-	if msg.seq == 0 {
-		return m.setStatusNow(tab, msg.text, msg.err)
+	if msg.Seq == 0 {
+		return m.setStatusNow(tab, msg.Text, msg.Err)
 	}
-	if e, ok := m.statuses[tab]; ok && msg.seq < e.seq {
-		m.log.addStatus(msg.text, msg.err)
+	if e, ok := m.statuses[tab]; ok && msg.Seq < e.seq {
+		m.log.AddStatus(msg.Text, msg.Err)
 		return nil
 	}
-	return m.recordStatus(tab, msg.text, msg.err, msg.seq)
+	return m.recordStatus(tab, msg.Text, msg.Err, msg.Seq)
 }
 
 func (m *Model) recordStatus(tab int, text string, isErr bool, seq int64) tea.Cmd {
@@ -106,7 +93,7 @@ func (m *Model) recordStatus(tab int, text string, isErr bool, seq int64) tea.Cm
 		screen = m.panels[tab].Screen()
 	}
 	m.statuses[tab] = statusEntry{text: text, err: isErr, id: m.statusID, seq: seq, screen: screen}
-	m.log.addStatus(text, isErr)
+	m.log.AddStatus(text, isErr)
 	id := m.statusID
 	wait := 8 * time.Second
 	if isErr {

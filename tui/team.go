@@ -11,7 +11,6 @@ import (
 
 	"warren/service"
 	"warren/service/jobs"
-	"warren/tox"
 )
 
 // NoticeMsg is a message from the server to this analyst (warren serve is stopping, say); it
@@ -37,7 +36,9 @@ type liveRunMsg struct {
 func (m *Model) Served(since time.Time) {
 	m.served, m.since = true, since
 	m.analyst, m.admin = m.be.Analyst()
-	m.research.served, m.gas.served, m.knowledge.served = true, true, true
+	m.research.served = true
+	m.gas.SetServed(true)
+	m.knowledge.SetServed(true)
 }
 
 // landInLiveRun finds the analyst's run that went on while they were away.
@@ -63,7 +64,7 @@ func (r *researchTab) landIn(msg liveRunMsg) tea.Cmd {
 	case jobs.JobRunning:
 		// The run may reach its questions a moment later, which changes the screen and would
 		// drop a message tied to it: this welcome belongs to the whole workbench.
-		welcome := statusMsg{text: fmt.Sprintf("welcome back: your run “%s” went on while you were away", j.Title), tab: anyTab}
+		welcome := statusMsg{Text: fmt.Sprintf("welcome back: your run “%s” went on while you were away", j.Title), Tab: anyTab}
 		return tea.Batch(r.watch(j.ID, j.Owner), func() tea.Msg { return welcome })
 	case jobs.JobWaiting:
 		r.welcome = fmt.Sprintf("welcome back: your run “%s” waits for you", j.Title)
@@ -163,19 +164,11 @@ func (m *Model) Drafts() Drafts {
 	if strings.TrimSpace(r.answer.Value()) != "" {
 		d.Answer, d.AnswerFor = r.answer.Value(), r.draft
 	}
-	x := m.tox
-	for k, v := range x.drafts {
+	for k, v := range m.tox.Drafts() {
 		d.Tox[k] = v
 	}
-	if x.input == toxInstruction && x.profile != nil && strings.TrimSpace(x.text.Value()) != "" {
-		d.Tox[tox.Key(x.profile.INCI)] = x.text.Value()
-	}
-	k := m.knowledge
-	for f, v := range k.drafts {
+	for f, v := range m.knowledge.Drafts() {
 		d.Knowledge[f] = v
-	}
-	if k.inputFor != "" && k.input.Value() != "" {
-		d.Knowledge[k.inputFor] = k.input.Value()
 	}
 	return d
 }
@@ -201,10 +194,6 @@ func (m *Model) RestoreDrafts(d Drafts) {
 		m.research.answer.SetValue(d.Answer)
 		m.research.draft = d.AnswerFor
 	}
-	for k, v := range d.Tox {
-		m.tox.drafts[k] = v
-	}
-	for f, v := range d.Knowledge {
-		m.knowledge.drafts[f] = v
-	}
+	m.tox.RestoreDrafts(d.Tox)
+	m.knowledge.RestoreDrafts(d.Knowledge)
 }

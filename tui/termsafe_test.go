@@ -13,6 +13,7 @@ import (
 	"warren/doctor"
 	"warren/kb"
 	"warren/retrieval"
+	"warren/tui/knowledge"
 )
 
 // hostileDoc is a document that tries to drive the terminal: it sets the clipboard (OSC 52),
@@ -70,7 +71,7 @@ func TestKnowledgeTabShowsAHostileDocumentSafely(t *testing.T) {
 	m.tab = 1 // the question field has the keys at first: 2 would be typed
 	cols, _ := fixture{}.Collections(context.Background())
 	docs, _ := hostileKB{}.Documents(context.Background(), "")
-	settle(t, m, kbListMsg{cols: cols, docs: docs})
+	settle(t, m, knowledge.ListMsg{Cols: cols, Docs: docs})
 
 	screens := []struct {
 		name  string
@@ -108,8 +109,8 @@ func TestKnowledgeTabShowsAHostileDocumentSafely(t *testing.T) {
 			}
 		}
 	}
-	if m.knowledge.showing != "passage" {
-		t.Errorf("the flow ends on %q, not on the passage", m.knowledge.showing)
+	if showing, _, _ := strings.Cut(m.knowledge.Screen(), "/"); showing != "passage" {
+		t.Errorf("the flow ends on %q, not on the passage", showing)
 	}
 }
 

@@ -138,12 +138,12 @@ func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to, seen int,
 func toxDesk(t *testing.T, be Backend, w, h int) *Model {
 	t.Helper()
 	m := New(be)
-	m.tox.loc = time.UTC
+	m.tox.SetLocation(time.UTC)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenTox("EUGENOL")
-	settle(t, m, drain(m.tox.load())...)
-	if m.tox.profile == nil || m.tox.profile.INCI != "EUGENOL" {
+	settle(t, m, drain(m.tox.Load())...)
+	if m.tox.Snapshot().Profile == nil || m.tox.Snapshot().Profile.INCI != "EUGENOL" {
 		t.Fatal("EUGENOL isn't loaded")
 	}
 	return m

@@ -76,10 +76,10 @@ func TestGoldenTox(t *testing.T) {
 // when it opens after `warren tox edit` and `warren tox batch`.
 func leaveTwoWaiting(t *testing.T, m *Model) {
 	t.Helper()
-	be := m.tox.be.(*toxBackend)
+	be := m.be.(*toxBackend)
 	be.leaveWaiting(t, "EUGENOL", toxPatch, "tox-20261121-101500-aaaaaa", "")
 	be.leaveWaiting(t, "VANILLIN", vanillinPatch, "tox-20261121-111500-bbbbbb", "batch-20261121-111500")
-	settle(t, m, drain(m.tox.load())...)
+	settle(t, m, drain(m.tox.Load())...)
 }
 
 // proposeText opens the editor on the selected profile, types input and proposes it.

@@ -36,7 +36,7 @@ func TestToxApproveSavesAVersionWithTheComment(t *testing.T) {
 	be := newToxBackend(t)
 	m := toxDesk(t, be, 100, 30)
 	proposeText(t, m, toxPatch)
-	if m.tox.view != toxProposal || m.tox.proposal == nil {
+	if m.tox.Snapshot().View != "proposal" || m.tox.Snapshot().Proposal == nil {
 		t.Fatalf("no proposal shown:\n%s", screen(m))
 	}
 	press(t, m, "c", "raised after the re-evaluation", "enter")
@@ -51,8 +51,8 @@ func TestToxApproveSavesAVersionWithTheComment(t *testing.T) {
 	if latest.Version != 2 || noael0(t, latest.Data) != 200 || latest.Summary != "raised after the re-evaluation" || latest.EditType != "FORM_EDIT_STRUCTURED" {
 		t.Errorf("saved %d %q %q value %v", latest.Version, latest.Summary, latest.EditType, noael0(t, latest.Data))
 	}
-	if m.tox.proposal != nil || m.tox.view != toxBrowse || m.tox.profile.Version != 2 {
-		t.Errorf("after the approval the desk shows the new version: view %d profile v%d", m.tox.view, m.tox.profile.Version)
+	if m.tox.Snapshot().Proposal != nil || m.tox.Snapshot().View != "browse" || m.tox.Snapshot().Profile.Version != 2 {
+		t.Errorf("after the approval the desk shows the new version: view %q profile v%d", m.tox.Snapshot().View, m.tox.Snapshot().Profile.Version)
 	}
 }
 
@@ -60,7 +60,7 @@ func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
 	be := newToxBackend(t)
 	m := toxDesk(t, be, 100, 30)
 	proposeText(t, m, toxPatch)
-	mine := m.tox.proposal
+	mine := m.tox.Snapshot().Proposal
 
 	// Someone else saves a version of the same profile from the same base.
 	ctx := context.Background()
@@ -76,7 +76,7 @@ func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
 	if !hasStatus(status, "not saved: ") || !hasStatus(status, "changed since version 1 (now at version 2, saved by ") {
 		t.Errorf("status %q", status)
 	}
-	if m.tox.proposal != mine || m.tox.view != toxProposal {
+	if m.tox.Snapshot().Proposal != mine || m.tox.Snapshot().View != "proposal" {
 		t.Errorf("the refused proposal stays on screen")
 	}
 	if !strings.Contains(string(screen(m)), "replace /noael/0/value: 100 → 200") {
@@ -90,8 +90,8 @@ func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
 	// Nothing is lost: e re-proposes the same operations against the new latest version.
 	press(t, m, "e")
 	settle(t, m, ctrlS())
-	if m.tox.proposal == nil || m.tox.proposal.BaseVersion != 2 {
-		t.Fatalf("re-proposed from version 2: %+v", m.tox.proposal)
+	if m.tox.Snapshot().Proposal == nil || m.tox.Snapshot().Proposal.BaseVersion != 2 {
+		t.Fatalf("re-proposed from version 2: %+v", m.tox.Snapshot().Proposal)
 	}
 	if status := press(t, m, "a"); !hasStatus(status, "saved as version 3") {
 		t.Errorf("status %q", status)
@@ -106,7 +106,7 @@ func TestToxRejectSavesNothing(t *testing.T) {
 	if !hasStatus(status, "proposal for EUGENOL rejected: nothing was saved") {
 		t.Errorf("status %q", status)
 	}
-	if m.tox.proposal != nil || m.tox.view != toxBrowse {
+	if m.tox.Snapshot().Proposal != nil || m.tox.Snapshot().View != "browse" {
 		t.Error("the proposal is discarded")
 	}
 	if len(be.rejected) != 1 || be.rejected[0] != "EUGENOL" {
@@ -122,14 +122,14 @@ func TestToxRollbackAsksAndCreatesANewVersion(t *testing.T) {
 	m := toxDesk(t, be, 100, 30)
 	proposeText(t, m, toxPatch)
 	press(t, m, "a", "h")
-	if len(m.tox.history) != 2 {
-		t.Fatalf("history %+v", m.tox.history)
+	if len(m.tox.Snapshot().History) != 2 {
+		t.Fatalf("history %+v", m.tox.Snapshot().History)
 	}
 	if status := press(t, m, "R"); !hasStatus(status, "version 2 is the latest") {
 		t.Errorf("rolling back to the latest is refused: %q", status)
 	}
 	press(t, m, "j", "R")
-	if m.tox.view != toxConfirm || !strings.Contains(string(screen(m)), "Roll back to version 1? This saves version 3") {
+	if m.tox.Snapshot().View != "confirm" || !strings.Contains(string(screen(m)), "Roll back to version 1? This saves version 3") {
 		t.Fatalf("no confirmation:\n%s", screen(m))
 	}
 	if status := press(t, m, "n"); !hasStatus(status, "rollback cancelled") {
@@ -146,8 +146,8 @@ func TestToxRollbackAsksAndCreatesANewVersion(t *testing.T) {
 	if latest.Version != 3 || string(latest.Data) != string(v1.Data) || latest.EditType != tox.EditRollback {
 		t.Errorf("latest v%d %s", latest.Version, latest.EditType)
 	}
-	if m.tox.view != toxHistory || len(m.tox.history) != 3 || m.tox.history[0].Version != 3 {
-		t.Errorf("the history shows the new version: %+v", m.tox.history)
+	if m.tox.Snapshot().View != "history" || len(m.tox.Snapshot().History) != 3 || m.tox.Snapshot().History[0].Version != 3 {
+		t.Errorf("the history shows the new version: %+v", m.tox.Snapshot().History)
 	}
 }
 
@@ -160,11 +160,11 @@ func TestToxHistoryDiffOfTwoVersions(t *testing.T) {
 	}
 	press(t, m, " ", "j", " ", "d")
 	out := string(screen(m))
-	if m.tox.view != toxVersions || !strings.Contains(out, "EUGENOL: version 1 → version 2") || !strings.Contains(out, `+      "value": 200`) {
+	if m.tox.Snapshot().View != "versions" || !strings.Contains(out, "EUGENOL: version 1 → version 2") || !strings.Contains(out, `+      "value": 200`) {
 		t.Errorf("diff of v1 and v2:\n%s", out)
 	}
 	press(t, m, "esc")
-	if m.tox.view != toxHistory {
+	if m.tox.Snapshot().View != "history" {
 		t.Error("esc goes back to the history")
 	}
 }
@@ -174,23 +174,23 @@ func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
 	m := toxDesk(t, be, 100, 30)
 	proposeText(t, m, toxPatch)
 	press(t, m, "c", "my note", "enter", "e")
-	if m.tox.input != toxOps || !strings.Contains(m.tox.text.Value(), `"path": "/noael/0/value"`) {
-		t.Fatalf("the editor holds the operations: %q", m.tox.text.Value())
+	if m.tox.Snapshot().Input != "ops" || !strings.Contains(m.tox.Snapshot().Text, `"path": "/noael/0/value"`) {
+		t.Fatalf("the editor holds the operations: %q", m.tox.Snapshot().Text)
 	}
 	// A broken edit is refused in the editor, and its text kept.
-	m.tox.text.SetValue(`[{"op":"replace","path":"/noael/0/value","value":"high"}]`)
+	replaceEditorText(t, m, `[{"op":"replace","path":"/noael/0/value","value":"high"}]`)
 	settle(t, m, ctrlS())
-	if m.tox.input != toxOps || m.tox.inputErr == "" || !strings.Contains(m.tox.text.Value(), `"high"`) {
-		t.Fatalf("the invalid edit stays in the editor: input %d err %q", m.tox.input, m.tox.inputErr)
+	if m.tox.Snapshot().Input != "ops" || m.tox.Snapshot().InputErr == "" || !strings.Contains(m.tox.Snapshot().Text, `"high"`) {
+		t.Fatalf("the invalid edit stays in the editor: input %q err %q", m.tox.Snapshot().Input, m.tox.Snapshot().InputErr)
 	}
-	m.tox.text.SetValue(`[{"op":"replace","path":"/noael/0/value","value":300}]`)
+	replaceEditorText(t, m, `[{"op":"replace","path":"/noael/0/value","value":300}]`)
 	status := settle(t, m, ctrlS())
-	if !hasStatus(status, "proposed again") || m.tox.input != toxNoInput {
+	if !hasStatus(status, "proposed again") || m.tox.Snapshot().Input != "" {
 		t.Fatalf("status %q", status)
 	}
-	p := m.tox.proposal
-	if p.EditType != service.ToxFormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.comment != "my note" {
-		t.Errorf("proposal %+v comment %q", p, m.tox.comment)
+	p := m.tox.Snapshot().Proposal
+	if p.EditType != service.ToxFormStructured || len(p.Patch) != 1 || noael0(t, p.After) != 300 || m.tox.Snapshot().Comment != "my note" {
+		t.Errorf("proposal %+v comment %q", p, m.tox.Snapshot().Comment)
 	}
 	if len(be.rejected) != 1 {
 		t.Errorf("the replaced proposal's run was closed %d times, want once", len(be.rejected))
@@ -200,8 +200,8 @@ func TestToxEditedOperationsAreProposedAgain(t *testing.T) {
 func TestToxInstructionErrorKeepsTheText(t *testing.T) {
 	m := toxDesk(t, newToxBackend(t), 100, 30)
 	press(t, m, "i", "Set NOAEL to 200", "enter") // one line in words: enter sends it
-	if m.tox.input != toxInstruction || m.tox.text.Value() != "Set NOAEL to 200" || m.tox.inputErr == "" {
-		t.Errorf("the editor stays open with the text and the error: %d %q %q", m.tox.input, m.tox.text.Value(), m.tox.inputErr)
+	if m.tox.Snapshot().Input != "instruction" || m.tox.Snapshot().Text != "Set NOAEL to 200" || m.tox.Snapshot().InputErr == "" {
+		t.Errorf("the editor stays open with the text and the error: %q %q %q", m.tox.Snapshot().Input, m.tox.Snapshot().Text, m.tox.Snapshot().InputErr)
 	}
 	press(t, m, "esc")
 	if m.tox.Field() == fieldActive {
@@ -222,11 +222,11 @@ func TestToxEscCancelsTheProposal(t *testing.T) {
 	press(t, m, "i")
 	settle(t, m, pasteMsg(toxPatch))
 	_, cmd := m.Update(ctrlS())
-	if !m.tox.running() || !strings.Contains(string(screen(m)), "proposing… (esc cancels)") {
+	if !m.tox.Snapshot().Running || !strings.Contains(string(screen(m)), "proposing… (esc cancels)") {
 		t.Fatalf("no proposing state:\n%s", screen(m))
 	}
 	status := press(t, m, "esc")
-	if !hasStatus(status, "proposal cancelled") || m.tox.running() {
+	if !hasStatus(status, "proposal cancelled") || m.tox.Snapshot().Running {
 		t.Errorf("status %q", status)
 	}
 	done := make(chan []tea.Msg)
@@ -237,7 +237,7 @@ func TestToxEscCancelsTheProposal(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the proposal's context was not cancelled")
 	}
-	if m.tox.proposal != nil || m.tox.text.Value() != toxPatch {
+	if m.tox.Snapshot().Proposal != nil || m.tox.Snapshot().Text != toxPatch {
 		t.Error("a cancelled proposal shows nothing, and the text is kept")
 	}
 }
@@ -293,19 +293,19 @@ func TestToxFlow(t *testing.T) {
 func TestToxFilterEscShowsTheSelectedProfile(t *testing.T) {
 	m := toxDesk(t, newToxBackend(t), 100, 30)
 	press(t, m, "/", "sal", "esc")
-	sel := m.tox.selected()
+	sel := m.tox.Snapshot().Selected
 	if sel == "" || sel == "EUGENOL" {
 		t.Fatalf("the filter selects another profile: %q", sel)
 	}
-	if m.tox.profile == nil || m.tox.profile.INCI != sel {
+	if m.tox.Snapshot().Profile == nil || m.tox.Snapshot().Profile.INCI != sel {
 		inci := "none"
-		if m.tox.profile != nil {
-			inci = m.tox.profile.INCI
+		if m.tox.Snapshot().Profile != nil {
+			inci = m.tox.Snapshot().Profile.INCI
 		}
 		t.Fatalf("the cursor is on %s but the profile shown is %s", sel, inci)
 	}
 	proposeText(t, m, `[{"op":"add","path":"/statements/-","value":{"text":"x"}}]`)
-	if m.tox.proposal == nil || m.tox.proposal.INCI != sel {
+	if m.tox.Snapshot().Proposal == nil || m.tox.Snapshot().Proposal.INCI != sel {
 		t.Fatalf("the edit went to the wrong profile")
 	}
 }
@@ -331,4 +331,21 @@ func TestToxNarrowTerminal(t *testing.T) {
 		press(t, m, "esc", "esc", "/", "zzzz", "enter", "i", "h")
 		screen(m)
 	}
+}
+
+// replaceEditorText replaces the text of the open editor as the analyst does: from its end,
+// backspace over all of it, then paste text.
+func replaceEditorText(t *testing.T, m *Model, text string) {
+	t.Helper()
+	msgs := []tea.Msg{tea.KeyPressMsg{Code: tea.KeyEnd, Mod: tea.ModCtrl}}
+	for range []rune(m.tox.Snapshot().Text) {
+		msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	for _, msg := range msgs {
+		settle(t, m, msg)
+	}
+	if got := m.tox.Snapshot().Text; got != "" {
+		t.Fatalf("the editor still holds %q", got)
+	}
+	settle(t, m, pasteMsg(text))
 }

@@ -96,19 +96,19 @@ func TestToxWaitingIsListedAndOpens(t *testing.T) {
 		}
 	}
 	status := press(t, m, "esc")
-	if m.tox.view != toxBrowse || len(be.rejected) != 0 || len(be.waiting) != 2 || !slices.Contains(status, "the proposal for EUGENOL still waits: w opens it again") {
-		t.Fatalf("esc on a waiting proposal: view %d, rejected %v, status %q", m.tox.view, be.rejected, status)
+	if m.tox.Snapshot().View != "browse" || len(be.rejected) != 0 || len(be.waiting) != 2 || !slices.Contains(status, "the proposal for EUGENOL still waits: w opens it again") {
+		t.Fatalf("esc on a waiting proposal: view %q, rejected %v, status %q", m.tox.Snapshot().View, be.rejected, status)
 	}
 	press(t, m, "w")
-	if p := m.tox.proposal; p == nil || p.INCI != "VANILLIN" || m.tox.selected() != "VANILLIN" ||
+	if p := m.tox.Snapshot().Proposal; p == nil || p.INCI != "VANILLIN" || m.tox.Snapshot().Selected != "VANILLIN" ||
 		!strings.Contains(string(screen(m)), "run tox-20261121-111500-bbbbbb") {
 		t.Fatalf("the second w opens VANILLIN; the screen:\n%s", screen(m))
 	}
 
 	// r rejects it as any proposal; the list follows.
 	press(t, m, "r")
-	if !slices.Equal(be.rejected, []string{"VANILLIN"}) || len(m.tox.waiting.items) != 1 || m.tox.view != toxBrowse {
-		t.Fatalf("reject: rejected %v, listed %+v", be.rejected, m.tox.waiting.items)
+	if !slices.Equal(be.rejected, []string{"VANILLIN"}) || len(m.tox.Snapshot().Waiting) != 1 || m.tox.Snapshot().View != "browse" {
+		t.Fatalf("reject: rejected %v, listed %+v", be.rejected, m.tox.Snapshot().Waiting)
 	}
 	if frame := string(screen(m)); !strings.Contains(frame, "● 1 proposal waits (w)") {
 		t.Errorf("the header after the rejection:\n%s", frame)
@@ -120,10 +120,10 @@ func TestToxWaitingIsListedAndOpens(t *testing.T) {
 		t.Fatalf("approve: version %d, status %q", v.Version, status)
 	}
 	frame = string(screen(m))
-	if len(m.tox.waiting.items) != 0 || strings.Contains(frame, "wait (w)") || !strings.Contains(frame, "w waiting (none)") {
+	if len(m.tox.Snapshot().Waiting) != 0 || strings.Contains(frame, "wait (w)") || !strings.Contains(frame, "w waiting (none)") {
 		t.Errorf("after the approval:\n%s", frame)
 	}
-	if status := press(t, m, "w"); m.tox.view != toxBrowse || len(status) != 1 || !strings.HasPrefix(status[0], "no proposal waits") {
+	if status := press(t, m, "w"); m.tox.Snapshot().View != "browse" || len(status) != 1 || !strings.HasPrefix(status[0], "no proposal waits") {
 		t.Errorf("w without a waiting proposal: %q", status)
 	}
 }
@@ -142,7 +142,7 @@ func TestToxWaitingStaleIsRefused(t *testing.T) {
 	if v, _ := be.store.Latest(context.Background(), "EUGENOL"); v.Version != 2 || v.Summary != "meanwhile" {
 		t.Errorf("the stale proposal was saved: version %d %q", v.Version, v.Summary)
 	}
-	if m.tox.view != toxProposal || m.tox.proposal == nil {
+	if m.tox.Snapshot().View != "proposal" || m.tox.Snapshot().Proposal == nil {
 		t.Errorf("the refused proposal is kept on screen")
 	}
 }
@@ -153,8 +153,8 @@ func TestToxWaitingDecidedMeanwhile(t *testing.T) {
 	m, be := waitingDesk(t, 100, 30)
 	be.waiting = be.waiting[1:] // `warren tox approve` took EUGENOL's
 	status := press(t, m, "w")
-	if m.tox.view != toxBrowse || !slices.Contains(status, "the proposal for EUGENOL was decided meanwhile: nothing to do") ||
-		len(m.tox.waiting.items) != 1 {
-		t.Errorf("view %d, status %q, listed %+v", m.tox.view, status, m.tox.waiting.items)
+	if m.tox.Snapshot().View != "browse" || !slices.Contains(status, "the proposal for EUGENOL was decided meanwhile: nothing to do") ||
+		len(m.tox.Snapshot().Waiting) != 1 {
+		t.Errorf("view %q, status %q, listed %+v", m.tox.Snapshot().View, status, m.tox.Snapshot().Waiting)
 	}
 }

@@ -95,14 +95,6 @@ func (t *treeView) build(s *service.ResearchState, st *styles.Styles) {
 	t.cursor = min(t.cursor, max(len(t.nodes)-1, 0))
 }
 
-// orNone is an outside value on one line (safeLine), or "(none)" for an empty one.
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return safeLine(s)
-}
-
 func (t *treeView) move(d int) { t.cursor = min(max(t.cursor+d, 0), max(len(t.nodes)-1, 0)) }
 
 // toggle expands or collapses the chunk or reference under the cursor.

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,5 +141,28 @@ func TestTheWalkSeesKnownImports(t *testing.T) {
 	}
 	if _, err := os.Stat("../../go.mod"); err != nil {
 		t.Fatalf("the test must run from internal/layers: %v", err)
+	}
+}
+
+// A panel never reaches into another: the panel packages under tui/ import neither each other
+// nor the root model (package tui); what they share is in tui/component.
+func TestPanelsStandAlone(t *testing.T) {
+	all := imports(t)
+	var panels []string
+	for pkg := range all {
+		if strings.HasPrefix(pkg, module+"/tui/") && !under(pkg, "tui/serve", "tui/styles", "tui/component") {
+			panels = append(panels, pkg)
+		}
+	}
+	sort.Strings(panels)
+	if len(panels) < 4 {
+		t.Fatalf("found the panel packages %v; the workbench's panels live in packages of their own", panels)
+	}
+	for _, p := range panels {
+		for _, d := range all[p] {
+			if d == module+"/tui" || slices.Contains(panels, d) {
+				t.Errorf("%s imports %s: a panel reaches the others only through the root model", p, d)
+			}
+		}
 	}
 }

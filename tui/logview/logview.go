@@ -1,4 +1,6 @@
-package tui
+// Package logview is the Log tab: the event stream and the model-call ledger of the current
+// run, and every status message whole.
+package logview
 
 import (
 	"fmt"
@@ -8,17 +10,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"warren/service"
+	"warren/tui/component"
 	"warren/tui/styles"
 )
 
 // maxLogLines bounds the event log kept in memory; a long session keeps its newest lines.
 const maxLogLines = 5000
 
-// logTab shows the event stream and the model-call ledger of the current run.
-type logTab struct {
+// Model shows the event stream and the model-call ledger of the current run.
+type Model struct {
 	st            *styles.Styles
 	lines         []string
 	calls, tokens int
@@ -26,9 +30,20 @@ type logTab struct {
 	width, height int
 }
 
-func newLogTab(st *styles.Styles) *logTab { return &logTab{st: st} }
+// New is an empty log drawn with st.
+func New(st *styles.Styles) *Model { return &Model{st: st} }
 
-func (l *logTab) addEvents(events []service.RunEvent) {
+// SetStyles draws the log with st from now on (the terminal's background decides them).
+func (l *Model) SetStyles(st *styles.Styles) { l.st = st }
+
+// Lines returns the lines kept, oldest first.
+func (l *Model) Lines() []string { return slices.Clone(l.lines) }
+
+// Offset is how many lines the view is scrolled up from the newest.
+func (l *Model) Offset() int { return l.offset }
+
+// AddEvents logs a run's events (tokens are left to the report).
+func (l *Model) AddEvents(events []service.RunEvent) {
 	for _, e := range events {
 		var line string
 		ts := e.Time.Format("15:04:05")
@@ -59,26 +74,27 @@ func (l *logTab) addEvents(events []service.RunEvent) {
 			}
 			line = fmt.Sprintf("%s %-7s %s", ts, e.Kind, text)
 		}
-		l.lines = append(l.lines, safeLine(line)) // summaries and errors quote documents and models
+		l.lines = append(l.lines, component.SafeLine(line)) // summaries and errors quote documents and models
 	}
 	if len(l.lines) > maxLogLines {
 		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
 	}
 }
 
-// addStatus keeps a status-line message whole: the status line may shorten it.
-func (l *logTab) addStatus(text string, isErr bool) {
+// AddStatus keeps a status-line message whole: the status line may shorten it.
+func (l *Model) AddStatus(text string, isErr bool) {
 	kind := "status"
 	if isErr {
 		kind = "error"
 	}
-	l.lines = append(l.lines, fmt.Sprintf("%s %-7s %s", time.Now().Format("15:04:05"), kind, strings.Join(strings.Fields(safe(text)), " ")))
+	l.lines = append(l.lines, fmt.Sprintf("%s %-7s %s", time.Now().Format("15:04:05"), kind, strings.Join(strings.Fields(component.Safe(text)), " ")))
 	if len(l.lines) > maxLogLines {
 		l.lines = append([]string(nil), l.lines[len(l.lines)-maxLogLines:]...)
 	}
 }
 
-func (l *logTab) Update(msg tea.Msg) tea.Cmd {
+// Update scrolls the log.
+func (l *Model) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch k.String() {
 		case "up", "k":
@@ -96,7 +112,8 @@ func (l *logTab) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (l *logTab) View() string {
+// View draws the newest lines that fit, long ones wrapped.
+func (l *Model) View() string {
 	head := l.st.Title.Render("Events and model calls") + l.st.Subtle.Render(fmt.Sprintf("  %d calls, %d tokens", l.calls, l.tokens))
 	if len(l.lines) == 0 {
 		return head + "\n\n" + l.st.Subtle.Render("No events yet: start a research run in the Research tab.")
@@ -114,8 +131,23 @@ func (l *logTab) View() string {
 	return head + "\n" + strings.Join(shown, "\n")
 }
 
-func (l *logTab) SetSize(w, h int) { l.width, l.height = w, h }
-func (l *logTab) Keys() keyMap {
-	b := []keyBinding{bind("↑/k", "scroll up", "up", "k"), bind("↓/j", "scroll down", "down", "j"), bind("G", "newest", "end", "G")}
-	return keyMap{short: b, full: [][]keyBinding{b}}
+// SetSize sets the area the log is drawn in.
+func (l *Model) SetSize(w, h int) { l.width, l.height = w, h }
+
+// Keys lists the scrolling keys.
+func (l *Model) Keys() component.KeyMap {
+	b := []key.Binding{component.Bind("↑/k", "scroll up", "up", "k"), component.Bind("↓/j", "scroll down", "down", "j"), component.Bind("G", "newest", "end", "G")}
+	return component.KeyMap{Short: b, Full: [][]key.Binding{b}}
 }
+
+// Field reports that the log has no text field.
+func (l *Model) Field() component.FieldState { return component.NoField }
+
+// FocusField does nothing: there is no field.
+func (l *Model) FocusField() tea.Cmd { return nil }
+
+// Pending is empty: leaving the log loses nothing.
+func (l *Model) Pending() []string { return nil }
+
+// Screen is the log's only view.
+func (l *Model) Screen() string { return "log" }

@@ -1,4 +1,4 @@
-package tui
+package gas
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"warren/gas"
 	"warren/service"
+	"warren/tui/component"
 )
 
 // The analyst's decisions in the Gas tab. Each goes at once, in a command, to the gas desk
@@ -18,7 +19,7 @@ import (
 // refuses, and the grid takes the cells as stored. The tab only words the outcome.
 
 // describe names a cell and what it holds, for the status line.
-func (g *gasTab) describe(rowID int, field string) string {
+func (g *Model) describe(rowID int, field string) string {
 	r := g.table.Row(rowID)
 	f, _ := gas.FieldByName(field)
 	if r == nil {
@@ -36,7 +37,7 @@ func (g *gasTab) describe(rowID int, field string) string {
 // its text and the error. A decision refused because the cell changed since the grid showed it
 // (another analyst decided it) reloads the table, keeping the cursor and the editor's text, so
 // that the analyst decides again on what the cell holds now.
-func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
+func (g *Model) savedMsg(msg gasSavedMsg) tea.Cmd {
 	if msg.edit {
 		g.saving = false
 	}
@@ -58,7 +59,7 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 			g.inputErr = refusalText(refusal) // the text stays for the analyst to correct
 			return nil
 		}
-		return setStatus(refusalText(refusal), false)
+		return component.SetStatus(refusalText(refusal), false)
 	}
 	if msg.err != nil {
 		if msg.edit && g.mode == gasEdit {
@@ -69,19 +70,19 @@ func (g *gasTab) savedMsg(msg gasSavedMsg) tea.Cmd {
 		if len(msg.changes) > 0 {
 			text = fmt.Sprintf("%d cell(s) saved, then: %s", len(msg.changes), text)
 		}
-		return setStatus(text, true)
+		return component.SetStatus(text, true)
 	}
 	if msg.edit && g.mode == gasEdit {
 		g.closeInput()
 	}
 	if msg.unchanged {
-		return setStatus("the value is unchanged", false)
+		return component.SetStatus("the value is unchanged", false)
 	}
-	return setStatus(msg.status, false)
+	return component.SetStatus(msg.status, false)
 }
 
 // refused tells the analyst who changed the cell they decided on, and reloads the table.
-func (g *gasTab) refused(msg gasSavedMsg, stale *gas.StaleError) tea.Cmd {
+func (g *Model) refused(msg gasSavedMsg, stale *gas.StaleError) tea.Cmd {
 	reload := g.load(msg.table, nil) // the cursor stays where it is
 	text := g.staleText(stale, "your view is refreshed — decide again")
 	if msg.edit && g.mode == gasEdit && g.editIn == msg.table && g.editRef == (gas.CellRef{Row: stale.Row, Field: stale.Field}) {
@@ -92,12 +93,12 @@ func (g *gasTab) refused(msg gasSavedMsg, stale *gas.StaleError) tea.Cmd {
 	if len(msg.changes) > 0 {
 		text = fmt.Sprintf("%d cell(s) saved, then: %s", len(msg.changes), text)
 	}
-	return tea.Batch(setStatus(text, true), reload)
+	return tea.Batch(component.SetStatus(text, true), reload)
 }
 
 // staleText says who changed a cell to what and when, naming the cell when it is not the one
 // under the cursor, then what to do.
-func (g *gasTab) staleText(stale *gas.StaleError, then string) string {
+func (g *Model) staleText(stale *gas.StaleError, then string) string {
 	text := stale.Change()
 	if r, f, ok := g.current(); !ok || r.ID != stale.Row || f.Name != stale.Field || g.table.Name != stale.Table {
 		f, _ := gas.FieldByName(stale.Field)
@@ -154,7 +155,7 @@ func (o *decisionOrder) wait(ticket int) (done func()) {
 // decide sends one decision to the gas desk in a command, in the order of the keys; the desk
 // applies its rules and stores the cells, and the grid takes them as stored. done words the
 // decision for the status line.
-func (g *gasTab) decide(edit bool, done func(service.GasDecided) string, call func(ctx context.Context, be Backend, table string) (service.GasDecided, error)) tea.Cmd {
+func (g *Model) decide(edit bool, done func(service.GasDecided) string, call func(ctx context.Context, be Service, table string) (service.GasDecided, error)) tea.Cmd {
 	be, table, order := g.be, g.table.Name, g.order
 	ticket := order.ticket()
 	return func() tea.Msg {
@@ -181,7 +182,7 @@ var gasFixKeys = map[service.GasFix]string{
 // that lead on.
 func refusalText(r *service.GasRefusal) string { return r.Why + gasFixKeys[r.Fix] }
 
-func (g *gasTab) approve() tea.Cmd {
+func (g *Model) approve() tea.Cmd {
 	r, f, ok := g.current()
 	if !ok {
 		return nil
@@ -189,13 +190,13 @@ func (g *gasTab) approve() tea.Cmd {
 	row, field, seen := r.ID, f.Name, r.Cells[f.Name]
 	done := fmt.Sprintf("approved %s of %s", f.Label, r.Name())
 	return g.decide(false, func(service.GasDecided) string { return done },
-		func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+		func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
 			return be.GasApprove(ctx, table, row, field, seen)
 		})
 }
 
 // approveRow approves the row's filled cells of high confidence; review cells need a look each.
-func (g *gasTab) approveRow() tea.Cmd {
+func (g *Model) approveRow() tea.Cmd {
 	r, _, ok := g.current()
 	if !ok {
 		return nil
@@ -203,12 +204,12 @@ func (g *gasTab) approveRow() tea.Cmd {
 	row, name, seen := r.ID, r.Name(), maps.Clone(r.Cells) // the grid's row changes while the command runs
 	return g.decide(false, func(res service.GasDecided) string {
 		return fmt.Sprintf("approved %d high-confidence cell(s) of %s (u undoes one at a time)", len(res.Cells), name)
-	}, func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+	}, func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
 		return be.GasApproveRow(ctx, table, row, seen)
 	})
 }
 
-func (g *gasTab) reject() tea.Cmd {
+func (g *Model) reject() tea.Cmd {
 	r, f, ok := g.current()
 	if !ok {
 		return nil
@@ -216,12 +217,12 @@ func (g *gasTab) reject() tea.Cmd {
 	row, field, seen := r.ID, f.Name, r.Cells[f.Name]
 	done := fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name())
 	return g.decide(false, func(service.GasDecided) string { return done },
-		func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+		func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
 			return be.GasReject(ctx, table, row, field, seen)
 		})
 }
 
-func (g *gasTab) edit() tea.Cmd {
+func (g *Model) edit() tea.Cmd {
 	r, f, ok := g.current()
 	if !ok {
 		return nil
@@ -239,7 +240,7 @@ func (g *gasTab) edit() tea.Cmd {
 
 // saveEdit sends the editor's value to the desk, which checks and stores it; on an error the
 // text stays.
-func (g *gasTab) saveEdit() tea.Cmd {
+func (g *Model) saveEdit() tea.Cmd {
 	if g.saving {
 		return nil
 	}
@@ -258,12 +259,12 @@ func (g *gasTab) saveEdit() tea.Cmd {
 	g.saving, g.inputErr = true, ""
 	return g.decide(true, func(res service.GasDecided) string {
 		return fmt.Sprintf("saved %s of %s: %s", f.Label, name, service.GasValueUnit(res.Cells[0].Cell))
-	}, func(ctx context.Context, be Backend, table string) (service.GasDecided, error) {
+	}, func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
 		return be.GasEdit(ctx, table, row, field, value, seen)
 	})
 }
 
-func (g *gasTab) undo() tea.Cmd {
+func (g *Model) undo() tea.Cmd {
 	be, table, order := g.be, g.table.Name, g.order
 	ticket := order.ticket()
 	return func() tea.Msg {
@@ -271,7 +272,7 @@ func (g *gasTab) undo() tea.Cmd {
 		ctx := context.Background()
 		row, field, err := be.UndoGas(ctx, table)
 		if errors.Is(err, gas.ErrNothingToUndo) {
-			return newStatus("nothing to undo in "+table+" (u undoes your own decisions)", false)
+			return component.NewStatus("nothing to undo in "+table+" (u undoes your own decisions)", false)
 		}
 		if stale := (*gas.StaleError)(nil); errors.As(err, &stale) {
 			// The cell of the analyst's latest decision was changed since: it stays as it is.
@@ -280,10 +281,10 @@ func (g *gasTab) undo() tea.Cmd {
 			loaded := gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
 			f, _ := gas.FieldByName(stale.Field)
 			text := fmt.Sprintf("can't undo your decision on %s of row %d: since then %s; your view is refreshed", f.Label, stale.Row, stale.Change())
-			return tea.BatchMsg{func() tea.Msg { return newStatus(text, true) }, func() tea.Msg { return loaded }}
+			return tea.BatchMsg{func() tea.Msg { return component.NewStatus(text, true) }, func() tea.Msg { return loaded }}
 		}
 		if err != nil {
-			return newStatus(err.Error(), true)
+			return component.NewStatus(err.Error(), true)
 		}
 		names, err := be.GasTables(ctx)
 		if err != nil {
@@ -292,4 +293,23 @@ func (g *gasTab) undo() tea.Cmd {
 		t, err := be.GasTable(ctx, table)
 		return gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: row, Field: field}, undone: true, err: err}
 	}
+}
+
+// Changed reloads the table when other analysts changed it, keeping the cursor and an open
+// editor (whose value, if its cell was among the changes, is refused on enter and can be sent
+// again), and says who changed what.
+func (g *Model) Changed(cs []service.Change) tea.Cmd {
+	if g.table == nil {
+		return nil
+	}
+	var ours []service.Change
+	for _, c := range cs {
+		if c.Kind == service.ChangeGasCell && c.Table == g.table.Name {
+			ours = append(ours, c)
+		}
+	}
+	if len(ours) == 0 {
+		return nil
+	}
+	return tea.Batch(g.load(g.table.Name, nil), component.SetStatus(component.NewsLine(ours), false))
 }

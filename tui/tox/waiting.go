@@ -1,14 +1,16 @@
-package tui
+package tox
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"warren/service"
 	"warren/tox"
+	"warren/tui/component"
 )
 
 // The waiting proposals of the Toxicology tab: those that `warren tox edit` without --yes or
@@ -39,16 +41,20 @@ type (
 
 // loadWaiting lists the waiting proposals; it touches no state, so a command that has just
 // decided a proposal can run it after the decision.
-func loadWaiting(be Backend) tea.Cmd {
+func loadWaiting(be Service) tea.Cmd {
 	return func() tea.Msg {
 		ws, err := be.ToxWaiting(context.Background())
 		return toxWaitingMsg{items: ws, err: err}
 	}
 }
 
-func (x *toxTab) waitingLoaded(msg toxWaitingMsg) tea.Cmd {
+// LoadWaiting refreshes the waiting proposals, which another analyst or the CLI may have
+// added or decided meanwhile (the root calls it when the tab is shown).
+func (x *Model) LoadWaiting() tea.Cmd { return loadWaiting(x.be) }
+
+func (x *Model) waitingLoaded(msg toxWaitingMsg) tea.Cmd {
 	if msg.err != nil {
-		return setStatus("couldn't list the waiting proposals: "+msg.err.Error(), true)
+		return component.SetStatus("couldn't list the waiting proposals: "+msg.err.Error(), true)
 	}
 	x.waiting.items = msg.items
 	x.waiting.next = min(x.waiting.next, max(len(msg.items)-1, 0))
@@ -56,7 +62,7 @@ func (x *toxTab) waitingLoaded(msg toxWaitingMsg) tea.Cmd {
 }
 
 // waitingCount is the number of waiting proposals for a profile.
-func (x *toxTab) waitingCount(inci string) int {
+func (x *Model) waitingCount(inci string) int {
 	n := 0
 	for _, w := range x.waiting.items {
 		if tox.Key(w.INCI) == tox.Key(inci) {
@@ -67,7 +73,7 @@ func (x *toxTab) waitingCount(inci string) int {
 }
 
 // waitingItem is the listed waiting proposal of a run.
-func (x *toxTab) waitingItem(run string) (service.ToxWaitingEdit, bool) {
+func (x *Model) waitingItem(run string) (service.ToxWaitingEdit, bool) {
 	for _, w := range x.waiting.items {
 		if w.Run == run {
 			return w, true
@@ -78,7 +84,7 @@ func (x *toxTab) waitingItem(run string) (service.ToxWaitingEdit, bool) {
 
 // onWaiting reports that the proposal on screen is a listed waiting one (not one just made in
 // the tab): esc leaves it waiting instead of rejecting it.
-func (x *toxTab) onWaiting() bool {
+func (x *Model) onWaiting() bool {
 	if x.view != toxProposal || x.proposal == nil || x.proposal.ID == "" || x.proposal.ID != x.waiting.run {
 		return false
 	}
@@ -87,13 +93,13 @@ func (x *toxTab) onWaiting() bool {
 }
 
 // openNextWaiting loads the next waiting proposal, in the order they were made, and shows it.
-func (x *toxTab) openNextWaiting() tea.Cmd {
+func (x *Model) openNextWaiting() tea.Cmd {
 	n := len(x.waiting.items)
 	switch {
 	case n == 0:
-		return setStatus("no proposal waits: `warren tox edit` without --yes and `warren tox batch` leave theirs here", false)
+		return component.SetStatus("no proposal waits: `warren tox edit` without --yes and `warren tox batch` leave theirs here", false)
 	case x.waiting.opening:
-		return setStatus("opening the waiting proposal…", false)
+		return component.SetStatus("opening the waiting proposal…", false)
 	}
 	i := x.waiting.next % n
 	if x.onWaiting() && n > 1 && x.waiting.items[i].Run == x.waiting.run {
@@ -107,13 +113,13 @@ func (x *toxTab) openNextWaiting() tea.Cmd {
 	}
 }
 
-func (x *toxTab) waitingOpened(msg toxWaitingOpenMsg) tea.Cmd {
+func (x *Model) waitingOpened(msg toxWaitingOpenMsg) tea.Cmd {
 	x.waiting.opening = false
 	if msg.err != nil {
 		if errors.Is(msg.err, service.ErrNotWaiting) {
-			return tea.Batch(setStatus("the proposal for "+msg.w.INCI+" was decided meanwhile: nothing to do", false), loadWaiting(x.be))
+			return tea.Batch(component.SetStatus("the proposal for "+msg.w.INCI+" was decided meanwhile: nothing to do", false), loadWaiting(x.be))
 		}
-		return setStatus(msg.err.Error(), true)
+		return component.SetStatus(msg.err.Error(), true)
 	}
 	if (x.view != toxBrowse && !x.onWaiting()) || x.input != toxNoInput || x.running() || x.saving {
 		return nil // the analyst went on to something else meanwhile
@@ -131,7 +137,7 @@ func (x *toxTab) waitingOpened(msg toxWaitingOpenMsg) tea.Cmd {
 
 // waitingKey handles the keys that differ on a waiting proposal: esc leaves it waiting, w goes
 // on to the next one. It reports whether it took the key.
-func (x *toxTab) waitingKey(k string) (tea.Cmd, bool) {
+func (x *Model) waitingKey(k string) (tea.Cmd, bool) {
 	if !x.onWaiting() {
 		return nil, false
 	}
@@ -139,7 +145,7 @@ func (x *toxTab) waitingKey(k string) (tea.Cmd, bool) {
 	case "esc":
 		inci := x.proposal.INCI
 		x.proposal, x.comment, x.view, x.scroll, x.waiting.run = nil, "", toxBrowse, 0, ""
-		return setStatus("the proposal for "+inci+" still waits: w opens it again", false), true
+		return component.SetStatus("the proposal for "+inci+" still waits: w opens it again", false), true
 	case "w":
 		return x.openNextWaiting(), true
 	}
@@ -147,7 +153,7 @@ func (x *toxTab) waitingKey(k string) (tea.Cmd, bool) {
 }
 
 // waitingHead is the list header's line about the waiting proposals, "" when none waits.
-func (x *toxTab) waitingHead() string {
+func (x *Model) waitingHead() string {
 	n := len(x.waiting.items)
 	switch n {
 	case 0:
@@ -160,7 +166,7 @@ func (x *toxTab) waitingHead() string {
 
 // waitingMark is the marker beside a profile in the list: "●" for one waiting proposal, "●3"
 // for three; "" for none.
-func (x *toxTab) waitingMark(inci string) string {
+func (x *Model) waitingMark(inci string) string {
 	switch n := x.waitingCount(inci); n {
 	case 0:
 		return ""
@@ -172,7 +178,7 @@ func (x *toxTab) waitingMark(inci string) string {
 }
 
 // waitingLine is the proposal view's line about where a waiting proposal came from.
-func (x *toxTab) waitingLine() string {
+func (x *Model) waitingLine() string {
 	w, ok := x.waitingItem(x.waiting.run)
 	if !x.onWaiting() || !ok {
 		return ""
@@ -181,13 +187,13 @@ func (x *toxTab) waitingLine() string {
 	if w.BatchID != "" {
 		from += " · batch " + w.BatchID
 	}
-	return x.st.Unresolved.Render("waiting") + x.st.Subtle.Render(" since "+w.Since.In(x.loc).Format(toxTimeFormat)+" · esc leaves it waiting · "+safeLine(from))
+	return x.st.Unresolved.Render("waiting") + x.st.Subtle.Render(" since "+w.Since.In(x.loc).Format(toxTimeFormat)+" · esc leaves it waiting · "+component.SafeLine(from))
 }
 
 // waitingKeyBinding is w in the browse view's help: enabled with the count, or why not.
-func (x *toxTab) waitingKeyBinding() keyBinding {
+func (x *Model) waitingKeyBinding() key.Binding {
 	if n := len(x.waiting.items); n > 0 {
-		return bind("w", fmt.Sprintf("next waiting (%d)", n))
+		return component.Bind("w", fmt.Sprintf("next waiting (%d)", n))
 	}
-	return disabled("w", "waiting (none)")
+	return component.Disabled("w", "waiting (none)")
 }

@@ -1,4 +1,4 @@
-package tui
+package gas
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"warren/gas"
 	"warren/service"
+	"warren/tui/component"
 )
 
 // The Gas tab's layout: the detail pane goes to the right of the grid from gasSideBySide
@@ -65,17 +66,7 @@ func statusWord(s gas.Status) string {
 	return "empty"
 }
 
-func textWidth(s string) int { return ansi.StringWidth(s) }
-
-// pad cuts or fills a styled string to exactly w cells.
-func pad(s string, w int) string {
-	if textWidth(s) > w {
-		s = ansi.Truncate(s, w, "…")
-	}
-	return s + strings.Repeat(" ", max(w-textWidth(s), 0))
-}
-
-func (g *gasTab) cellStyle(s gas.Status) lipgloss.Style {
+func (g *Model) cellStyle(s gas.Status) lipgloss.Style {
 	switch s {
 	case gas.StatusFilled:
 		return g.st.CellFilled
@@ -91,13 +82,13 @@ func (g *gasTab) cellStyle(s gas.Status) lipgloss.Style {
 	return g.st.CellOriginal
 }
 
-func (g *gasTab) View() string {
+func (g *Model) View() string {
 	if !g.loaded {
 		return g.st.Title.Render("Gas desk") + "\n\n" + g.st.Subtle.Render("Loading the gas tables…")
 	}
 	if g.table == nil {
 		return g.st.Title.Render("Gas desk") + "\n\n" +
-			wrap("No gas table: import one with `warren gas import FILE` (make run imports the sample).", min(g.width, 100)) + "\n\n" +
+			component.Wrap("No gas table: import one with `warren gas import FILE` (make run imports the sample).", min(g.width, 100)) + "\n\n" +
 			g.st.Subtle.Render("r reloads after an import")
 	}
 	lines := append([]string{g.titleLine(), g.legend()}, g.barLines()...)
@@ -117,7 +108,7 @@ func (g *gasTab) View() string {
 			if i < len(detail) {
 				r = detail[i]
 			}
-			lines = append(lines, pad(l, gridW)+g.st.Subtle.Render("│")+r)
+			lines = append(lines, component.Pad(l, gridW)+g.st.Subtle.Render("│")+r)
 		}
 	} else {
 		for len(grid) < gridH {
@@ -129,7 +120,7 @@ func (g *gasTab) View() string {
 	return strings.Join(lines, "\n")
 }
 
-func (g *gasTab) titleLine() string {
+func (g *Model) titleLine() string {
 	t := g.table
 	counts := t.Counts()
 	rows := fmt.Sprintf("%d rows", len(t.Rows))
@@ -142,7 +133,7 @@ func (g *gasTab) titleLine() string {
 	if len(g.tables) > 1 {
 		parts = append(parts, fmt.Sprintf("table %d of %d (t switches)", indexOf(g.tables, t.Name)+1, len(g.tables)))
 	}
-	return g.st.Title.Render("Gas table "+safeLine(t.Name)) + g.st.Subtle.Render(" · "+strings.Join(parts, " · "))
+	return g.st.Title.Render("Gas table "+component.SafeLine(t.Name)) + g.st.Subtle.Render(" · "+strings.Join(parts, " · "))
 }
 
 func indexOf(list []string, s string) int {
@@ -154,7 +145,7 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func (g *gasTab) legend() string {
+func (g *Model) legend() string {
 	parts := []string{g.st.CellOriginal.Render(" original")}
 	for _, s := range []gas.Status{gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited, gas.StatusRejected} {
 		word := string(s)
@@ -171,7 +162,7 @@ func (g *gasTab) legend() string {
 }
 
 // barLines are the input, query and error lines above the grid, when there are any.
-func (g *gasTab) barLines() []string {
+func (g *Model) barLines() []string {
 	var out []string
 	switch g.mode {
 	case gasEdit:
@@ -184,7 +175,7 @@ func (g *gasTab) barLines() []string {
 		if g.saving {
 			state = g.st.Subtle.Render("  saving…")
 		}
-		out = append(out, g.st.Key.Render("Edit "+f.Label+" of "+oneLine(name)+": ")+g.input.View()+state)
+		out = append(out, g.st.Key.Render("Edit "+f.Label+" of "+component.OneLine(name)+": ")+g.input.View()+state)
 	case gasAsk:
 		out = append(out, g.st.Key.Render("Ask the table: ")+g.input.View())
 	case gasExpr:
@@ -194,7 +185,7 @@ func (g *gasTab) barLines() []string {
 		out = append(out, g.fillLine())
 	}
 	if g.running() && g.mode != gasExpr {
-		out = append(out, g.st.Unresolved.Render("asking the model… ")+g.st.Subtle.Render("“"+safeLine(g.asking)+"” · esc cancels"))
+		out = append(out, g.st.Unresolved.Render("asking the model… ")+g.st.Subtle.Render("“"+component.SafeLine(g.asking)+"” · esc cancels"))
 	} else if g.running() {
 		out = append(out, g.st.Subtle.Render("running the expression…"))
 	}
@@ -206,14 +197,14 @@ func (g *gasTab) barLines() []string {
 		if g.barFocus {
 			head, hint = "▸ "+head, "  e/enter edits · esc clears · ↓ to the table"
 		}
-		out = append(out, g.st.Selected.Render(head)+safeLine(q.res.Expression)+
+		out = append(out, g.st.Selected.Render(head)+component.SafeLine(q.res.Expression)+
 			g.st.Subtle.Render(fmt.Sprintf("  → %d of %d rows", len(q.res.Rows), len(g.table.Rows))+hint))
 		if q.res.Fallback {
 			note := q.res.Note // tablequery's note says it is a fallback, what it searches for, and why
 			if note == "" {
 				note = "fallback: a word search without the model"
 			}
-			lines := strings.Split(wrap(safe(note), g.width), "\n") // two lines: what it searches for, and why
+			lines := strings.Split(component.Wrap(component.Safe(note), g.width), "\n") // two lines: what it searches for, and why
 			for i := range lines {
 				lines[i] = strings.TrimRight(lines[i], " ")
 			}
@@ -221,18 +212,18 @@ func (g *gasTab) barLines() []string {
 				lines = append(lines[:1], strings.Join(lines[1:], " "))
 			}
 			for _, l := range lines {
-				out = append(out, g.st.Unresolved.Render(truncate(l, g.width)))
+				out = append(out, g.st.Unresolved.Render(component.Truncate(l, g.width)))
 			}
 		}
 	}
 	if g.inputErr != "" {
-		out = append(out, g.st.StatusError.Render("! "+safeLine(g.inputErr)))
+		out = append(out, g.st.StatusError.Render("! "+component.SafeLine(g.inputErr)))
 	}
 	return out
 }
 
 // gridRows is how many rows of the table fit on screen.
-func (g *gasTab) gridRows() int {
+func (g *Model) gridRows() int {
 	lines := 2 + len(g.barLines()) + 1 // title, legend, bars, column headers
 	if g.width < gasSideBySide {
 		lines += gasDetailLines
@@ -242,7 +233,7 @@ func (g *gasTab) gridRows() int {
 
 // visibleColumns scrolls the columns so that the cursor's shows and returns the last field
 // that fits in room cells.
-func (g *gasTab) visibleColumns(room int) int {
+func (g *Model) visibleColumns(room int) int {
 	fits := func(from, to int) bool {
 		w := 0
 		for i := from; i <= to; i++ {
@@ -264,7 +255,7 @@ func (g *gasTab) visibleColumns(room int) int {
 }
 
 // grid draws the column headers and the rows that fit in h lines.
-func (g *gasTab) grid(w, h int) []string {
+func (g *Model) grid(w, h int) []string {
 	nameW := min(g.widths[0], max(w/4, 10))
 	room := w - 2 - nameW - 2 // gutter, name, and a scroll mark on each side
 	last := g.visibleColumns(room)
@@ -312,15 +303,15 @@ func (g *gasTab) grid(w, h int) []string {
 	return out
 }
 
-func (g *gasTab) header(i, w int) string {
-	text := pad(shortLabel(g.fields[i]), w)
+func (g *Model) header(i, w int) string {
+	text := component.Pad(shortLabel(g.fields[i]), w)
 	if i == g.col {
 		return g.st.Selected.Render(text)
 	}
 	return g.st.Subtle.Render(text)
 }
 
-func (g *gasTab) cell(r *gas.Row, i, w int, curRow bool) string {
+func (g *Model) cell(r *gas.Row, i, w int, curRow bool) string {
 	c := r.Cells[g.fields[i].Name]
 	mark := statusMarks[c.Status]
 	if mark == "" {
@@ -330,13 +321,8 @@ func (g *gasTab) cell(r *gas.Row, i, w int, curRow bool) string {
 	if curRow && i == g.col {
 		style = style.Reverse(true)
 	}
-	return style.Render(pad(mark+oneLine(c.Value), w))
+	return style.Render(component.Pad(mark+component.OneLine(c.Value), w))
 }
-
-// oneLine puts a value on one line: sheet text that didn't validate is kept as written, line
-// breaks of the spreadsheet cell included, and a break would split the grid's row in two. It
-// makes the value safe as well (see safe): it is how outside text is put on a line.
-func oneLine(s string) string { return strings.Join(strings.Fields(safe(s)), " ") }
 
 // detailInfo describes the cell under the cursor: what it holds and where it came from.
 type detailInfo struct {
@@ -346,7 +332,7 @@ type detailInfo struct {
 	by                             string // who decided the cell; "" for a cell nobody decided
 }
 
-func (g *gasTab) detailInfo() (detailInfo, bool) {
+func (g *Model) detailInfo() (detailInfo, bool) {
 	r, f, ok := g.current()
 	if !ok {
 		return detailInfo{}, false
@@ -354,9 +340,9 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	c := r.Cells[f.Name]
 	// Everything but the label, the field's description and the status comes from the sheet,
 	// the documents or the model.
-	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", oneLine(r.Name()), r.ID), doc: f.Doc, value: oneLine(service.GasValueUnit(c)),
-		status: statusWord(c.Status), method: safeLine(c.Method), source: safeLine(c.SourceDoc), section: safeLine(c.SourceSection),
-		excerpt: safe(c.Excerpt), note: safe(c.Note)}
+	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", component.OneLine(r.Name()), r.ID), doc: f.Doc, value: component.OneLine(service.GasValueUnit(c)),
+		status: statusWord(c.Status), method: component.SafeLine(c.Method), source: component.SafeLine(c.SourceDoc), section: component.SafeLine(c.SourceSection),
+		excerpt: component.Safe(c.Excerpt), note: component.Safe(c.Note)}
 	if c.Value == "" {
 		d.value = "—"
 	}
@@ -365,7 +351,7 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 	}
 	switch c.Status {
 	case gas.StatusApproved, gas.StatusEdited, gas.StatusRejected:
-		d.by = safeLine(c.By)
+		d.by = component.SafeLine(c.By)
 		if d.by == "" {
 			d.by = "—" // decided before names were recorded
 		}
@@ -385,12 +371,12 @@ func (g *gasTab) detailInfo() (detailInfo, bool) {
 }
 
 // belowDetail is the compact pane under the grid on narrow screens: gasDetailLines lines.
-func (g *gasTab) belowDetail(w int) []string {
+func (g *Model) belowDetail(w int) []string {
 	d, ok := g.detailInfo()
 	var out []string
 	if ok {
 		head := "─ " + d.label + " · " + d.row + " "
-		out = append(out, g.st.Title.Render(head)+g.st.Subtle.Render(strings.Repeat("─", max(w-textWidth(head), 0))))
+		out = append(out, g.st.Title.Render(head)+g.st.Subtle.Render(strings.Repeat("─", max(w-ansi.StringWidth(head), 0))))
 		status := d.status
 		if d.conf != "" {
 			status += " · confidence " + d.conf
@@ -410,39 +396,39 @@ func (g *gasTab) belowDetail(w int) []string {
 			out = append(out, g.st.Subtle.Render("source: ")+src)
 		}
 		if d.excerpt != "" {
-			ex := strings.Split(wrap("“"+strings.Join(strings.Fields(d.excerpt), " ")+"”", w), "\n")
+			ex := strings.Split(component.Wrap("“"+strings.Join(strings.Fields(d.excerpt), " ")+"”", w), "\n")
 			for i := range ex {
 				ex[i] = strings.TrimRight(ex[i], " ")
 			}
 			if len(ex) > 2 { // the pane is compact: the rest of the passage is cut
-				ex = append(ex[:1], truncate(strings.Join(ex[1:], " "), w))
+				ex = append(ex[:1], component.Truncate(strings.Join(ex[1:], " "), w))
 			}
 			out = append(out, ex...)
 		}
 		if d.note != "" {
-			out = append(out, g.st.Unresolved.Render(truncate("note: "+d.note, w)))
+			out = append(out, g.st.Unresolved.Render(component.Truncate("note: "+d.note, w)))
 		}
 	}
 	for len(out) < gasDetailLines {
 		out = append(out, "")
 	}
 	for i := range out {
-		out[i] = truncate(out[i], w)
+		out[i] = component.Truncate(out[i], w)
 	}
 	return out[:gasDetailLines]
 }
 
 // sideDetail is the pane to the right of the grid on wide screens.
-func (g *gasTab) sideDetail(w, h int) []string {
+func (g *Model) sideDetail(w, h int) []string {
 	d, ok := g.detailInfo()
 	if !ok {
 		return nil
 	}
 	inner := w - 1
 	var out []string
-	add := func(s string) { out = append(out, " "+truncate(s, inner)) }
+	add := func(s string) { out = append(out, " "+component.Truncate(s, inner)) }
 	para := func(s string, st lipgloss.Style) {
-		for _, l := range strings.Split(wrap(strings.Join(strings.Fields(s), " "), inner-1), "\n") {
+		for _, l := range strings.Split(component.Wrap(strings.Join(strings.Fields(s), " "), inner-1), "\n") {
 			add(st.Render(strings.TrimRight(l, " ")))
 		}
 	}
@@ -457,7 +443,7 @@ func (g *gasTab) sideDetail(w, h int) []string {
 		if kv[1] == "" {
 			continue
 		}
-		for i, l := range strings.Split(wrap(kv[1], inner-12), "\n") {
+		for i, l := range strings.Split(component.Wrap(kv[1], inner-12), "\n") {
 			key := strings.Repeat(" ", 11)
 			if i == 0 {
 				key = g.st.Subtle.Render(fmt.Sprintf("%-11s", kv[0]))

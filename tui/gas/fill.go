@@ -1,4 +1,4 @@
-package tui
+package gas
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"warren/gas"
 	"warren/service"
 	"warren/service/jobs"
+	"warren/tui/component"
 )
 
 // gasFill is the fill the Gas tab started or resumed, while it runs. Its events arrive on its
 // own queue; the root hands them to the Log tab and to this tab.
 type gasFill struct {
 	table      string
-	queue      *eventQueue
+	queue      *component.Queue[service.RunEvent]
 	cancel     context.CancelFunc
 	resumed    bool
 	done       int // rows worked
@@ -41,29 +42,29 @@ type gasFillDoneMsg struct {
 }
 
 // filling reports a fill in flight.
-func (g *gasTab) filling() bool { return g.fill != nil }
+func (g *Model) filling() bool { return g.fill != nil }
 
-// owns reports whether a queue carries a fill's events (the root routes them here).
-func (g *gasTab) owns(q *eventQueue) bool { return q != nil && g.queues[q] }
+// Owns reports whether a queue carries a fill's events (the root routes them here).
+func (g *Model) Owns(q *component.Queue[service.RunEvent]) bool { return q != nil && g.queues[q] }
 
 // startFill fills the table's empty cells, or resumes the table's unfinished fill: rows are
 // worked one checkpointed step at a time in the background, and the grid follows them.
-func (g *gasTab) startFill() tea.Cmd {
+func (g *Model) startFill() tea.Cmd {
 	if g.fill != nil {
-		return setStatus("a fill is running: esc cancels it (finished rows stay saved)", false)
+		return component.SetStatus("a fill is running: esc cancels it (finished rows stay saved)", false)
 	}
 	table, resume := g.table.Name, g.unfinished
 	var rows []int // the rows the desk's rule picks, as the grid shows them: for the progress line
 	if !resume {
 		var err error
 		if rows, err = service.GasFillRows(g.table); err != nil {
-			return setStatus(err.Error(), false)
+			return component.SetStatus(err.Error(), false)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	q := newEventQueue()
+	q := component.NewQueue[service.RunEvent]()
 	if g.queues == nil {
-		g.queues = map[*eventQueue]bool{}
+		g.queues = map[*component.Queue[service.RunEvent]]bool{}
 	}
 	g.queues[q] = true
 	g.fill = &gasFill{table: table, queue: q, cancel: cancel, resumed: resume, total: len(rows)}
@@ -84,7 +85,7 @@ func (g *gasTab) startFill() tea.Cmd {
 	if resume {
 		status = "resuming the unfinished fill: esc cancels"
 	}
-	return tea.Batch(q.wait(), run, setStatus(status, false))
+	return tea.Batch(q.Wait(), run, component.SetStatus(status, false))
 }
 
 // watchingEvent tells the tab whose fill it follows (not an agent event: it never leaves the tab).
@@ -92,19 +93,19 @@ const watchingEvent = "watching"
 
 // watchFill follows the table's fill when one runs as a job: the grid follows its rows as if
 // it had been started here. With none running, nothing shows.
-func (g *gasTab) watchFill(table string) tea.Cmd {
+func (g *Model) watchFill(table string) tea.Cmd {
 	if g.fill != nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	q := newEventQueue()
+	q := component.NewQueue[service.RunEvent]()
 	if g.queues == nil {
-		g.queues = map[*eventQueue]bool{}
+		g.queues = map[*component.Queue[service.RunEvent]]bool{}
 	}
 	g.queues[q] = true
 	g.fill = &gasFill{table: table, queue: q, cancel: cancel, watching: true}
 	be := g.be
-	return tea.Batch(q.wait(), func() tea.Msg {
+	return tea.Batch(q.Wait(), func() tea.Msg {
 		defer cancel()
 		attached := func(j jobs.Job) {
 			q.Push(service.RunEvent{Time: time.Now(), Kind: watchingEvent, Run: j.ID, Summary: j.Owner + "'s fill"})
@@ -116,26 +117,26 @@ func (g *gasTab) watchFill(table string) tea.Cmd {
 }
 
 // watchedDone words how a watched fill ended.
-func (g *gasTab) watchedDone(msg gasFillDoneMsg) tea.Cmd {
+func (g *Model) watchedDone(msg gasFillDoneMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, jobs.ErrNoJob):
 		return nil // none was running
 	case errors.Is(msg.err, service.ErrDetached):
-		return setStatus("stopped following the fill; it goes on", false)
+		return component.SetStatus("stopped following the fill; it goes on", false)
 	case errors.Is(msg.err, context.Canceled):
 		g.unfinished = true
-		return setStatus("the fill was cancelled; finished rows are saved (F resumes)", false)
+		return component.SetStatus("the fill was cancelled; finished rows are saved (F resumes)", false)
 	case msg.err != nil:
 		g.unfinished = true
-		return setStatus("the fill stopped: "+msg.err.Error()+" (F resumes)", true)
+		return component.SetStatus("the fill stopped: "+msg.err.Error()+" (F resumes)", true)
 	}
 	g.unfinished = false
-	return setStatus(fmt.Sprintf("%s by %s finished", msg.watched.Title, msg.watched.Owner), false)
+	return component.SetStatus(fmt.Sprintf("%s by %s finished", msg.watched.Title, msg.watched.Owner), false)
 }
 
 // cancelFill stops the fill after the row in flight; the rows done stay saved. A watched fill
 // is cancelled when it is the analyst's own (or they are an admin), else only left.
-func (g *gasTab) cancelFill() tea.Cmd {
+func (g *Model) cancelFill() tea.Cmd {
 	if g.fill.cancelling {
 		return nil
 	}
@@ -145,33 +146,33 @@ func (g *gasTab) cancelFill() tea.Cmd {
 		return func() tea.Msg {
 			if run != "" {
 				if err := be.CancelJob(context.Background(), run); err == nil {
-					return newStatus("cancelling the fill: finished rows stay saved", false)
+					return component.NewStatus("cancelling the fill: finished rows stay saved", false)
 				}
 			}
 			f.cancel()
-			return newStatus("stopped following the fill; it goes on", false)
+			return component.NewStatus("stopped following the fill; it goes on", false)
 		}
 	}
 	g.fill.cancelling = true
 	g.fill.cancel()
-	return setStatus("cancelling the fill: finished rows stay saved", false)
+	return component.SetStatus("cancelling the fill: finished rows stay saved", false)
 }
 
 // fillEvents follows a fill's events: the row it works, and the rows it finished (the grid is
 // reloaded to show their cells).
-func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
+func (g *Model) fillEvents(msg component.Drained[service.RunEvent]) tea.Cmd {
 	var cmds []tea.Cmd
-	if msg.more {
-		cmds = append(cmds, msg.queue.wait()) // the queue always closes, so this ends
+	if msg.More {
+		cmds = append(cmds, msg.Queue.Wait()) // the queue always closes, so this ends
 	} else {
-		delete(g.queues, msg.queue)
+		delete(g.queues, msg.Queue)
 	}
 	f := g.fill
-	if f == nil || f.queue != msg.queue {
+	if f == nil || f.queue != msg.Queue {
 		return tea.Batch(cmds...)
 	}
 	reload := false
-	for _, e := range msg.items {
+	for _, e := range msg.Items {
 		if e.Run != "" {
 			f.run = e.Run
 		}
@@ -201,7 +202,7 @@ func (g *gasTab) fillEvents(msg eventsMsg) tea.Cmd {
 }
 
 // fillDone reports how the fill ended and shows the table as it is now.
-func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
+func (g *Model) fillDone(msg gasFillDoneMsg) tea.Cmd {
 	g.fill = nil
 	var cmds []tea.Cmd
 	if g.table != nil && g.table.Name == msg.table && !errors.Is(msg.err, jobs.ErrNoJob) {
@@ -226,31 +227,31 @@ func (g *gasTab) fillDone(msg gasFillDoneMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, service.ErrGasNothingToFill): // the stored table has none left to fill
 		g.unfinished = false
-		cmds = append(cmds, setStatus(msg.err.Error(), false))
+		cmds = append(cmds, component.SetStatus(msg.err.Error(), false))
 	case errors.Is(msg.err, service.ErrNoUnfinishedFill):
 		g.unfinished = false
-		cmds = append(cmds, setStatus("the fill has already finished: F starts a new one", false))
+		cmds = append(cmds, component.SetStatus("the fill has already finished: F starts a new one", false))
 	case errors.Is(msg.err, context.Canceled):
 		g.unfinished = true
-		cmds = append(cmds, setStatus("fill cancelled: "+did+", saved; F resumes", false))
+		cmds = append(cmds, component.SetStatus("fill cancelled: "+did+", saved; F resumes", false))
 	case msg.err != nil:
 		g.unfinished = true
-		cmds = append(cmds, setStatus("the fill stopped: "+msg.err.Error()+" (finished rows are saved; F resumes)", true))
+		cmds = append(cmds, component.SetStatus("the fill stopped: "+msg.err.Error()+" (finished rows are saved; F resumes)", true))
 	case msg.res.AlreadyDone:
 		g.unfinished = false
-		cmds = append(cmds, setStatus("every row of the unfinished fill was already done", false))
+		cmds = append(cmds, component.SetStatus("every row of the unfinished fill was already done", false))
 	case failed > 0:
 		g.unfinished = true
-		cmds = append(cmds, setStatus(fmt.Sprintf("fill done: %s; %d rows failed (the Log tab says why): F retries them", did, failed), true))
+		cmds = append(cmds, component.SetStatus(fmt.Sprintf("fill done: %s; %d rows failed (the Log tab says why): F retries them", did, failed), true))
 	default:
 		g.unfinished = false
-		cmds = append(cmds, setStatus("fill done: "+did, false))
+		cmds = append(cmds, component.SetStatus("fill done: "+did, false))
 	}
 	return tea.Batch(cmds...)
 }
 
 // fillLine is the fill's progress above the grid.
-func (g *gasTab) fillLine() string {
+func (g *Model) fillLine() string {
 	f := g.fill
 	name := "fill"
 	if f.watching && f.owner != "" {
@@ -267,5 +268,5 @@ func (g *gasTab) fillLine() string {
 	if f.cancelling {
 		hint = " · cancelling after the row in flight…"
 	}
-	return g.st.Unresolved.Render(safeLine(text)) + g.st.Subtle.Render(hint) // the owner and the row's name
+	return g.st.Unresolved.Render(component.SafeLine(text)) + g.st.Subtle.Render(hint) // the owner and the row's name
 }

@@ -1,4 +1,6 @@
-package tui
+// Package gas is the Gas tab: the review desk of the HMIS gas table, where empty cells are
+// filled from the knowledge base and each value is approved, edited or rejected cell by cell.
+package gas
 
 import (
 	"context"
@@ -8,9 +10,12 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"warren/gas"
 	"warren/service"
+	"warren/service/jobs"
+	"warren/tui/component"
 	"warren/tui/styles"
 )
 
@@ -48,7 +53,7 @@ type (
 		seq      int
 		table    string
 		question string
-		res      GasQueryResult
+		res      service.GasQueryResult
 		edited   bool // the analyst's expression, run as it is
 		err      error
 	}
@@ -57,16 +62,57 @@ type (
 // gasQuery is the query that filters the grid.
 type gasQuery struct {
 	question string
-	res      GasQueryResult
+	res      service.GasQueryResult
 	match    map[int]bool // row IDs
 }
 
-// gasTab is the review desk of the HMIS gas table: the table with its cells coloured by
+// Service is what the tab needs of warren's gas desk.
+type Service interface {
+	// CancelJob cancels a job of the analyst's own (any, for an admin); others' are refused
+	// with an error that wraps service.ErrNotOwner.
+	CancelJob(ctx context.Context, id string) error
+	// GasTables lists the workspace's gas tables by name.
+	GasTables(ctx context.Context) ([]string, error)
+	// GasTable loads a gas table as it is stored.
+	GasTable(ctx context.Context, name string) (*gas.Table, error)
+	// The analyst's decisions on the cells of a gas table: the gas desk's methods (see
+	// service.Gas), which own the rules. Each is made on seen, the cell (or the row's cells)
+	// as the grid showed it: when the stored cell is another nothing is written and the error
+	// wraps gas.ErrStale (an *gas.StaleError says who changed it to what). A decision the
+	// desk's rules refuse is a *service.GasRefusal. The result holds the cells as stored.
+	GasApprove(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
+	GasApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (service.GasDecided, error)
+	GasReject(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
+	GasEdit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (service.GasDecided, error)
+	// UndoGas reverts the analyst's own latest decision on the table and says which cell it
+	// restored; the error wraps gas.ErrNothingToUndo when there is none, and gas.ErrStale
+	// when that cell changed since.
+	UndoGas(ctx context.Context, table string) (row int, field string, err error)
+	// GasQuery filters the table: a question is turned into an expression by the model (with
+	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
+	GasQuery(ctx context.Context, table, question, expression string) (service.GasQueryResult, error)
+	// StartGasFill fills the table's rows as a job, one checkpointed step per row; without
+	// rows it takes those the desk picks (service.GasDefaultFillRows), and a table with none
+	// is refused (service.ErrGasNothingToFill). sink receives its events, and cancelling ctx
+	// cancels it, which keeps the finished rows and leaves it resumable.
+	StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink service.RunSink) (service.GasFillResult, error)
+	// ResumeGasFill goes on with the table's latest unfinished fill; the error wraps
+	// service.ErrNoUnfinishedFill when there is none.
+	ResumeGasFill(ctx context.Context, table string, sink service.RunSink) (service.GasFillResult, error)
+	// WatchGasFill follows the table's fill that runs as a job (started elsewhere, or before a
+	// dropped connection) until it ends; cancelling ctx only stops watching. With none
+	// running, the error wraps jobs.ErrNoJob at once.
+	WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink service.RunSink) (jobs.Job, error)
+	// UnfinishedGasFill returns the table's latest fill when it has not finished.
+	UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error)
+}
+
+// Model is the review desk of the HMIS gas table: the table with its cells coloured by
 // status, a detail pane with each value's source passage, and the analyst's decisions, each
 // stored at once.
-type gasTab struct {
+type Model struct {
 	served        bool // one connection of warren serve: a fill goes on when it closes
-	be            Backend
+	be            Service
 	st            *styles.Styles
 	width, height int
 
@@ -103,34 +149,35 @@ type gasTab struct {
 
 	order *decisionOrder // decisions and undos are stored in the order of their keys
 
-	fill       *gasFill             // the fill in flight
-	queues     map[*eventQueue]bool // the fills' event queues not yet drained
-	unfinished bool                 // the table has an unfinished fill: F resumes it
-	needFill   int                  // rows with cells a fill would ask for
+	fill       *gasFill                                    // the fill in flight
+	queues     map[*component.Queue[service.RunEvent]]bool // the fills' event queues not yet drained
+	unfinished bool                                        // the table has an unfinished fill: F resumes it
+	needFill   int                                         // rows with cells a fill would ask for
 }
 
-func newGasTab(be Backend, st *styles.Styles) *gasTab {
+// New is the desk over be, drawn with st.
+func New(be Service, st *styles.Styles) *Model {
 	in := textinput.New()
 	in.Prompt = ""
 	ist := in.Styles()
 	ist.Cursor.Blink = false // a steady cursor: no redraw every half second over SSH
 	in.SetStyles(ist)
-	return &gasTab{be: be, st: st, input: in, fields: gas.Fields(), colOff: 1, order: newDecisionOrder()}
+	return &Model{be: be, st: st, input: in, fields: gas.Fields(), colOff: 1, order: newDecisionOrder()}
 }
 
-func (g *gasTab) SetSize(w, h int) {
+func (g *Model) SetSize(w, h int) {
 	g.width, g.height = w, h
 	g.input.SetWidth(max(w-40, 20))
 }
 
 // running reports a question or expression in flight.
-func (g *gasTab) running() bool { return g.askCancel != nil }
+func (g *Model) running() bool { return g.askCancel != nil }
 
-// open asks for a table by name; the next load shows it.
-func (g *gasTab) open(name string) { g.want = name }
+// Open asks for a table by name ("" for the first); the next load shows it.
+func (g *Model) Open(name string) { g.want = name }
 
 // load reads the table list and one table: want when it exists, else the first.
-func (g *gasTab) load(want string, focus *gas.CellRef) tea.Cmd {
+func (g *Model) load(want string, focus *gas.CellRef) tea.Cmd {
 	g.loading = true
 	be := g.be
 	return func() tea.Msg {
@@ -157,7 +204,7 @@ func (g *gasTab) load(want string, focus *gas.CellRef) tea.Cmd {
 	}
 }
 
-func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
+func (g *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case gasLoadedMsg:
 		return g.loadedMsg(msg)
@@ -165,7 +212,7 @@ func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
 		return g.savedMsg(msg)
 	case gasQueryMsg:
 		return g.queryMsg(msg)
-	case eventsMsg:
+	case component.Drained[service.RunEvent]:
 		return g.fillEvents(msg)
 	case gasFillDoneMsg:
 		return g.fillDone(msg)
@@ -181,7 +228,7 @@ func (g *gasTab) Update(msg tea.Msg) tea.Cmd {
 // maxEarlyKeys bounds the keys kept while the first table loads.
 const maxEarlyKeys = 64
 
-func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
+func (g *Model) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 	cmd := g.showLoaded(msg)
 	early := g.early
 	g.early = nil
@@ -193,7 +240,7 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 		// Moving and looking are replayed; a decision is not made on a cell the analyst has
 		// not seen: the replay stops there.
 		if g.mode == gasGrid && gasDecidingKeys[k.String()] {
-			cmds = append(cmds, setStatus(fmt.Sprintf("the table was still loading: %q and the keys after it were not used; the cursor is where they would have acted", k.String()), true))
+			cmds = append(cmds, component.SetStatus(fmt.Sprintf("the table was still loading: %q and the keys after it were not used; the cursor is where they would have acted", k.String()), true))
 			break
 		}
 		cmds = append(cmds, g.key(k))
@@ -204,10 +251,10 @@ func (g *gasTab) loadedMsg(msg gasLoadedMsg) tea.Cmd {
 // gasDecidingKeys are the grid keys that change the table (approve, edit, reject, undo, fill).
 var gasDecidingKeys = map[string]bool{"a": true, "A": true, "e": true, "x": true, "u": true, "F": true}
 
-func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
+func (g *Model) showLoaded(msg gasLoadedMsg) tea.Cmd {
 	g.loading, g.loaded = false, true
 	if msg.err != nil {
-		return setStatus(msg.err.Error(), true)
+		return component.SetStatus(msg.err.Error(), true)
 	}
 	g.tables = msg.tables
 	if msg.table == nil {
@@ -233,7 +280,7 @@ func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
 		cmds = append(cmds, g.watchFill(g.table.Name))
 	}
 	if msg.want != "" {
-		cmds = append(cmds, setStatus(fmt.Sprintf("no gas table %q: showing %q (t switches)", msg.want, msg.table.Name), true))
+		cmds = append(cmds, component.SetStatus(fmt.Sprintf("no gas table %q: showing %q (t switches)", msg.want, msg.table.Name), true))
 	}
 	if f := msg.focus; f != nil {
 		shown := g.focus(f.Row, f.Field)
@@ -242,19 +289,19 @@ func (g *gasTab) showLoaded(msg gasLoadedMsg) tea.Cmd {
 			if !shown {
 				text += " (its row is hidden by the filter)"
 			}
-			cmds = append(cmds, setStatus(text, false))
+			cmds = append(cmds, component.SetStatus(text, false))
 		}
 	}
 	return tea.Batch(cmds...)
 }
 
 // measure sizes the columns to their labels and values.
-func (g *gasTab) measure() {
+func (g *Model) measure() {
 	g.widths = make([]int, len(g.fields))
 	for i, f := range g.fields {
-		w := textWidth(shortLabel(f))
+		w := ansi.StringWidth(shortLabel(f))
 		for _, r := range g.table.Rows {
-			w = max(w, textWidth(oneLine(r.Cells[f.Name].Value))+1) // +1: the status mark
+			w = max(w, ansi.StringWidth(component.OneLine(r.Cells[f.Name].Value))+1) // +1: the status mark
 		}
 		if i == 0 {
 			g.widths[i] = min(max(w, 10), 22)
@@ -265,7 +312,7 @@ func (g *gasTab) measure() {
 }
 
 // currentIndex is the cursor's row as an index into table.Rows, -1 without one.
-func (g *gasTab) currentIndex() int {
+func (g *Model) currentIndex() int {
 	if g.table == nil || g.cur < 0 || g.cur >= len(g.shown) {
 		return -1
 	}
@@ -274,7 +321,7 @@ func (g *gasTab) currentIndex() int {
 
 // refilter recomputes the rows on screen and keeps the cursor on the row it was on, or on
 // the next one still shown.
-func (g *gasTab) refilter(keep int) {
+func (g *Model) refilter(keep int) {
 	g.shown = g.shown[:0]
 	for i, r := range g.table.Rows {
 		if g.flagged && !hasReview(r) {
@@ -309,7 +356,7 @@ func hasReview(r *gas.Row) bool {
 // focus puts the cursor on a cell, when its row is shown, and reports whether it is. A hidden
 // row leaves the cursor where it was: on the field of another row, the detail pane and the next
 // key would be about a cell the analyst did not mean.
-func (g *gasTab) focus(rowID int, field string) bool {
+func (g *Model) focus(rowID int, field string) bool {
 	found := false
 	for j, i := range g.shown {
 		if g.table.Rows[i].ID == rowID {
@@ -328,7 +375,7 @@ func (g *gasTab) focus(rowID int, field string) bool {
 }
 
 // current returns the row and field under the cursor.
-func (g *gasTab) current() (*gas.Row, gas.Field, bool) {
+func (g *Model) current() (*gas.Row, gas.Field, bool) {
 	i := g.currentIndex()
 	if i < 0 {
 		return nil, gas.Field{}, false
@@ -336,7 +383,7 @@ func (g *gasTab) current() (*gas.Row, gas.Field, bool) {
 	return g.table.Rows[i], g.fields[g.col], true
 }
 
-func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
+func (g *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if g.mode != gasGrid {
 		return g.inputKey(msg)
 	}
@@ -385,9 +432,9 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		g.flagged = !g.flagged
 		g.refilter(g.currentIndex())
 		if g.flagged {
-			return setStatus(fmt.Sprintf("showing the %d row(s) with cells to review (f shows all)", len(g.shown)), false)
+			return component.SetStatus(fmt.Sprintf("showing the %d row(s) with cells to review (f shows all)", len(g.shown)), false)
 		}
-		return setStatus("showing every row", false)
+		return component.SetStatus("showing every row", false)
 	case "n":
 		return g.nextFlagged(1)
 	case "N":
@@ -406,7 +453,7 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		return g.startFill()
 	case "/":
 		if g.running() {
-			return setStatus("a question is being asked: esc cancels it", false)
+			return component.SetStatus("a question is being asked: esc cancels it", false)
 		}
 		g.mode, g.inputErr = gasAsk, ""
 		g.input.Placeholder = "e.g. flammable gases without a CAS number"
@@ -424,7 +471,7 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if g.running() {
 			g.cancelQuery()
-			return setStatus("query cancelled", false)
+			return component.SetStatus("query cancelled", false)
 		}
 		if g.filling() {
 			return g.cancelFill()
@@ -434,7 +481,7 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case "t":
 		if len(g.tables) < 2 {
-			return setStatus("the workspace has one gas table", false)
+			return component.SetStatus("the workspace has one gas table", false)
 		}
 		at := slices.Index(g.tables, g.table.Name)
 		return g.load(g.tables[(at+1)%len(g.tables)], nil)
@@ -444,13 +491,13 @@ func (g *gasTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (g *gasTab) moveRow(d int) {
+func (g *Model) moveRow(d int) {
 	g.cur = min(max(g.cur+d, 0), max(len(g.shown)-1, 0))
 }
 
 // nextFlagged moves to the next cell to review in reading order (row by row, field by field),
 // wrapping around.
-func (g *gasTab) nextFlagged(dir int) tea.Cmd {
+func (g *Model) nextFlagged(dir int) tea.Cmd {
 	nf := len(g.fields)
 	n := len(g.shown) * nf
 	pos := g.cur*nf + g.col
@@ -462,23 +509,23 @@ func (g *gasTab) nextFlagged(dir int) tea.Cmd {
 		}
 		g.cur, g.col = r, c
 		if (dir > 0 && p <= pos) || (dir < 0 && p >= pos) {
-			return setStatus("wrapped around: this is the first cell to review again", false)
+			return component.SetStatus("wrapped around: this is the first cell to review again", false)
 		}
 		return nil
 	}
 	if g.query != nil && len(g.shown) < len(g.table.Rows) {
-		return setStatus("no cells need review among the rows the query shows", false)
+		return component.SetStatus("no cells need review among the rows the query shows", false)
 	}
-	return setStatus("no cells need review", false)
+	return component.SetStatus("no cells need review", false)
 }
 
-func (g *gasTab) closeInput() {
+func (g *Model) closeInput() {
 	g.mode, g.inputErr = gasGrid, ""
 	g.input.Blur()
 }
 
 // inputKey handles the cell editor, the question prompt and the expression editor.
-func (g *gasTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+func (g *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		if g.mode == gasExpr {

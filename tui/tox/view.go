@@ -1,4 +1,4 @@
-package tui
+package tox
 
 import (
 	"encoding/json"
@@ -7,8 +7,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"warren/service"
 	"warren/tox/jsonpatch"
+	"warren/tui/component"
 )
 
 // The Toxicology tab's layout: diffs go side by side from toxSideBySide columns on.
@@ -17,13 +20,13 @@ const (
 	toxTimeFormat = "2006-01-02 15:04"
 )
 
-func (x *toxTab) View() string {
+func (x *Model) View() string {
 	title := x.st.Title.Render("Toxicology desk")
 	if !x.loaded {
 		return title + "\n\n" + x.st.Subtle.Render("Loading the profiles…")
 	}
 	if len(x.profiles) == 0 {
-		return title + "\n\n" + wrap("No toxicology profile: import some with `warren tox import FILE` (make run imports the sample).", min(x.width, 100)) +
+		return title + "\n\n" + component.Wrap("No toxicology profile: import some with `warren tox import FILE` (make run imports the sample).", min(x.width, 100)) +
 			"\n\n" + x.st.Subtle.Render("r reloads after an import")
 	}
 	switch {
@@ -40,14 +43,14 @@ func (x *toxTab) View() string {
 }
 
 // listWidth is the width of the ingredient list.
-func (x *toxTab) listWidth() int {
+func (x *Model) listWidth() int {
 	if x.width >= toxSideBySide {
 		return 34
 	}
 	return 26
 }
 
-func (x *toxTab) browseView() string {
+func (x *Model) browseView() string {
 	lw := x.listWidth()
 	pw := max(x.width-lw-3, 10)
 	left := x.listLines(lw, x.height)
@@ -67,25 +70,25 @@ func (x *toxTab) browseView() string {
 		} else if i-1 < len(right) {
 			r = right[i-1]
 		}
-		lines[i] = pad(l, lw) + x.st.Subtle.Render(" │ ") + truncate(r, pw)
+		lines[i] = component.Pad(l, lw) + x.st.Subtle.Render(" │ ") + component.Truncate(r, pw)
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (x *toxTab) listLines(w, h int) []string {
+func (x *Model) listLines(w, h int) []string {
 	head := fmt.Sprintf("Profiles (%d)", len(x.profiles))
 	if x.filter != "" {
 		head = fmt.Sprintf("Profiles %d/%d", len(x.shown), len(x.profiles))
 	}
 	lines := []string{x.st.Title.Render(head)}
 	if wh := x.waitingHead(); wh != "" {
-		lines = append(lines, truncate(wh, w))
+		lines = append(lines, component.Truncate(wh, w))
 	}
 	switch {
 	case x.input == toxFilter:
 		lines = append(lines, x.st.Key.Render("/ ")+x.line.View())
 	case x.filter != "":
-		lines = append(lines, x.st.Subtle.Render("/ "+safeLine(x.filter)+" (esc clears)"))
+		lines = append(lines, x.st.Subtle.Render("/ "+component.SafeLine(x.filter)+" (esc clears)"))
 	}
 	rows := max(h-len(lines), 1)
 	if x.cur < x.listOff {
@@ -104,7 +107,7 @@ func (x *toxTab) listLines(w, h int) []string {
 		if wm := x.waitingMark(p.INCI); wm != "" { // a proposal for it waits
 			tail, styled = wm+" "+ver, x.st.Unresolved.Render(wm)+" "+styled
 		}
-		name := pad(safeLine(p.INCI), max(w-2-textWidth(tail)-1, 4))
+		name := component.Pad(component.SafeLine(p.INCI), max(w-2-ansi.StringWidth(tail)-1, 4))
 		row := name + " " + styled
 		if j == x.cur {
 			mark := "▸ "
@@ -120,26 +123,26 @@ func (x *toxTab) listLines(w, h int) []string {
 	return lines
 }
 
-func (x *toxTab) profileHead(w int) string {
+func (x *Model) profileHead(w int) string {
 	if x.profile == nil {
 		return ""
 	}
 	pv := x.profile
-	head := x.st.Title.Render(safeLine(pv.INCI)) + fmt.Sprintf(" · v%d · %s · %s", pv.Version, safeLine(pv.EditType), pv.CreatedAt.In(x.loc).Format(toxTimeFormat))
-	return truncate(head, w)
+	head := x.st.Title.Render(component.SafeLine(pv.INCI)) + fmt.Sprintf(" · v%d · %s · %s", pv.Version, component.SafeLine(pv.EditType), pv.CreatedAt.In(x.loc).Format(toxTimeFormat))
+	return component.Truncate(head, w)
 }
 
 // profileLines is the profile under the cursor, below its head line.
-func (x *toxTab) profileLines(w int) []string {
+func (x *Model) profileLines(w int) []string {
 	if x.profileErr != "" {
-		return []string{x.st.StatusError.Render(safeLine(x.profileErr))}
+		return []string{x.st.StatusError.Render(component.SafeLine(x.profileErr))}
 	}
 	if x.profile == nil {
 		return nil
 	}
 	p, err := x.profile.Profile()
 	if err != nil {
-		return []string{x.st.StatusError.Render(safeLine("couldn't read the profile: " + err.Error()))}
+		return []string{x.st.StatusError.Render(component.SafeLine("couldn't read the profile: " + err.Error()))}
 	}
 	var out []string
 	sub := x.st.Subtle
@@ -147,7 +150,7 @@ func (x *toxTab) profileLines(w int) []string {
 	if cas == "" {
 		cas = "none"
 	}
-	out = append(out, sub.Render(safeLine("CAS "+cas+" · "+x.profile.Summary)))
+	out = append(out, sub.Render(component.SafeLine("CAS "+cas+" · "+x.profile.Summary)))
 	section := func(name string, n int) {
 		out = append(out, "", x.st.Header.Render(fmt.Sprintf("%s (%d)", name, n)))
 	}
@@ -159,21 +162,21 @@ func (x *toxTab) profileLines(w int) []string {
 			if n.DurationDays != nil {
 				days = strconv.Itoa(*n.DurationDays)
 			}
-			rows = append(rows, []string{strconv.Itoa(i + 1), safeLine(n.Type), fmtFloat(n.Value), safeLine(n.Unit), safeLine(n.Species),
-				safeLine(n.Route), days, safeLine(n.Reference)})
+			rows = append(rows, []string{strconv.Itoa(i + 1), component.SafeLine(n.Type), fmtFloat(n.Value), component.SafeLine(n.Unit), component.SafeLine(n.Species),
+				component.SafeLine(n.Route), days, component.SafeLine(n.Reference)})
 		}
 		table := columns(rows)
 		out = append(out, sub.Render(table[0]))
 		for i, n := range p.NOAEL {
 			out = append(out, table[i+1])
 			if n.Study != "" || n.Source != "" {
-				out = append(out, sub.Render("    "+safeLine(strings.Join(nonEmpty(n.Study, n.Source), " · "))))
+				out = append(out, sub.Render("    "+component.SafeLine(strings.Join(nonEmpty(n.Study, n.Source), " · "))))
 			}
 		}
 	}
 	section("DAP", len(p.DAP))
 	for _, d := range p.DAP {
-		out = append(out, "  "+safeLine(strings.Join(nonEmpty(fmtFloat(d.Value)+" %", d.Source, refText(d.Reference)), " · ")))
+		out = append(out, "  "+component.SafeLine(strings.Join(nonEmpty(fmtFloat(d.Value)+" %", d.Source, refText(d.Reference)), " · ")))
 	}
 	section("Annex entries", len(p.AnnexEntries))
 	for _, a := range p.AnnexEntries {
@@ -185,14 +188,14 @@ func (x *toxTab) profileLines(w int) []string {
 		if a.MaxConcentration != "" {
 			limit = "max " + a.MaxConcentration
 		}
-		out = append(out, "  "+safeLine(strings.Join(nonEmpty(entry, a.ProductType, limit), " · ")))
+		out = append(out, "  "+component.SafeLine(strings.Join(nonEmpty(entry, a.ProductType, limit), " · ")))
 		if a.Conditions != "" {
-			out = append(out, sub.Render("    "+safeLine(a.Conditions)))
+			out = append(out, sub.Render("    "+component.SafeLine(a.Conditions)))
 		}
 	}
 	section("References", len(p.References))
 	for _, r := range p.References {
-		out = append(out, wrapIndent(safe(r.ID+"  "+r.Citation), w, "  ", "      ")...)
+		out = append(out, wrapIndent(component.Safe(r.ID+"  "+r.Citation), w, "  ", "      ")...)
 	}
 	section("Statements", len(p.Statements))
 	for _, s := range p.Statements {
@@ -201,7 +204,7 @@ func (x *toxTab) profileLines(w int) []string {
 		if by != "" {
 			text += " — " + by
 		}
-		out = append(out, wrapIndent(safe(text), w, "  ", "  ")...)
+		out = append(out, wrapIndent(component.Safe(text), w, "  ", "  ")...)
 	}
 	return out
 }
@@ -227,7 +230,7 @@ func columns(rows [][]string) []string {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], textWidth(c))
+			widths[i] = max(widths[i], ansi.StringWidth(c))
 		}
 	}
 	out := make([]string, len(rows))
@@ -241,7 +244,7 @@ func columns(rows [][]string) []string {
 			if i == len(r)-1 {
 				b.WriteString(c)
 			} else {
-				b.WriteString(pad(c, widths[i]))
+				b.WriteString(component.Pad(c, widths[i]))
 			}
 		}
 		out[j] = strings.TrimRight(b.String(), " ")
@@ -251,7 +254,7 @@ func columns(rows [][]string) []string {
 
 // wrapIndent wraps plain text to width: the first line after first, the rest after rest.
 func wrapIndent(s string, width int, first, rest string) []string {
-	lines := strings.Split(wrap(s, max(width-len(rest), 10)), "\n")
+	lines := strings.Split(component.Wrap(s, max(width-len(rest), 10)), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")
 		if i == 0 {
@@ -263,17 +266,17 @@ func wrapIndent(s string, width int, first, rest string) []string {
 	return lines
 }
 
-func (x *toxTab) editorView() string {
+func (x *Model) editorView() string {
 	var head string
 	if x.input == toxOps && x.proposal != nil {
-		head = x.st.Title.Render("Edit the operations") + " · " + safeLine(x.proposal.INCI) +
+		head = x.st.Title.Render("Edit the operations") + " · " + component.SafeLine(x.proposal.INCI) +
 			x.st.Subtle.Render(" · ctrl+s checks them and proposes again as a structured edit")
 	} else {
 		v := 0
 		if x.profile != nil {
 			v = x.profile.Version
 		}
-		head = x.st.Title.Render("Edit "+safeLine(x.selected())) + fmt.Sprintf(" · from version %d", v) +
+		head = x.st.Title.Render("Edit "+component.SafeLine(x.selected())) + fmt.Sprintf(" · from version %d", v) +
 			x.st.Subtle.Render(" · an instruction in words, a JSON payload or a JSON Patch")
 	}
 	lines := []string{head, "", x.text.View(), ""}
@@ -281,40 +284,40 @@ func (x *toxTab) editorView() string {
 	case x.running():
 		lines = append(lines, x.st.Unresolved.Render("proposing… (esc cancels)"))
 	case x.inputErr != "":
-		lines = append(lines, wrapIndent(x.st.StatusError.Render("! ")+safe(x.inputErr), x.width, "", "  ")...)
+		lines = append(lines, wrapIndent(x.st.StatusError.Render("! ")+component.Safe(x.inputErr), x.width, "", "  ")...)
 	default:
 		lines = append(lines, x.st.Subtle.Render("ctrl+s proposes (enter too, for a one-line instruction) · esc cancels"))
 	}
 	return strings.Join(lines, "\n")
 }
 
-func (x *toxTab) proposalView() string {
+func (x *Model) proposalView() string {
 	p := x.proposal
 	sub := x.st.Subtle
 	head := []string{
-		x.st.Title.Render("Proposal · "+safeLine(p.INCI)) + fmt.Sprintf(" · from version %d", p.BaseVersion),
+		x.st.Title.Render("Proposal · "+component.SafeLine(p.INCI)) + fmt.Sprintf(" · from version %d", p.BaseVersion),
 	}
 	if wl := x.waitingLine(); wl != "" {
-		head = append(head, truncate(wl, x.width))
+		head = append(head, component.Truncate(wl, x.width))
 	}
 	head = append(head,
-		truncate(sub.Render("input: ")+oneLine(p.Input), x.width),
-		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), safeLine(string(p.EditType)), sub.Render("method"), orNone(string(p.Method)),
+		component.Truncate(sub.Render("input: ")+component.OneLine(p.Input), x.width),
+		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), component.SafeLine(string(p.EditType)), sub.Render("method"), component.OrNone(string(p.Method)),
 			sub.Render("model calls"), p.ModelCalls))
 	switch {
 	case x.input == toxComment:
 		head = append(head, x.st.Key.Render("comment: ")+x.line.View())
 	case x.comment != "":
-		head = append(head, truncate(sub.Render("comment (the summary): ")+safeLine(x.comment), x.width))
+		head = append(head, component.Truncate(sub.Render("comment (the summary): ")+component.SafeLine(x.comment), x.width))
 	default:
-		head = append(head, truncate(sub.Render("summary: ")+safeLine(p.Summary), x.width))
+		head = append(head, component.Truncate(sub.Render("summary: ")+component.SafeLine(p.Summary), x.width))
 	}
 	if p.Note != "" {
-		head = append(head, truncate(x.st.Unresolved.Render("note: ")+safeLine(p.Note), x.width))
+		head = append(head, component.Truncate(x.st.Unresolved.Render("note: ")+component.SafeLine(p.Note), x.width))
 	}
 	body := []string{"", x.st.Header.Render(fmt.Sprintf("Operations (%d)", len(p.Patch)))}
 	for _, op := range p.Patch {
-		body = append(body, "  "+safeLine(jsonpatch.Describe(p.Before, op)))
+		body = append(body, "  "+component.SafeLine(jsonpatch.Describe(p.Before, op)))
 	}
 	if len(p.Patch) == 0 {
 		body = append(body, sub.Render("  none: nothing to save"))
@@ -325,7 +328,7 @@ func (x *toxTab) proposalView() string {
 }
 
 // scrolled keeps head on top and scrolls body under it.
-func (x *toxTab) scrolled(head, body []string) string {
+func (x *Model) scrolled(head, body []string) string {
 	room := max(x.height-len(head), 1)
 	x.scroll = min(x.scroll, max(len(body)-room, 0))
 	body = body[x.scroll:]
@@ -338,7 +341,7 @@ func (x *toxTab) scrolled(head, body []string) string {
 
 // diffLines renders the diff of two profiles, coloured: unified below toxSideBySide columns,
 // side by side from there on.
-func (x *toxTab) diffLines(before, after []byte, w int) []string {
+func (x *Model) diffLines(before, after []byte, w int) []string {
 	if w >= toxSideBySide {
 		hunks, err := jsonpatch.Hunks(before, after, jsonpatch.DefaultContext)
 		if err != nil {
@@ -358,7 +361,7 @@ func (x *toxTab) diffLines(before, after []byte, w int) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		l = safeLine(l) // JSON escapes C0 controls, not C1 ones or bidi overrides
+		l = component.SafeLine(l) // JSON escapes C0 controls, not C1 ones or bidi overrides
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			out = append(out, x.st.DiffHunk.Render(l))
@@ -374,7 +377,7 @@ func (x *toxTab) diffLines(before, after []byte, w int) []string {
 }
 
 // sideBySide puts the removed lines on the left and the added ones on the right, row by row.
-func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
+func (x *Model) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
 	cw := (w - 3) / 2
 	cell := func(l *jsonpatch.Line, right bool) string {
 		if l == nil {
@@ -383,7 +386,7 @@ func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
 			}
 			return strings.Repeat(" ", cw)
 		}
-		s := pad(fmt.Sprintf("%4d %c%s", max(l.Old, l.New), l.Kind, safeLine(l.Text)), cw)
+		s := component.Pad(fmt.Sprintf("%4d %c%s", max(l.Old, l.New), l.Kind, component.SafeLine(l.Text)), cw)
 		if right {
 			s = strings.TrimRight(s, " ")
 		}
@@ -435,9 +438,9 @@ func (x *toxTab) sideBySide(hunks []jsonpatch.Hunk, w int) []string {
 	return out
 }
 
-func (x *toxTab) historyView() string {
+func (x *Model) historyView() string {
 	inci := x.selected()
-	head := []string{x.st.Title.Render("History · "+safeLine(inci)) + x.st.Subtle.Render(fmt.Sprintf(" · %d version(s), newest first", len(x.history)))}
+	head := []string{x.st.Title.Render("History · "+component.SafeLine(inci)) + x.st.Subtle.Render(fmt.Sprintf(" · %d version(s), newest first", len(x.history)))}
 	if x.history == nil {
 		return strings.Join(append(head, "", x.st.Subtle.Render("Loading the history…")), "\n")
 	}
@@ -451,7 +454,7 @@ func (x *toxTab) historyView() string {
 		if by == "" {
 			by = "—" // saved before names were recorded
 		}
-		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), safeLine(by), safeLine(v.EditType), oneLine(v.Summary)})
+		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), component.SafeLine(by), component.SafeLine(v.EditType), component.OneLine(v.Summary)})
 	}
 	table := columns(rows)
 	lines := append(head, "", x.st.Subtle.Render(table[0]))
@@ -459,7 +462,7 @@ func (x *toxTab) historyView() string {
 		if i == x.hcur {
 			l = x.st.Selected.Render("▸" + l[1:])
 		}
-		lines = append(lines, truncate(l, x.width))
+		lines = append(lines, component.Truncate(l, x.width))
 	}
 	var sel []string
 	for _, v := range x.marked {
@@ -469,12 +472,12 @@ func (x *toxTab) historyView() string {
 	if len(sel) > 0 {
 		hint = "selected: " + strings.Join(sel, ", ") + " · " + hint
 	}
-	lines = append(lines, "", x.st.Subtle.Render(truncate(hint, x.width)))
+	lines = append(lines, "", x.st.Subtle.Render(component.Truncate(hint, x.width)))
 	return strings.Join(lines, "\n")
 }
 
-func (x *toxTab) versionsView() string {
-	head := []string{x.st.Title.Render(safeLine(x.diffText))}
+func (x *Model) versionsView() string {
+	head := []string{x.st.Title.Render(component.SafeLine(x.diffText))}
 	if x.view == toxConfirm {
 		latest := 0
 		if len(x.history) > 0 {

@@ -1,4 +1,4 @@
-package tui
+package gas
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"fmt"
 
 	tea "charm.land/bubbletea/v2"
+
+	"warren/tui/component"
 )
 
 // The plain-language query of the Gas tab: a question goes to the model in a cancellable
 // command; its expression filters the grid and can be edited and run again.
 
 // queryMsg takes a query's result; a cancelled or replaced question's result is dropped.
-func (g *gasTab) queryMsg(msg gasQueryMsg) tea.Cmd {
+func (g *Model) queryMsg(msg gasQueryMsg) tea.Cmd {
 	if msg.seq != g.askSeq || g.table == nil || g.table.Name != msg.table {
 		return nil // a cancelled or replaced question, or one about another table
 	}
@@ -23,9 +25,9 @@ func (g *gasTab) queryMsg(msg gasQueryMsg) tea.Cmd {
 			return nil
 		}
 		if errors.Is(msg.err, context.Canceled) {
-			return setStatus("query cancelled", false)
+			return component.SetStatus("query cancelled", false)
 		}
-		return setStatus("couldn't run the query: "+msg.err.Error(), true)
+		return component.SetStatus("couldn't run the query: "+msg.err.Error(), true)
 	}
 	if msg.edited && g.mode == gasExpr {
 		g.closeInput()
@@ -43,11 +45,11 @@ func (g *gasTab) queryMsg(msg gasQueryMsg) tea.Cmd {
 	} else if msg.res.Explanation != "" {
 		text += ": " + msg.res.Explanation
 	}
-	return setStatus(text, false)
+	return component.SetStatus(text, false)
 }
 
 // ask runs a question, or the analyst's expression when edited, in a cancellable command.
-func (g *gasTab) ask(question, expression string) tea.Cmd {
+func (g *Model) ask(question, expression string) tea.Cmd {
 	g.cancelQuery()
 	ctx, cancel := context.WithCancel(context.Background())
 	g.askCancel, g.asking = cancel, question
@@ -61,7 +63,7 @@ func (g *gasTab) ask(question, expression string) tea.Cmd {
 	}
 }
 
-func (g *gasTab) cancelQuery() {
+func (g *Model) cancelQuery() {
 	if g.askCancel != nil {
 		g.askCancel()
 		g.askCancel, g.asking = nil, ""
@@ -69,13 +71,13 @@ func (g *gasTab) cancelQuery() {
 	}
 }
 
-func (g *gasTab) clearQuery() tea.Cmd {
+func (g *Model) clearQuery() tea.Cmd {
 	g.query, g.barFocus = nil, false
 	g.refilter(g.currentIndex())
-	return setStatus("query cleared: showing every row", false)
+	return component.SetStatus("query cleared: showing every row", false)
 }
 
-func (g *gasTab) editExpression() tea.Cmd {
+func (g *Model) editExpression() tea.Cmd {
 	if g.query == nil {
 		return nil
 	}

@@ -1,4 +1,6 @@
-package tui
+// Package tox is the Toxicology tab: the diff desk of the toxicology profiles, where edits are
+// proposed as JSON Patch diffs and saved as a new version only when the analyst approves.
+package tox
 
 import (
 	"context"
@@ -13,6 +15,7 @@ import (
 
 	"warren/service"
 	"warren/tox"
+	"warren/tui/component"
 	"warren/tui/styles"
 )
 
@@ -73,10 +76,10 @@ type (
 	}
 )
 
-// toxTab is the diff desk of the toxicology profiles: the ingredient list, the profile, and
+// Model is the diff desk of the toxicology profiles: the ingredient list, the profile, and
 // edits proposed as JSON Patch diffs that are saved as a new version only when approved.
-type toxTab struct {
-	be            Backend
+type Model struct {
+	be            Service
 	st            *styles.Styles
 	width, height int
 	loc           *time.Location // where times are shown
@@ -123,7 +126,8 @@ type toxTab struct {
 	waiting toxWaitingList // proposals made on the CLI or by a batch
 }
 
-func newToxTab(be Backend, st *styles.Styles) *toxTab {
+// New is the desk over be, drawn with st.
+func New(be Service, st *styles.Styles) *Model {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "│ "
@@ -135,10 +139,10 @@ func newToxTab(be Backend, st *styles.Styles) *toxTab {
 	ist := in.Styles()
 	ist.Cursor.Blink = false
 	in.SetStyles(ist)
-	return &toxTab{be: be, st: st, loc: time.Local, text: ta, line: in, drafts: map[string]string{}}
+	return &Model{be: be, st: st, loc: time.Local, text: ta, line: in, drafts: map[string]string{}}
 }
 
-func (x *toxTab) SetSize(w, h int) {
+func (x *Model) SetSize(w, h int) {
 	x.width, x.height = w, h
 	x.text.SetWidth(max(w-2, 20))
 	x.text.SetHeight(max(min(h-6, 14), 3))
@@ -146,9 +150,9 @@ func (x *toxTab) SetSize(w, h int) {
 }
 
 // running reports a proposal being made.
-func (x *toxTab) running() bool { return x.proposeCancel != nil }
+func (x *Model) running() bool { return x.proposeCancel != nil }
 
-func (x *toxTab) cancelPropose() {
+func (x *Model) cancelPropose() {
 	if x.proposeCancel != nil {
 		x.proposeCancel()
 		x.proposeCancel = nil
@@ -156,8 +160,8 @@ func (x *toxTab) cancelPropose() {
 	x.proposeSeq++ // a late answer is dropped
 }
 
-// load reads the ingredient list and the waiting proposals.
-func (x *toxTab) load() tea.Cmd {
+// Load reads the ingredient list and the waiting proposals.
+func (x *Model) Load() tea.Cmd {
 	x.loading = true
 	be := x.be
 	return tea.Batch(func() tea.Msg {
@@ -167,7 +171,7 @@ func (x *toxTab) load() tea.Cmd {
 }
 
 // loadProfile reads the latest version of the selected profile.
-func (x *toxTab) loadProfile() tea.Cmd {
+func (x *Model) loadProfile() tea.Cmd {
 	inci := x.selected()
 	if inci == "" {
 		x.profile = nil
@@ -182,14 +186,14 @@ func (x *toxTab) loadProfile() tea.Cmd {
 }
 
 // selected is the INCI name under the cursor, "" without one.
-func (x *toxTab) selected() string {
+func (x *Model) selected() string {
 	if x.cur < 0 || x.cur >= len(x.shown) {
 		return ""
 	}
 	return x.profiles[x.shown[x.cur]].INCI
 }
 
-func (x *toxTab) refilter() {
+func (x *Model) refilter() {
 	keep := x.selected()
 	x.shown = x.shown[:0]
 	f := strings.ToLower(strings.TrimSpace(x.filter))
@@ -206,12 +210,12 @@ func (x *toxTab) refilter() {
 	}
 }
 
-func (x *toxTab) Update(msg tea.Msg) tea.Cmd {
+func (x *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case toxListMsg:
 		x.loading, x.loaded = false, true
 		if msg.err != nil {
-			return setStatus(msg.err.Error(), true)
+			return component.SetStatus(msg.err.Error(), true)
 		}
 		before := x.selected()
 		x.profiles = msg.profiles
@@ -244,7 +248,7 @@ func (x *toxTab) Update(msg tea.Msg) tea.Cmd {
 		return x.waitingOpened(msg)
 	case toxHistoryMsg:
 		if msg.err != nil {
-			return setStatus(msg.err.Error(), true)
+			return component.SetStatus(msg.err.Error(), true)
 		}
 		if msg.inci != x.selected() {
 			return nil
@@ -254,7 +258,7 @@ func (x *toxTab) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case toxDiffMsg:
 		if msg.err != nil {
-			return setStatus(msg.err.Error(), true)
+			return component.SetStatus(msg.err.Error(), true)
 		}
 		x.diffText, x.diffA, x.diffB, x.scroll = msg.title, msg.before, msg.after, 0
 		x.view = toxVersions
@@ -271,7 +275,7 @@ func (x *toxTab) Update(msg tea.Msg) tea.Cmd {
 }
 
 // paste puts pasted text into the field that has the keyboard.
-func (x *toxTab) paste(msg tea.PasteMsg) tea.Cmd {
+func (x *Model) paste(msg tea.PasteMsg) tea.Cmd {
 	if x.running() {
 		return nil
 	}
@@ -286,7 +290,7 @@ func (x *toxTab) paste(msg tea.PasteMsg) tea.Cmd {
 }
 
 // selectINCI puts the cursor on a profile by name, when it is shown.
-func (x *toxTab) selectINCI(inci string) {
+func (x *Model) selectINCI(inci string) {
 	for j, i := range x.shown {
 		if tox.Key(x.profiles[i].INCI) == tox.Key(inci) {
 			x.cur = j
@@ -294,12 +298,12 @@ func (x *toxTab) selectINCI(inci string) {
 	}
 }
 
-func (x *toxTab) key(msg tea.KeyPressMsg) tea.Cmd {
+func (x *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if x.input != toxNoInput {
 		return x.inputKey(msg)
 	}
 	if x.saving {
-		return setStatus("saving the version…", false)
+		return component.SetStatus("saving the version…", false)
 	}
 	switch x.view {
 	case toxProposal:
@@ -314,7 +318,7 @@ func (x *toxTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	return x.browseKey(msg.String())
 }
 
-func (x *toxTab) browseKey(k string) tea.Cmd {
+func (x *Model) browseKey(k string) tea.Cmd {
 	if !x.loaded {
 		return nil
 	}
@@ -387,12 +391,12 @@ func (x *toxTab) browseKey(k string) tea.Cmd {
 	case "w":
 		return x.openNextWaiting()
 	case "r":
-		return x.load()
+		return x.Load()
 	}
 	return nil
 }
 
-func (x *toxTab) move(d int) tea.Cmd {
+func (x *Model) move(d int) tea.Cmd {
 	was := x.cur
 	x.cur = min(max(x.cur+d, 0), max(len(x.shown)-1, 0))
 	if x.cur == was {
@@ -402,13 +406,13 @@ func (x *toxTab) move(d int) tea.Cmd {
 	return x.loadProfile()
 }
 
-func (x *toxTab) openInstruction() tea.Cmd {
+func (x *Model) openInstruction() tea.Cmd {
 	if x.profile == nil {
-		return setStatus("no profile selected", false)
+		return component.SetStatus("no profile selected", false)
 	}
 	if tox.Key(x.profile.INCI) != tox.Key(x.selected()) {
 		// The profile under the cursor is still loading: an edit must go to the profile shown.
-		return setStatus("loading "+x.selected()+"…", false)
+		return component.SetStatus("loading "+x.selected()+"…", false)
 	}
 	x.input, x.inputErr = toxInstruction, ""
 	x.text.Placeholder = `e.g. Set NOAEL 1 to 200 mg/kg bw/day — or a JSON Patch: [{"op":"replace","path":"/noael/0/value","value":200}]`
@@ -420,16 +424,16 @@ func (x *toxTab) openInstruction() tea.Cmd {
 	return x.text.Focus()
 }
 
-func (x *toxTab) openHistory() tea.Cmd {
+func (x *Model) openHistory() tea.Cmd {
 	inci := x.selected()
 	if inci == "" {
-		return setStatus("no profile selected", false)
+		return component.SetStatus("no profile selected", false)
 	}
 	x.view, x.hcur, x.marked, x.history = toxHistory, 0, nil, nil
 	return x.loadHistory(inci)
 }
 
-func (x *toxTab) loadHistory(inci string) tea.Cmd {
+func (x *Model) loadHistory(inci string) tea.Cmd {
 	be := x.be
 	return func() tea.Msg {
 		vs, err := be.ToxHistory(context.Background(), inci)
@@ -438,12 +442,12 @@ func (x *toxTab) loadHistory(inci string) tea.Cmd {
 }
 
 // inputKey handles the filter, the instruction, the operations editor and the comment.
-func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+func (x *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
 	if x.running() {
 		if k == "esc" {
 			x.cancelPropose()
-			return setStatus("proposal cancelled", false)
+			return component.SetStatus("proposal cancelled", false)
 		}
 		return nil // the text being proposed stays as it is
 	}
@@ -464,7 +468,7 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			x.filter = strings.TrimSpace(x.line.Value())
 			x.refilter()
-			return tea.Batch(x.loadProfile(), setStatus(fmt.Sprintf("%d of %d profiles match %q", len(x.shown), len(x.profiles), x.filter), false))
+			return tea.Batch(x.loadProfile(), component.SetStatus(fmt.Sprintf("%d of %d profiles match %q", len(x.shown), len(x.profiles), x.filter), false))
 		}
 		var cmd tea.Cmd
 		x.line, cmd = x.line.Update(msg)
@@ -484,9 +488,9 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			x.line.Blur()
 			x.comment = strings.TrimSpace(x.line.Value())
 			if x.comment == "" {
-				return setStatus("comment cleared: the proposal's own summary will be saved", false)
+				return component.SetStatus("comment cleared: the proposal's own summary will be saved", false)
 			}
-			return setStatus("the comment will be the version's summary", false)
+			return component.SetStatus("the comment will be the version's summary", false)
 		}
 		var cmd tea.Cmd
 		x.line, cmd = x.line.Update(msg)
@@ -504,7 +508,7 @@ func (x *toxTab) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		if x.input == toxInstruction && text != "" && x.profile != nil {
 			// Leaving the editor keeps what was typed: i brings it back for this profile.
 			x.drafts[tox.Key(x.profile.INCI)] = x.text.Value()
-			keep = setStatus("instruction kept as a draft: i brings it back", false)
+			keep = component.SetStatus("instruction kept as a draft: i brings it back", false)
 		}
 		x.input, x.inputErr = toxNoInput, ""
 		x.text.Blur()
@@ -527,7 +531,7 @@ func looksJSON(s string) bool { return strings.HasPrefix(s, "[") || strings.HasP
 
 // propose asks for a proposal for the selected profile; the text field stays open (and its
 // text kept) until the proposal arrives, so an error loses nothing.
-func (x *toxTab) propose(input string) tea.Cmd {
+func (x *Model) propose(input string) tea.Cmd {
 	inci := x.selected()
 	if x.input == toxOps && x.proposal != nil {
 		inci = x.proposal.INCI
@@ -547,17 +551,17 @@ func (x *toxTab) propose(input string) tea.Cmd {
 	}
 }
 
-func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
+func (x *Model) proposed(msg toxProposedMsg) tea.Cmd {
 	if msg.seq != x.proposeSeq {
 		return nil // cancelled, or replaced by a newer proposal
 	}
 	x.proposeCancel = nil
 	if msg.err != nil {
 		if errors.Is(msg.err, context.Canceled) {
-			return setStatus("proposal cancelled", false)
+			return component.SetStatus("proposal cancelled", false)
 		}
 		x.inputErr = msg.err.Error()
-		return setStatus("no proposal: "+msg.err.Error(), true)
+		return component.SetStatus("no proposal: "+msg.err.Error(), true)
 	}
 	fromEdit := x.input == toxOps
 	x.input, x.inputErr = toxNoInput, ""
@@ -570,7 +574,7 @@ func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
 		// The edited operations replace the proposal: its run is closed, not left waiting.
 		closeOld = func() tea.Msg {
 			if err := be.ToxReject(context.Background(), old, "replaced by edited operations"); err != nil {
-				return newStatus("the earlier proposal's run could not be closed: "+err.Error(), true)
+				return component.NewStatus("the earlier proposal's run could not be closed: "+err.Error(), true)
 			}
 			return nil
 		}
@@ -581,10 +585,10 @@ func (x *toxTab) proposed(msg toxProposedMsg) tea.Cmd {
 		if msg.p.Note != "" {
 			note = msg.p.Note
 		}
-		return setStatus("nothing to approve: "+note, false)
+		return component.SetStatus("nothing to approve: "+note, false)
 	}
 	if fromEdit {
-		return tea.Batch(closeOld, setStatus("the edited operations were checked and proposed again", false))
+		return tea.Batch(closeOld, component.SetStatus("the edited operations were checked and proposed again", false))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package tui
+package tox
 
 import (
 	"context"
@@ -7,13 +7,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"warren/service"
 	"warren/tox"
+	"warren/tui/component"
 )
 
 // The decisions of the Toxicology tab: on a proposal (approve, reject, edit, comment), in the
 // history (select, diff, roll back) and on a rollback's confirmation.
 
-func (x *toxTab) proposalKey(k string) tea.Cmd {
+func (x *Model) proposalKey(k string) tea.Cmd {
 	if cmd, ok := x.waitingKey(k); ok {
 		return cmd
 	}
@@ -29,7 +31,7 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 		x.scroll += x.height / 2
 	case "a":
 		if p.Empty() {
-			return setStatus("nothing to approve: the proposal changes nothing (r discards it)", false)
+			return component.SetStatus("nothing to approve: the proposal changes nothing (r discards it)", false)
 		}
 		return x.approve()
 	case "r", "esc":
@@ -37,9 +39,9 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 		x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
 		return func() tea.Msg {
 			// The edit run is closed as rejected, so it does not wait for approval forever.
-			status := newStatus("proposal for "+p.INCI+" rejected: nothing was saved", false)
+			status := component.NewStatus("proposal for "+p.INCI+" rejected: nothing was saved", false)
 			if err := be.ToxReject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
-				status = newStatus("proposal for "+p.INCI+" discarded, nothing was saved; its run could not be closed: "+err.Error(), true)
+				status = component.NewStatus("proposal for "+p.INCI+" discarded, nothing was saved; its run could not be closed: "+err.Error(), true)
 			}
 			// The waiting proposals are listed again once the decision is recorded.
 			return tea.BatchMsg{func() tea.Msg { return status }, loadWaiting(be)}
@@ -60,7 +62,7 @@ func (x *toxTab) proposalKey(k string) tea.Cmd {
 	return nil
 }
 
-func (x *toxTab) approve() tea.Cmd {
+func (x *Model) approve() tea.Cmd {
 	p, be := x.proposal, x.be
 	summary := x.comment
 	if summary == "" {
@@ -73,32 +75,32 @@ func (x *toxTab) approve() tea.Cmd {
 	}
 }
 
-func (x *toxTab) saved(msg toxSavedMsg) tea.Cmd {
+func (x *Model) saved(msg toxSavedMsg) tea.Cmd {
 	x.saving = false
 	if msg.err != nil && msg.rollback > 0 && errors.Is(msg.err, tox.ErrStale) {
 		// The history the rollback was asked from is out of date: show the new one.
 		x.view, x.confirm = toxHistory, 0
-		return tea.Batch(setStatus("not rolled back: "+staleText(msg.err)+"; the history is refreshed — R asks again", true), x.load(), x.loadHistory(msg.inci))
+		return tea.Batch(component.SetStatus("not rolled back: "+staleText(msg.err)+"; the history is refreshed — R asks again", true), x.Load(), x.loadHistory(msg.inci))
 	}
 	if msg.err != nil {
 		if errors.Is(msg.err, tox.ErrStale) {
 			// The proposal stays on screen: its operations can be edited (e) and proposed again.
-			return tea.Batch(setStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true), loadWaiting(x.be))
+			return tea.Batch(component.SetStatus("not saved: "+msg.err.Error()+" (the proposal is kept: e re-proposes its operations)", true), loadWaiting(x.be))
 		}
-		return tea.Batch(setStatus("not saved: "+msg.err.Error(), true), loadWaiting(x.be))
+		return tea.Batch(component.SetStatus("not saved: "+msg.err.Error(), true), loadWaiting(x.be))
 	}
 	var status string
 	if msg.rollback > 0 {
 		status = fmt.Sprintf("%s rolled back to version %d: saved as version %d", msg.inci, msg.rollback, msg.version)
 		x.view, x.confirm = toxHistory, 0
-		return tea.Batch(setStatus(status, false), x.load(), x.loadHistory(msg.inci))
+		return tea.Batch(component.SetStatus(status, false), x.Load(), x.loadHistory(msg.inci))
 	}
 	status = fmt.Sprintf("%s saved as version %d", msg.inci, msg.version)
 	x.proposal, x.comment, x.view, x.scroll = nil, "", toxBrowse, 0
-	return tea.Batch(setStatus(status, false), x.load())
+	return tea.Batch(component.SetStatus(status, false), x.Load())
 }
 
-func (x *toxTab) historyKey(k string) tea.Cmd {
+func (x *Model) historyKey(k string) tea.Cmd {
 	switch k {
 	case "up", "k":
 		x.hcur = max(x.hcur-1, 0)
@@ -121,7 +123,7 @@ func (x *toxTab) historyKey(k string) tea.Cmd {
 		}
 	case "d":
 		if len(x.marked) != 2 {
-			return setStatus("select two versions with space, then d shows their diff", false)
+			return component.SetStatus("select two versions with space, then d shows their diff", false)
 		}
 		a, b := min(x.marked[0], x.marked[1]), max(x.marked[0], x.marked[1])
 		return x.diffVersions(fmt.Sprintf("version %d → version %d", a, b), a, b, 0)
@@ -131,7 +133,7 @@ func (x *toxTab) historyKey(k string) tea.Cmd {
 		}
 		to, latest := x.history[x.hcur].Version, x.history[0].Version
 		if to == latest {
-			return setStatus(fmt.Sprintf("version %d is the latest: nothing to roll back", to), false)
+			return component.SetStatus(fmt.Sprintf("version %d is the latest: nothing to roll back", to), false)
 		}
 		x.confirmSeen = latest // the rollback is refused if another version is saved meanwhile
 		return x.diffVersions(fmt.Sprintf("roll back: version %d (latest) → a new version equal to version %d", latest, to), latest, to, to)
@@ -143,7 +145,7 @@ func (x *toxTab) historyKey(k string) tea.Cmd {
 
 // diffVersions loads two versions of the selected profile and shows their diff; confirm > 0
 // asks for a rollback to that version.
-func (x *toxTab) diffVersions(title string, a, b, confirm int) tea.Cmd {
+func (x *Model) diffVersions(title string, a, b, confirm int) tea.Cmd {
 	inci, be := x.selected(), x.be
 	return func() tea.Msg {
 		ctx := context.Background()
@@ -159,7 +161,7 @@ func (x *toxTab) diffVersions(title string, a, b, confirm int) tea.Cmd {
 	}
 }
 
-func (x *toxTab) versionsKey(k string) tea.Cmd {
+func (x *Model) versionsKey(k string) tea.Cmd {
 	switch k {
 	case "up", "k":
 		x.scroll = max(x.scroll-1, 0)
@@ -171,7 +173,7 @@ func (x *toxTab) versionsKey(k string) tea.Cmd {
 	return nil
 }
 
-func (x *toxTab) confirmKey(k string) tea.Cmd {
+func (x *Model) confirmKey(k string) tea.Cmd {
 	switch k {
 	case "up", "k":
 		x.scroll = max(x.scroll-1, 0)
@@ -186,7 +188,48 @@ func (x *toxTab) confirmKey(k string) tea.Cmd {
 		}
 	case "n", "N", "esc":
 		x.view, x.confirm, x.scroll = toxHistory, 0, 0
-		return setStatus("rollback cancelled: nothing was saved", false)
+		return component.SetStatus("rollback cancelled: nothing was saved", false)
 	}
 	return nil
+}
+
+// Changed reloads the profile list, and the history or profile shown, when other analysts
+// saved versions, and says who saved what; a proposal or rollback on screen is kept, and told
+// that it is now out of date.
+func (x *Model) Changed(cs []service.Change) tea.Cmd {
+	var ours []service.Change
+	touched := map[string]bool{}
+	for _, c := range cs {
+		if c.Kind == service.ChangeToxVersion {
+			ours = append(ours, c)
+			touched[tox.Key(c.INCI)] = true
+		}
+	}
+	if len(ours) == 0 {
+		return nil
+	}
+	text := component.NewsLine(ours)
+	cmds := []tea.Cmd{x.Load()}
+	sel := x.selected()
+	switch {
+	case x.view == toxProposal && x.proposal != nil && touched[tox.Key(x.proposal.INCI)]:
+		text += fmt.Sprintf(" — this proposal is from version %d: approving it will be refused (e re-proposes its operations)", x.proposal.BaseVersion)
+	case x.view == toxConfirm && touched[tox.Key(sel)]:
+		text += " — this rollback was asked on an older version: y will be refused"
+	case x.view == toxHistory && touched[tox.Key(sel)]:
+		cmds = append(cmds, x.loadHistory(sel))
+	}
+	return tea.Batch(append(cmds, component.SetStatus(text, false))...)
+}
+
+// staleText says who saved the version that made a toxicology decision stale.
+func staleText(err error) string {
+	var stale *tox.StaleError
+	if !errors.As(err, &stale) {
+		return err.Error()
+	}
+	if stale.At.IsZero() {
+		return fmt.Sprintf("%s is at version %d now", stale.INCI, stale.Latest)
+	}
+	return fmt.Sprintf("%s saved version %d of %s at %s", tox.AnalystName(stale.By), stale.Latest, stale.INCI, stale.At.Local().Format("15:04"))
 }

@@ -1,4 +1,4 @@
-package tui
+package knowledge
 
 import (
 	"strings"
@@ -6,12 +6,14 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"warren/tui/component"
 	"warren/tui/styles"
 )
 
-// rootsFixture is the fixture with the ingest folders a server allows.
+// rootsFixture is a knowledge desk with the ingest folders a server allows; the prompt asks
+// it for nothing else.
 type rootsFixture struct {
-	fixture
+	Service
 	roots []string
 }
 
@@ -34,7 +36,7 @@ func TestIngestPromptNamesTheFoldersAllowed(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k := newKnowledgeTab(rootsFixture{roots: tc.roots}, styles.New(true))
+			k := New(rootsFixture{roots: tc.roots}, styles.New(true))
 			k.served = tc.served
 			cmd := k.key(tea.KeyPressMsg{Code: 'i', Text: "i"})
 			if tc.placeholder != "" {
@@ -46,7 +48,7 @@ func TestIngestPromptNamesTheFoldersAllowed(t *testing.T) {
 			if k.inputFor != "" || cmd == nil {
 				t.Fatalf("no prompt should open: %q", k.inputFor)
 			}
-			if msg, ok := cmd().(statusMsg); !ok || !msg.err || !strings.Contains(msg.text, tc.status) {
+			if msg, ok := cmd().(component.StatusMsg); !ok || !msg.Err || !strings.Contains(msg.Text, tc.status) {
 				t.Errorf("status %+v, want %q", msg, tc.status)
 			}
 		})

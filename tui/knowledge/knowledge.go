@@ -1,0 +1,524 @@
+// Package knowledge is the Knowledge tab: it browses the collections and documents of the
+// knowledge base, searches it and ingests files into it.
+package knowledge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"warren/kb"
+	"warren/retrieval"
+	"warren/tui/component"
+	"warren/tui/styles"
+)
+
+// Messages of the Knowledge tab.
+type (
+	// ListMsg carries the collections and documents of the knowledge base.
+	ListMsg struct {
+		Cols []kb.CollectionInfo
+		Docs []kb.DocInfo
+		Err  error
+	}
+	kbChunksMsg struct {
+		doc    string
+		chunks []kb.Chunk
+		err    error
+	}
+	// SearchMsg carries the results of a search.
+	SearchMsg struct {
+		Query   string
+		Results []retrieval.Result
+		Err     error
+	}
+	ingestProgressMsg struct {
+		p     kb.Progress
+		done  bool
+		state *ingestState
+	}
+	ingestDoneMsg struct {
+		rep *kb.IngestReport
+		err error
+	}
+)
+
+// ingestState carries progress from an ingest's goroutine to the program.
+type ingestState struct {
+	mu     sync.Mutex
+	latest kb.Progress
+	done   bool
+	tick   chan struct{}
+}
+
+func (s *ingestState) wait() tea.Cmd {
+	return func() tea.Msg {
+		<-s.tick
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return ingestProgressMsg{p: s.latest, done: s.done, state: s}
+	}
+}
+
+var searchModes = []retrieval.Mode{retrieval.Hybrid, retrieval.Dense, retrieval.Lexical}
+
+// Service is what the tab needs of warren's knowledge desk.
+type Service interface {
+	Collections(ctx context.Context) ([]kb.CollectionInfo, error)
+	Documents(ctx context.Context, collection string) ([]kb.DocInfo, error)
+	DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error)
+	Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error)
+	// IngestPaths ingests files and folders into a collection. Served, each path begins with
+	// the name of one of IngestRoots ("inbox/report.pdf"); others are refused with an error
+	// that wraps service.ErrOutsideIngestRoots and names the folders allowed.
+	IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
+	// IngestRoots names the folders a served analyst may ingest from, as they type them; nil
+	// when not served (any path the account can read), empty when the server allows none.
+	IngestRoots() []string
+}
+
+// Model browses, searches and fills the knowledge base.
+type Model struct {
+	served        bool // one connection of warren serve: an ingest goes on when it closes
+	be            Service
+	st            *styles.Styles
+	width, height int
+
+	cols    []kb.CollectionInfo
+	docs    []kb.DocInfo
+	docCur  int
+	chunks  []kb.Chunk
+	chunkOf string
+	chunkAt int
+
+	input    textinput.Model
+	inputFor string            // "", "search", "ingest"
+	drafts   map[string]string // what each field held when esc left it
+	mode     int
+	query    string
+	results  []retrieval.Result
+	resCur   int
+	showing  string // docs, chunks, results
+
+	ingest       *ingestState
+	ingestCancel context.CancelFunc
+	progress     kb.Progress
+	loaded       bool
+}
+
+// New is the tab over be, drawn with st.
+func New(be Service, st *styles.Styles) *Model {
+	in := textinput.New()
+	return &Model{be: be, st: st, input: in, showing: "docs", drafts: map[string]string{}}
+}
+
+// SetStyles draws the tab with st from now on.
+func (k *Model) SetStyles(st *styles.Styles) { k.st = st }
+
+// SetServed marks the tab as one connection's of warren serve: an ingest goes on when the
+// connection closes, so quitting does not name it as lost.
+func (k *Model) SetServed(served bool) { k.served = served }
+
+// StopIngest cancels an ingest in progress (it stops after the current document).
+func (k *Model) StopIngest() {
+	if k.ingestCancel != nil {
+		k.ingestCancel()
+	}
+}
+
+// Drafts is what the analyst typed in the search and ingest fields, by field, including the
+// text of the open field.
+func (k *Model) Drafts() map[string]string {
+	d := make(map[string]string, len(k.drafts)+1)
+	for f, v := range k.drafts {
+		d[f] = v
+	}
+	if k.inputFor != "" && k.input.Value() != "" {
+		d[k.inputFor] = k.input.Value()
+	}
+	return d
+}
+
+// RestoreDrafts gives the fields back what an earlier connection typed in them.
+func (k *Model) RestoreDrafts(d map[string]string) {
+	for f, v := range d {
+		k.drafts[f] = v
+	}
+}
+
+// Typed is the text in the tab's field.
+func (k *Model) Typed() string { return k.input.Value() }
+
+// SetSize sets the area the tab is drawn in.
+func (k *Model) SetSize(w, h int) { k.width, k.height = w, h; k.input.SetWidth(max(w-14, 10)) }
+
+// ingesting reports an ingest in progress.
+func (k *Model) ingesting() bool { return k.ingestCancel != nil }
+
+func (k *Model) load() tea.Cmd {
+	return func() tea.Msg {
+		ctx := context.Background()
+		cols, err := k.be.Collections(ctx)
+		if err != nil {
+			return ListMsg{Err: err}
+		}
+		docs, err := k.be.Documents(ctx, "")
+		return ListMsg{Cols: cols, Docs: docs, Err: err}
+	}
+}
+
+// Update takes keys and the results of the tab's commands.
+func (k *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case ListMsg:
+		if msg.Err != nil {
+			return component.SetStatus(msg.Err.Error(), true)
+		}
+		k.cols, k.docs, k.loaded = msg.Cols, msg.Docs, true
+		k.docCur = min(k.docCur, max(len(k.docs)-1, 0))
+		return nil
+	case kbChunksMsg:
+		if msg.err != nil {
+			return component.SetStatus(msg.err.Error(), true)
+		}
+		k.chunks, k.chunkOf, k.chunkAt, k.showing = msg.chunks, msg.doc, 0, "chunks"
+		return nil
+	case SearchMsg:
+		if msg.Err != nil {
+			return component.SetStatus(msg.Err.Error(), true)
+		}
+		k.query, k.results, k.resCur, k.showing = msg.Query, msg.Results, 0, "results"
+		return nil
+	case ingestProgressMsg:
+		if msg.state != k.ingest {
+			return nil
+		}
+		k.progress = msg.p
+		if msg.done {
+			return nil
+		}
+		return msg.state.wait()
+	case ingestDoneMsg:
+		k.ingest, k.ingestCancel = nil, nil
+		if msg.err != nil {
+			return component.SetStatus("ingest failed: "+msg.err.Error(), true)
+		}
+		text := fmt.Sprintf("ingested %d, unchanged %d, skipped %d, failed %d: %d chunks", msg.rep.Ingested, msg.rep.Unchanged,
+			msg.rep.Skipped, msg.rep.Failed, msg.rep.Chunks)
+		if msg.rep.Canceled {
+			text = "ingest cancelled; " + text + " (both stores consistent)"
+		}
+		return tea.Batch(component.SetStatus(text, msg.rep.Failed > 0), k.load())
+	case tea.KeyPressMsg:
+		return k.key(msg)
+	case tea.PasteMsg:
+		if k.inputFor != "" {
+			var cmd tea.Cmd
+			k.input, cmd = k.input.Update(msg)
+			return cmd
+		}
+		return nil
+	}
+	if !k.loaded {
+		k.loaded = true
+		return k.load()
+	}
+	return nil
+}
+
+func (k *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	s := msg.String()
+	if k.inputFor != "" {
+		switch s {
+		case "esc":
+			// What was typed stays in the field for the next / or i.
+			k.drafts[k.inputFor] = k.input.Value()
+			k.inputFor = ""
+			k.input.Blur()
+			return nil
+		case "enter":
+			text := strings.TrimSpace(k.input.Value())
+			mode := k.inputFor
+			k.inputFor = ""
+			k.input.Blur()
+			if mode == "search" {
+				k.drafts[mode] = text // / opens with the last query, to refine it
+			} else {
+				delete(k.drafts, mode)
+			}
+			if text == "" {
+				return nil
+			}
+			if mode == "search" {
+				return k.search(text)
+			}
+			return k.startIngest(text)
+		}
+		var cmd tea.Cmd
+		k.input, cmd = k.input.Update(msg)
+		return cmd
+	}
+	switch s {
+	case "/":
+		k.inputFor, k.input.Placeholder = "search", "search the knowledge base"
+		k.input.SetValue(k.drafts["search"])
+		return k.input.Focus()
+	case "i":
+		if k.ingest != nil {
+			return component.SetStatus("an ingest is running: esc cancels it", false)
+		}
+		placeholder := "path to a file or folder, then enter (collection: general)"
+		if roots := k.be.IngestRoots(); k.served || roots != nil {
+			// Served, only the administrator's folders can be read, named as the analyst types them.
+			if len(roots) == 0 {
+				return component.SetStatus("ingest is off on this server: the administrator names no folder for it (serve.ingest_roots)", true)
+			}
+			placeholder = fmt.Sprintf("a file or folder in %s, e.g. %s/report.pdf, then enter (collection: general)", ingestFolders(roots), roots[0])
+		}
+		k.inputFor, k.input.Placeholder = "ingest", placeholder
+		k.input.SetValue(k.drafts["ingest"])
+		return k.input.Focus()
+	case "m":
+		k.mode = (k.mode + 1) % len(searchModes)
+		if k.query != "" {
+			return k.search(k.query)
+		}
+		return component.SetStatus("search mode: "+string(searchModes[k.mode]), false)
+	case "esc":
+		if k.ingestCancel != nil {
+			k.ingestCancel()
+			return component.SetStatus("cancelling the ingest after the current document…", false)
+		}
+		if k.showing == "passage" {
+			k.showing = "results"
+		} else {
+			k.showing = "docs"
+		}
+	case "c":
+		if c, ok := k.shownChunk(); ok {
+			return component.CopyText(component.PassageCitation(c), "the passage with its source")
+		}
+		return component.SetStatus("c copies a passage: open one with enter first", false)
+	case "up", "k":
+		k.move(-1)
+	case "down", "j":
+		k.move(1)
+	case "enter":
+		if k.showing == "results" && k.resCur < len(k.results) {
+			k.showing = "passage"
+			return nil
+		}
+		if k.showing == "docs" && len(k.docs) > 0 {
+			doc := k.docs[k.docCur].ID
+			return func() tea.Msg {
+				chunks, err := k.be.DocumentChunks(context.Background(), doc)
+				return kbChunksMsg{doc: doc, chunks: chunks, err: err}
+			}
+		}
+	case "r":
+		return k.load()
+	}
+	return nil
+}
+
+// shownChunk is the passage on screen: the open search result or the browsed chunk.
+func (k *Model) shownChunk() (kb.Chunk, bool) {
+	switch {
+	case k.showing == "passage" && k.resCur < len(k.results):
+		return k.results[k.resCur].Chunk, true
+	case k.showing == "chunks" && k.chunkAt < len(k.chunks):
+		return k.chunks[k.chunkAt], true
+	}
+	return kb.Chunk{}, false
+}
+
+// title is a document's title, or its ID when it has none.
+func (k *Model) title(doc string) string {
+	for _, d := range k.docs {
+		if d.ID == doc && d.Title != "" {
+			return d.Title
+		}
+	}
+	return doc
+}
+
+func (k *Model) move(d int) {
+	switch k.showing {
+	case "docs":
+		k.docCur = min(max(k.docCur+d, 0), max(len(k.docs)-1, 0))
+	case "chunks":
+		k.chunkAt = min(max(k.chunkAt+d, 0), max(len(k.chunks)-1, 0))
+	case "results":
+		k.resCur = min(max(k.resCur+d, 0), max(len(k.results)-1, 0))
+	}
+}
+
+func (k *Model) search(q string) tea.Cmd {
+	mode := searchModes[k.mode]
+	return func() tea.Msg {
+		res, err := k.be.Search(context.Background(), retrieval.Request{Query: q, K: 20, Mode: mode})
+		return SearchMsg{Query: q, Results: res, Err: err}
+	}
+}
+
+// ingestFolders lists the folders a served analyst may ingest from: "inbox/ or sds/".
+func ingestFolders(roots []string) string {
+	shown := make([]string, len(roots))
+	for i, r := range roots {
+		shown[i] = r + "/"
+	}
+	if n := len(shown); n > 1 {
+		return strings.Join(shown[:n-1], ", ") + " or " + shown[n-1]
+	}
+	return shown[0]
+}
+
+func (k *Model) startIngest(path string) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &ingestState{tick: make(chan struct{}, 1)}
+	k.ingest, k.ingestCancel, k.progress = st, cancel, kb.Progress{Current: path}
+	work := func() tea.Msg {
+		rep, err := k.be.IngestPaths(ctx, []string{path}, "general", func(p kb.Progress) {
+			st.mu.Lock()
+			st.latest = p
+			st.mu.Unlock()
+			select {
+			case st.tick <- struct{}{}:
+			default:
+			}
+		})
+		st.mu.Lock()
+		st.done = true
+		st.mu.Unlock()
+		select {
+		case st.tick <- struct{}{}:
+		default:
+		}
+		if err == nil && rep == nil {
+			err = errors.New("no report")
+		}
+		return ingestDoneMsg{rep: rep, err: err}
+	}
+	return tea.Batch(work, st.wait())
+}
+
+// View draws the current view: documents, chunks, results or a passage.
+func (k *Model) View() string {
+	var b strings.Builder
+	if k.inputFor != "" {
+		b.WriteString(fmt.Sprintf("%-10s %s\n", map[string]string{"search": "Search:", "ingest": "Ingest:"}[k.inputFor], k.input.View()))
+	} else {
+		b.WriteString(k.st.Subtle.Render(fmt.Sprintf("/ search (mode %s, m switches) · i ingest a path · enter browse chunks", searchModes[k.mode])) + "\n")
+	}
+	if k.ingest != nil {
+		p := k.progress
+		b.WriteString(component.Bar(k.st, "ingest", p.FilesDone, max(p.Files, 1), k.width) +
+			k.st.Subtle.Render(fmt.Sprintf("  %d chunks · esc cancels", p.Chunks)) + "\n")
+	}
+	var cols []string
+	for _, c := range k.cols {
+		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", component.SafeLine(c.Name), c.Documents, c.Chunks, component.SafeLine(c.Embedder)))
+	}
+	if len(cols) == 0 {
+		b.WriteString(k.st.Subtle.Render("The knowledge base is empty: press i to ingest a file or folder.") + "\n")
+	} else {
+		b.WriteString(component.Wrap(k.st.Subtle.Render("Collections: "+strings.Join(cols, " · ")), k.width) + "\n")
+	}
+	room := max(k.height-component.LineCount(b.String())-1, 1)
+	switch k.showing {
+	case "docs":
+		b.WriteString(k.st.Title.Render("Documents") + "\n")
+		b.WriteString(component.ListWindow(len(k.docs), k.docCur, room, func(i int) string {
+			d := k.docs[i]
+			return fmt.Sprintf("%-40s %-12s %4d chunks  %s", component.SafeLine(d.ID), component.SafeLine(d.Collection), d.Chunks, component.SafeLine(d.Title))
+		}, k.st, k.width))
+	case "chunks":
+		b.WriteString(k.st.Title.Render("Chunks of "+component.SafeLine(k.chunkOf)) + k.st.Subtle.Render("  esc: back to documents") + "\n")
+		if k.chunkAt < len(k.chunks) {
+			c := k.chunks[k.chunkAt]
+			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), component.OrNone(c.SectionPath), component.SafeLine(c.Heading)))
+			b.WriteString(component.Wrap(component.Safe(c.Text), min(k.width, 110)))
+		}
+	case "results":
+		b.WriteString(k.st.Title.Render(fmt.Sprintf("Results for “%s”", component.SafeLine(k.query))) + k.st.Subtle.Render(fmt.Sprintf("  %s · esc: back", searchModes[k.mode])) + "\n")
+		if len(k.results) == 0 {
+			b.WriteString(k.st.Subtle.Render("No matching passages."))
+		}
+		b.WriteString(component.ListWindow(len(k.results), k.resCur, room, func(i int) string {
+			r := k.results[i]
+			where := k.title(r.Doc)
+			if r.Section != "" {
+				where += " § " + r.Section
+			}
+			if r.Heading != "" {
+				where += " — " + r.Heading
+			}
+			return fmt.Sprintf("%.3f  %s  %s", r.Score, component.OneLine(where), k.st.Subtle.Render(component.OneLine(r.Text)))
+		}, k.st, k.width))
+	case "passage":
+		if k.resCur < len(k.results) {
+			r := k.results[k.resCur]
+			b.WriteString(k.st.Title.Render(component.OneLine(k.title(r.Doc)+" "+r.Section+" — "+r.Heading)) + "\n")
+			b.WriteString(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, component.SafeLine(r.Doc), component.SafeLine(r.Collection), component.OrNone(r.SectionPath))) + "\n\n")
+			b.WriteString(component.Wrap(component.Safe(r.Text), min(k.width, 110)))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// Keys lists the keys of the current view; a key that cannot be used now says why.
+func (k *Model) Keys() component.KeyMap {
+	short := []key.Binding{component.Bind("/", "search"), component.Bind("enter", "chunks"), component.Bind("i", "ingest"), component.Bind("m", "search mode"), component.Bind("esc", "back / cancel ingest")}
+	switch k.showing {
+	case "results":
+		short = []key.Binding{component.Bind("enter", "open passage"), component.Bind("↑/↓", "move", "up", "down"), component.Bind("/", "search"), component.Bind("m", "mode"), component.Bind("esc", "back")}
+	case "passage", "chunks":
+		short = []key.Binding{component.Bind("esc", "back"), component.Bind("c", "copy with source"), component.Bind("/", "search"), component.Bind("↑/↓", "move", "up", "down")}
+	}
+	if k.ingest != nil {
+		short = append([]key.Binding{component.Bind("esc", "cancel the ingest")}, short...)
+		for i := range short {
+			if short[i].Help().Key == "i" {
+				short[i] = component.Disabled("i", "ingest (one is running)")
+			}
+		}
+	}
+	if k.inputFor != "" {
+		short = []key.Binding{component.Bind("enter", "go"), component.Bind("esc", "cancel")}
+	}
+	return component.KeyMap{Short: short, Full: [][]key.Binding{short}}
+}
+
+// The focus, quit and status contract (see component.Panel).
+
+// Field reports a field with the keyboard while search or ingest is typed.
+func (k *Model) Field() component.FieldState {
+	if k.inputFor != "" {
+		return component.FieldActive
+	}
+	return component.NoField
+}
+
+// FocusField does nothing: a field has the keyboard whenever it is open.
+func (k *Model) FocusField() tea.Cmd { return nil }
+
+// Screen names the view and the open field.
+func (k *Model) Screen() string { return k.showing + "/" + k.inputFor }
+
+// Pending names a running ingest and an unsent field.
+func (k *Model) Pending() []string {
+	var out []string
+	if k.ingesting() && !k.served {
+		out = append(out, "an ingest is running (it stops after the current document; both stores stay consistent)")
+	}
+	if k.inputFor != "" && k.input.Value() != "" {
+		out = append(out, fmt.Sprintf("the %s field holds “%s”", k.inputFor, k.input.Value()))
+	}
+	return out
+}
