@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"warren/llm"
 	"warren/llm/llmtest"
@@ -312,7 +313,11 @@ func TestAskCancelledMidwayKeepsItsLedger(t *testing.T) {
 		t.Fatalf("want the cancellation with the answer so far: %+v %v", ans, err)
 	}
 	// Every request the server saw is in the ledger (the cancel may reach the first call
-	// before its answer is read, so it may be there as an error).
+	// before its answer is read, so it may be there as an error). The server records a request
+	// after its rule has answered, which may be after Ask returned: wait for that record.
+	for deadline := time.Now().Add(5 * time.Second); srv.Count("/api/chat") == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if n := srv.Count("/api/chat"); n == 0 || len(ans.Ledger) < n {
 		t.Errorf("the server saw %d request(s); the ledger handed back holds %d", n, len(ans.Ledger))
 	}
