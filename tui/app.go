@@ -19,6 +19,7 @@ import (
 	gaspanel "warren/tui/gas"
 	"warren/tui/knowledge"
 	"warren/tui/logview"
+	researchpanel "warren/tui/research"
 	"warren/tui/styles"
 	toxpanel "warren/tui/tox"
 )
@@ -48,7 +49,7 @@ type Model struct {
 	panels []panel
 	tab    int
 
-	research  *researchTab
+	research  *researchpanel.Model
 	knowledge *knowledge.Model
 	gas       *gaspanel.Model
 	tox       *toxpanel.Model
@@ -79,7 +80,7 @@ func New(be Backend) *Model {
 	st := styles.New(true)
 	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24, statuses: map[int]statusEntry{}}
 	m.log = logview.New(st)
-	m.research = newResearchTab(be, st)
+	m.research = researchpanel.New(be, st)
 	m.knowledge = knowledge.New(be, st)
 	m.gas = gaspanel.New(be, st)
 	m.tox = toxpanel.New(be, st)
@@ -111,9 +112,9 @@ func (m *Model) OpenTox(inci string) {
 // Init asks for the background colour, starts the model-status checks, loads the gas table
 // and the toxicology profiles, and follows other analysts' changes to them.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.research.Init(), m.gas.Load(), m.tox.Load(), m.watchChanges()}
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, m.checkDoctor(), m.gas.Load(), m.tox.Load(), m.watchChanges()}
 	if m.served {
-		cmds = append(cmds, m.landInLiveRun())
+		cmds = append(cmds, m.research.LandInLiveRun(m.since))
 	}
 	return tea.Batch(cmds...)
 }
@@ -149,7 +150,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.typed.Store(&d)
 		}
 	}
-	if w := m.research.takeWelcome(); w != "" {
+	if w := m.research.TakeWelcome(); w != "" {
 		cmd = tea.Batch(cmd, m.setStatusNow(researchTabIndex, w, false))
 	}
 	return m, cmd
@@ -160,14 +161,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m.research.report.renderCmd() // reflow the report for the new width
+		return m.research.Reflow() // reflow the report for the new width
 	case tea.BackgroundColorMsg:
 		m.st = styles.New(msg.IsDark())
 		m.gas.SetStyles(m.st)
 		m.tox.SetStyles(m.st)
 		m.knowledge.SetStyles(m.st)
 		m.log.SetStyles(m.st)
-		return m.research.restyle(m.st)
+		return m.research.SetStyles(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
 		next := tea.Tick(doctorInterval, func(time.Time) tea.Msg { return doctorTickMsg{} })
@@ -196,12 +197,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.toPanel(gasTabIndex, msg) // a gas fill's events
 		}
 		return m.toPanel(researchTabIndex, msg)
-	case reportRenderedMsg:
-		return m.toPanel(researchTabIndex, msg)
 	case changesMsg:
 		return m.changed(msg)
-	case liveRunMsg:
-		return tagStatus(m.research.landIn(msg), researchTabIndex)
 	case NoticeMsg:
 		return m.setStatusNow(anyTab, msg.Text, msg.Err)
 	case tea.KeyPressMsg:
@@ -239,7 +236,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		// Inside a run view ctrl+c cancels the run, as Esc does; everywhere else it quits,
 		// asking first when something is at stake.
-		if m.tab == researchTabIndex && m.research.cancellable() {
+		if m.tab == researchTabIndex && m.research.Cancellable() {
 			return m.toPanel(researchTabIndex, tea.KeyPressMsg{Code: tea.KeyEscape})
 		}
 		return m.requestQuit()
@@ -371,7 +368,7 @@ func (m *Model) header() string {
 		}
 		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(safeLine(m.be.Workspace()))
 	}
-	right := models + " · " + m.research.stateLabel()
+	right := models + " · " + m.research.StateLabel()
 	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)
 	return truncate(left+strings.Repeat(" ", gap)+right, m.width)
 }

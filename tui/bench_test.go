@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/service"
+	researchpanel "warren/tui/research"
 )
 
 // bigState has a 2,000-line report and a reference tree of about 500 nodes.
@@ -78,58 +79,62 @@ func BenchmarkResearchView(b *testing.B) {
 	m := sized(120, 40)
 	s := bigState()
 	r := m.research
-	r.state, r.run = s, "bench"
-	r.report.set(service.ResearchReport(s))
-	r.tree.build(s, m.st)
-	r.view = viewReport
+	r.SetUp(researchpanel.Fixture{State: s, Run: "bench", View: "run", Report: service.ResearchReport(s)})
+	r.Update(key1("t")) // builds the tree
+	r.Update(key1("r")) // back to the report
 	// Rendering runs once per width, in a command, off the frame path: the median of five
 	// first renders, each with a new renderer as a new width has.
 	renders := make([]time.Duration, 5)
 	for i := range renders {
-		r.report.rendered, r.report.cache = false, nil
+		r.ForgetRendering()
 		first := time.Now()
-		m.Update(r.report.renderCmd()())
+		m.Update(r.Reflow()())
 		renders[i] = time.Since(first)
 	}
 	slices.Sort(renders)
 	firstRender := renders[len(renders)/2]
-	if n := len(r.report.lines); n < 2000 {
+	if n := r.Snapshot().ReportLines; n < 2000 {
 		b.Fatalf("the report has %d lines, want 2,000+", n)
 	}
-	if n := len(r.tree.nodes); n < 500 {
+	if n := r.Snapshot().TreeNodes; n < 500 {
 		b.Fatalf("the tree has %d nodes, want 500+", n)
 	}
 	var report, tree []time.Duration
 	for b.Loop() {
 		report = append(report, durations(b, 300, func(i int) {
 			if i%3 == 0 {
-				r.report.nextCitation(1)
+				r.Update(key1("n"))
 			} else {
-				r.report.scroll("pgdown", 30)
+				r.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
 			}
 			m.Render()
 		})...)
-		r.view = viewTree
+		r.Update(key1("t"))
 		tree = append(tree, durations(b, 300, func(i int) {
-			r.tree.move(7)
+			for range 7 {
+				r.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+			}
 			if i%10 == 0 {
-				r.tree.toggle(m.st)
+				r.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 			}
 			m.Render()
 		})...)
-		r.view = viewReport
+		r.Update(key1("r"))
 	}
 	reportPercentiles(b, report, "report-")
 	reportPercentiles(b, tree, "tree-")
 	b.ReportMetric(float64(firstRender)/float64(time.Millisecond), "background-render-ms") // b.Loop drops metrics reported before it
 }
 
+// key1 is a key press of one letter.
+func key1(k string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: rune(k[0]), Text: k} }
+
 // BenchmarkEventAbsorption feeds the program batches of agent events, as a busy run does,
 // and presses a key between batches: events per second absorbed, and how long a key takes
 // (p50 and p99 over every key of every iteration, 200 per iteration).
 func BenchmarkEventAbsorption(b *testing.B) {
 	m := sized(120, 40)
-	m.research.run = "bench"
+	m.research.SetUp(researchpanel.Fixture{Run: "bench", View: "run"})
 	state, _ := json.Marshal(fixtureState())
 	var batch []service.RunEvent
 	for i := 0; i < 100; i++ {
@@ -155,7 +160,7 @@ func BenchmarkEventAbsorption(b *testing.B) {
 			m.Update(tea.KeyPressMsg{Code: 't'})
 			m.Render()
 			keys = append(keys, time.Since(k))
-			m.research.view = viewRun
+			m.research.Update(tea.KeyPressMsg{Code: tea.KeyEscape}) // from the tree back to the run view
 		}
 	}
 	b.ReportMetric(float64(events)/spent.Seconds(), "events/s")

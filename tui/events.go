@@ -8,10 +8,7 @@ import (
 // The queues that carry a job's events and other analysts' changes into the program (see
 // component.Queue).
 type (
-	eventQueue  = component.Queue[service.RunEvent]
 	eventsMsg   = component.Drained[service.RunEvent]
 	changeQueue = component.Queue[service.Change]
 	changesMsg  = component.Drained[service.Change]
 )
-
-func newEventQueue() *eventQueue { return component.NewQueue[service.RunEvent]() }

@@ -38,7 +38,7 @@ func TestTypingNeverDropsALetterNorQuits(t *testing.T) {
 	if run(t, m, "esc", "5", "1", "liquid") {
 		t.Fatal("warren quit")
 	}
-	if got := m.research.question.Value(); got != "liquid" {
+	if got := m.research.Snapshot().Question; got != "liquid" {
 		t.Fatalf("the field holds %q, want liquid", got)
 	}
 	if m.research.Field() != fieldActive {
@@ -47,7 +47,7 @@ func TestTypingNeverDropsALetterNorQuits(t *testing.T) {
 	if run(t, m, " test q") {
 		t.Fatal("q in the middle of a sentence quit warren")
 	}
-	if got := m.research.question.Value(); got != "liquid test q" {
+	if got := m.research.Snapshot().Question; got != "liquid test q" {
 		t.Fatalf("the field holds %q", got)
 	}
 	if !strings.Contains(m.helpLine(), "esc") || strings.Contains(m.helpLine(), "type") {
@@ -77,7 +77,7 @@ func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
 	if run(t, m, "n") || m.quitting != nil {
 		t.Fatal("n should close the question and stay")
 	}
-	if m.research.question.Value() != "half a question" {
+	if m.research.Snapshot().Question != "half a question" {
 		t.Fatal("staying lost the text")
 	}
 	run(t, m, "q")
@@ -89,9 +89,9 @@ func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
 func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
 	m := New(blocking{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	m.research.question.SetValue("How are cylinders purged?")
-	cmd := m.research.key(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if !m.research.running() {
+	m.RestoreDrafts(Drafts{Question: "How are cylinders purged?"})
+	cmd := m.research.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !m.research.Snapshot().Running {
 		t.Fatal("the run should be running")
 	}
 	// Elsewhere, ctrl+c asks: a run is in flight.
@@ -106,15 +106,11 @@ func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
 	if m.quitting != nil {
 		t.Fatal("ctrl+c in the run view asked to quit instead of cancelling")
 	}
-	var done runDoneMsg
-	for _, msg := range drain(cmd) {
-		if d, ok := msg.(runDoneMsg); ok {
-			done = d
-		}
+	for _, msg := range drain(cmd) { // the run ends, cancelled
+		m.Update(msg)
 	}
-	m.Update(done)
-	if m.research.running() || m.research.status != "canceled" {
-		t.Fatalf("the run was not cancelled: status %q", m.research.status)
+	if s := m.research.Snapshot(); s.Running || s.Status != "canceled" {
+		t.Fatalf("the run was not cancelled: status %q", s.Status)
 	}
 }
 
@@ -191,7 +187,7 @@ func TestPasteGoesIntoTheQuestionWhole(t *testing.T) {
 	m := sized(80, 24)
 	run(t, m, "esc") // even from a field left with esc
 	m.Update(tea.PasteMsg{Content: "Which purge sequence applies to silane?"})
-	if got := m.research.question.Value(); got != "Which purge sequence applies to silane?" {
+	if got := m.research.Snapshot().Question; got != "Which purge sequence applies to silane?" {
 		t.Fatalf("the pasted question is %q", got)
 	}
 	if m.research.Field() != fieldActive {

@@ -22,6 +22,7 @@ import (
 	"warren/service/jobs"
 	"warren/tox"
 	"warren/tui/knowledge"
+	researchpanel "warren/tui/research"
 )
 
 // fixture is a fixed backend for snapshots: the same data every run, so the golden files are
@@ -185,32 +186,31 @@ func TestGoldenPanels(t *testing.T) {
 	setups := map[string]func(m *Model){
 		"research-editor": func(m *Model) {},
 		"research-run": func(m *Model) {
-			r := m.research
-			r.run, r.view, r.status, r.state, r.calls, r.tokens = "20261121-101500-a1b2c3", viewRun, "finished", fixtureState(), 42, 18120
-			r.trail = []trailItem{{node: "init", done: true, duration: 2 * time.Millisecond, summary: "nothing new"},
-				{node: "plan", done: true, duration: 1200 * time.Millisecond, summary: "plan of 2 tasks proposed"},
-				{node: "execute", done: true, duration: 4300 * time.Millisecond, summary: "1 task done (1 of 2); 2 findings; 3 references: 1 followed, 1 skipped, 1 unresolved"}}
+			m.research.SetUp(researchpanel.Fixture{Run: "20261121-101500-a1b2c3", View: "run", Status: "finished", State: fixtureState(), Calls: 42, Tokens: 18120,
+				Trail: []researchpanel.TrailStep{{Node: "init", Done: true, Duration: 2 * time.Millisecond, Summary: "nothing new"},
+					{Node: "plan", Done: true, Duration: 1200 * time.Millisecond, Summary: "plan of 2 tasks proposed"},
+					{Node: "execute", Done: true, Duration: 4300 * time.Millisecond, Summary: "1 task done (1 of 2); 2 findings; 3 references: 1 followed, 1 skipped, 1 unresolved"}}})
 		},
 		"research-refine": func(m *Model) {
-			m.research.pending, m.research.view = questions, viewRefine
+			m.research.SetUp(researchpanel.Fixture{Pending: questions, View: "refine"})
 		},
 		"research-plan": func(m *Model) {
-			m.research.pending, m.research.view, m.research.plan = plan, viewPlan, fixtureState().Plan
+			m.research.SetUp(researchpanel.Fixture{Pending: plan, View: "plan", Plan: fixtureState().Plan})
 		},
 		"research-report": func(m *Model) {
-			m.research.state, m.research.view, m.research.run = fixtureState(), viewReport, "20261121-101500-a1b2c3"
-			m.research.report.set(service.ResearchReport(fixtureState()))
-			m.Update(m.research.report.renderCmd()()) // the rendering command, run in place
-			m.research.report.nextCitation(1)
+			m.research.SetUp(researchpanel.Fixture{State: fixtureState(), View: "report", Run: "20261121-101500-a1b2c3",
+				Report: service.ResearchReport(fixtureState())})
+			m.Update(m.research.Reflow()())                 // the rendering command, run in place
+			m.Update(tea.KeyPressMsg{Code: 'n', Text: "n"}) // the first citation
 		},
 		"research-tree": func(m *Model) {
-			m.research.state, m.research.view = fixtureState(), viewTree
-			m.research.tree.build(fixtureState(), m.st)
-			m.research.tree.toggle(m.st)
-			m.research.tree.move(1)
-			m.research.tree.toggle(m.st)
+			// t builds the tree from the run view; enter expands, down moves.
+			m.research.SetUp(researchpanel.Fixture{State: fixtureState(), View: "run"})
+			for _, k := range []tea.KeyPressMsg{{Code: 't', Text: "t"}, {Code: tea.KeyEnter}, {Code: tea.KeyDown}, {Code: tea.KeyEnter}} {
+				m.Update(k)
+			}
 		},
-		"research-sessions": func(m *Model) { m.research.runs, m.research.view = runs, viewSessions },
+		"research-sessions": func(m *Model) { m.research.SetUp(researchpanel.Fixture{Runs: runs, View: "sessions"}) },
 		"knowledge": func(m *Model) {
 			m.tab = 1
 			cols, _ := fixture{}.Collections(ctx)
@@ -238,14 +238,12 @@ func TestGoldenPanels(t *testing.T) {
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 		},
 		"research-passage": func(m *Model) {
-			r := m.research
-			r.state, r.run = fixtureState(), "20261121-101500-a1b2c3"
-			r.passage, r.back, r.view = &kb.Chunk{ID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3",
-				SectionPath: "5 Purging > 5.3 Silane", Heading: "Silane", Text: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge.", Start: 4100, End: 4172}, viewReport, viewPassage
+			m.research.SetUp(researchpanel.Fixture{State: fixtureState(), Run: "20261121-101500-a1b2c3", View: "passage", Back: "report",
+				Passage: &kb.Chunk{ID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3",
+					SectionPath: "5 Purging > 5.3 Silane", Heading: "Silane", Text: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge.", Start: 4100, End: 4172}})
 		},
 		"research-waiting": func(m *Model) {
-			r := m.research
-			r.run, r.view, r.status, r.state, r.pending = "20261121-101500-a1b2c3", viewRun, "waiting for you", fixtureState(), plan
+			m.research.SetUp(researchpanel.Fixture{Run: "20261121-101500-a1b2c3", View: "run", Status: "waiting for you", State: fixtureState(), Pending: plan})
 		},
 		"knowledge-results": func(m *Model) {
 			m.tab = 1
@@ -263,7 +261,7 @@ func TestGoldenPanels(t *testing.T) {
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
 		},
 		"quit-question": func(m *Model) {
-			m.research.question.SetValue("Which purge seq")
+			m.RestoreDrafts(Drafts{Question: "Which purge seq"})
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
 			m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"})
 		},

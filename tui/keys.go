@@ -27,15 +27,7 @@ func newGlobalKeys() globalKeys {
 	}
 }
 
-// keyMap adapts a list of bindings to bubbles/help.
-type keyMap = component.KeyMap
-
-type keyBinding = key.Binding
-
 // bind is a binding shown as label with help; the keys it answers are more, or label itself.
 func bind(label, help string, more ...string) key.Binding {
 	return component.Bind(label, help, more...)
 }
-
-// disabled returns a binding shown as unavailable, with why in its help.
-func disabled(keys, why string) key.Binding { return component.Disabled(keys, why) }

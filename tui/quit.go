@@ -43,7 +43,7 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // stopAll cancels every job before quitting, so each ends at a consistent checkpoint.
 func (m *Model) stopAll() {
-	m.research.interrupt()
+	m.research.Interrupt()
 	m.knowledge.StopIngest()
 	m.gas.StopQuery()
 	m.gas.StopFill()

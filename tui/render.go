@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"warren/tui/component"
-	"warren/tui/styles"
 )
 
 // Text from outside warren (documents, passages, file names, model output, job and run names,
@@ -39,24 +38,5 @@ func fit(content string, width, height int) string {
 	return strings.Join(lines, "\n")
 }
 
-// bar draws used/limit as a labelled bar; limit 0 means unlimited.
-func bar(st *styles.Styles, label string, used, limit, width int) string {
-	return component.Bar(st, label, used, limit, width)
-}
-
 // wrap soft-wraps plain text to width.
 func wrap(s string, width int) string { return component.Wrap(s, width) }
-
-// lineCount is the number of lines of s.
-func lineCount(s string) int { return component.LineCount(s) }
-
-// listWindow draws rows around the cursor (see component.ListWindow).
-func listWindow(n, cur, room int, row func(int) string, st *styles.Styles, width int) string {
-	return component.ListWindow(n, cur, room, row, st, width)
-}
-
-// orNone is an outside value on one line (safeLine), or "(none)" for an empty one.
-func orNone(s string) string { return component.OrNone(s) }
-
-// oneLine puts a value on one line, made safe (see component.OneLine).
-func oneLine(s string) string { return component.OneLine(s) }

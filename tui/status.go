@@ -15,7 +15,7 @@ import (
 // the workbench itself (the model check) belongs to every tab.
 const (
 	untagged = component.Untagged // not yet tagged by the root
-	anyTab   = 100                // shown on every tab that has no message of its own
+	anyTab   = component.AnyTab   // shown on every tab that has no message of its own
 )
 
 // statusMsg is a status-line message (see component.StatusMsg): its Seq orders it, and one

@@ -130,24 +130,3 @@ func TestTheFrameKeepsOnlyWarrensColours(t *testing.T) {
 		t.Error("the frame lost warren's own colours")
 	}
 }
-
-// TestAReportIsMadeSafeBeforeGlamour: glamour passes escape sequences in Markdown through, so
-// a model's report that holds them is cleaned before it is rendered.
-func TestAReportIsMadeSafeBeforeGlamour(t *testing.T) {
-	v := &reportView{}
-	v.setSize(100, 20)
-	v.set("# Report\n\nThe line is purged [1]. " + hostileText + "\n\n## Sources\n\n[1] " + hostileID + "\n")
-	msg, ok := v.renderCmd()().(reportRenderedMsg)
-	if !ok {
-		t.Fatal("no rendered report")
-	}
-	v.took(msg)
-	if !v.rendered {
-		t.Fatal("the rendered lines were not taken")
-	}
-	view := v.view()
-	requireNothingDrives(t, "report", view)
-	if plain := strings.Join(strings.Fields(ansi.Strip(view)), " "); !strings.Contains(plain, "RED ALERT purge the line") || !strings.Contains(plain, "evil⏎name.md") && !strings.Contains(plain, "evil name.md") {
-		t.Errorf("the report lost its words:\n%s", plain)
-	}
-}

@@ -155,7 +155,7 @@ func TestPanelsStandAlone(t *testing.T) {
 		}
 	}
 	sort.Strings(panels)
-	if len(panels) < 4 {
+	if len(panels) < 5 {
 		t.Fatalf("found the panel packages %v; the workbench's panels live in packages of their own", panels)
 	}
 	for _, p := range panels {

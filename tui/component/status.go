@@ -10,6 +10,9 @@ import (
 // the panel that returned it.
 const Untagged = -1
 
+// AnyTab is the Tab of a status message shown on every tab that has no message of its own.
+const AnyTab = 100
+
 // A message's Seq is the order in which it was decided. Commands deliver their messages in
 // whatever order their goroutines finish: "cancelling the run…", decided on Esc, could arrive
 // after "run canceled", decided when the run ended, and hide it. The root shows a message

@@ -1,4 +1,9 @@
-package tui
+// Package research is the workbench's Research tab: a question becomes a run of the research
+// agent, followed live (its trail, budgets and reference tree), with the analyst's answers and
+// plan approval at its interrupts, and its report with citations that open their passages. It
+// reaches warren only through Service, inside commands; served, it lands in the analyst's run
+// that went on while they were away and watches others' runs read-only.
+package research
 
 import (
 	"context"
@@ -73,9 +78,9 @@ type trailItem struct {
 	failed   bool // the node ended with an error (or was cancelled): the run resumes from it
 }
 
-// researchTab runs research and hosts its approvals.
-type researchTab struct {
-	be Backend
+// Model is the Research tab: it runs research and hosts its approvals.
+type Model struct {
+	be Service
 	st *styles.Styles
 
 	view          researchView
@@ -119,7 +124,8 @@ type researchTab struct {
 	greetNow bool   // that run has landed: the welcome is due
 }
 
-func newResearchTab(be Backend, st *styles.Styles) *researchTab {
+// New builds the Research tab over the part of the service it uses.
+func New(be Service, st *styles.Styles) *Model {
 	// Steady cursors: no redraw every half second over SSH.
 	q := textinput.New()
 	q.Placeholder = "Ask a research question, then press enter"
@@ -135,22 +141,21 @@ func newResearchTab(be Backend, st *styles.Styles) *researchTab {
 	a.SetStyles(as)
 	e := textinput.New()
 	e.SetStyles(qs)
-	return &researchTab{be: be, st: st, question: q, answer: a, edit: e}
+	return &Model{be: be, st: st, question: q, answer: a, edit: e}
 }
 
-func (r *researchTab) Init() tea.Cmd { return nil }
-
-func (r *researchTab) restyle(st *styles.Styles) tea.Cmd {
+// SetStyles restyles the tab; the report is rendered again for the new background.
+func (r *Model) SetStyles(st *styles.Styles) tea.Cmd {
 	r.st = st
 	r.report.dark = st.Dark
 	r.report.invalidate()
 	return r.report.renderCmd()
 }
 
-func (r *researchTab) running() bool { return r.cancel != nil }
+func (r *Model) running() bool { return r.cancel != nil }
 
-// interrupt cancels a running run on Ctrl-C; nil when nothing runs.
-func (r *researchTab) interrupt() tea.Cmd {
+// Interrupt cancels a running run on Ctrl-C; nil when nothing runs.
+func (r *Model) Interrupt() tea.Cmd {
 	if r.cancel == nil {
 		return nil
 	}
@@ -158,7 +163,8 @@ func (r *researchTab) interrupt() tea.Cmd {
 	return setStatus("cancelling the run…", false)
 }
 
-func (r *researchTab) stateLabel() string {
+// StateLabel names the run's state for the workbench's header.
+func (r *Model) StateLabel() string {
 	switch {
 	case r.running():
 		node := "starting"
@@ -172,7 +178,8 @@ func (r *researchTab) stateLabel() string {
 	return "no run"
 }
 
-func (r *researchTab) SetSize(w, h int) {
+// SetSize fits the fields, the report and the tree to the tab's room.
+func (r *Model) SetSize(w, h int) {
 	r.width, r.height = w, h
 	r.question.SetWidth(max(w-4, 10))
 	r.answer.SetWidth(max(w-2, 10))
@@ -184,7 +191,7 @@ func (r *researchTab) SetSize(w, h int) {
 
 // Field: the question and the answer are typing views; the plan's line editor takes the
 // keyboard while it is open.
-func (r *researchTab) Field() fieldState {
+func (r *Model) Field() fieldState {
 	switch {
 	case r.editing != "":
 		return fieldActive
@@ -196,7 +203,8 @@ func (r *researchTab) Field() fieldState {
 	return noField
 }
 
-func (r *researchTab) FocusField() tea.Cmd {
+// FocusField gives the keyboard to the question or the answer.
+func (r *Model) FocusField() tea.Cmd {
 	switch r.view {
 	case viewEditor:
 		return r.question.Focus()
@@ -206,9 +214,11 @@ func (r *researchTab) FocusField() tea.Cmd {
 	return nil
 }
 
-func (r *researchTab) Screen() string { return fmt.Sprintf("research/%d/%s", r.view, r.editing) }
+// Screen names the current view and the plan's line editor.
+func (r *Model) Screen() string { return fmt.Sprintf("research/%d/%s", r.view, r.editing) }
 
-func (r *researchTab) Pending() []string {
+// Pending names a run in flight or waiting, and text typed and not sent.
+func (r *Model) Pending() []string {
 	var out []string
 	switch {
 	case r.served:
@@ -236,9 +246,9 @@ func (r *researchTab) Pending() []string {
 	return out
 }
 
-// cancellable reports a run view with a run that Esc or ctrl+c would cancel: one in flight, or
+// Cancellable reports a run view with a run that Esc or ctrl+c would cancel: one in flight, or
 // one waiting at a question or the plan.
-func (r *researchTab) cancellable() bool {
+func (r *Model) Cancellable() bool {
 	switch r.view {
 	case viewRun, viewRefine, viewPlan:
 		return r.running() || r.pending != nil
@@ -249,7 +259,7 @@ func (r *researchTab) cancellable() bool {
 // cancelRun stops the run the same way at every phase: a run in flight is cancelled at its
 // current step, a run waiting for the analyst is left at its checkpoint. Either way it stays
 // resumable and what the analyst typed is kept for when it comes back.
-func (r *researchTab) cancelRun() tea.Cmd {
+func (r *Model) cancelRun() tea.Cmd {
 	if r.cancel != nil && r.watching {
 		return r.stopWatching()
 	}
@@ -265,26 +275,26 @@ func (r *researchTab) cancelRun() tea.Cmd {
 	return setStatus("run left at its checkpoint: r resumes it, with what you typed", false)
 }
 
-func (r *researchTab) hasReport() bool {
+func (r *Model) hasReport() bool {
 	return r.state != nil && r.state.Report != "" && !r.running()
 }
 
 // sink hands events to the queue; it is called from the run's goroutines.
-func (r *researchTab) startRun(question string) tea.Cmd {
+func (r *Model) startRun(question string) tea.Cmd {
 	run := service.NewResearchRunID()
 	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.StartResearch(ctx, run, question, service.ResearchOptions{HITL: true}, sink)
 	})
 }
 
-func (r *researchTab) resume(run string, answer json.RawMessage) tea.Cmd {
+func (r *Model) resume(run string, answer json.RawMessage) tea.Cmd {
 	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.ResumeResearch(ctx, run, answer, sink)
 	})
 }
 
 // launch runs one Start or Resume call in a command, streaming its events.
-func (r *researchTab) launch(run string, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
+func (r *Model) launch(run string, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
 	}
@@ -316,7 +326,8 @@ func elapsedTick() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return elapsedTickMsg{} })
 }
 
-func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
+// Update takes a run's events and results, the sessions, passages and key presses.
+func (r *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case eventsMsg:
 		r.absorb(msg.Items)
@@ -340,6 +351,8 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openRunMsg:
 		return r.greet(r.openedRun(msg))
+	case liveRunMsg:
+		return r.landIn(msg)
 	case passageMsg:
 		if msg.err != nil {
 			return setStatus(msg.err.Error(), true)
@@ -373,7 +386,7 @@ func (r *researchTab) Update(msg tea.Msg) tea.Cmd {
 }
 
 // absorb takes streamed events: the trail, the budgets and the live state.
-func (r *researchTab) absorb(events []service.RunEvent) {
+func (r *Model) absorb(events []service.RunEvent) {
 	for _, e := range events {
 		if e.Run != r.run {
 			continue
@@ -424,9 +437,9 @@ func (r *researchTab) absorb(events []service.RunEvent) {
 	}
 }
 
-func (r *researchTab) finished(msg runDoneMsg) tea.Cmd { return r.greet(r.runEnded(msg)) }
+func (r *Model) finished(msg runDoneMsg) tea.Cmd { return r.greet(r.runEnded(msg)) }
 
-func (r *researchTab) runEnded(msg runDoneMsg) tea.Cmd {
+func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 	if msg.queue != r.queue {
 		return nil
 	}
@@ -485,7 +498,7 @@ func (r *researchTab) runEnded(msg runDoneMsg) tea.Cmd {
 	return tea.Batch(setStatus(msgText, false), r.report.renderCmd())
 }
 
-func (r *researchTab) loadRuns() tea.Cmd {
+func (r *Model) loadRuns() tea.Cmd {
 	return func() tea.Msg {
 		ctx := context.Background()
 		runs, err := r.be.Runs(ctx)
@@ -505,7 +518,7 @@ func (r *researchTab) loadRuns() tea.Cmd {
 	}
 }
 
-func (r *researchTab) openRun(run string) tea.Cmd {
+func (r *Model) openRun(run string) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
 	}
@@ -525,7 +538,7 @@ func (r *researchTab) openRun(run string) tea.Cmd {
 	}
 }
 
-func (r *researchTab) openPassage(id string, back researchView) tea.Cmd {
+func (r *Model) openPassage(id string, back researchView) tea.Cmd {
 	return func() tea.Msg {
 		chunks, err := r.be.Chunks(context.Background(), []string{id})
 		if err == nil && len(chunks) == 0 {
@@ -538,7 +551,7 @@ func (r *researchTab) openPassage(id string, back researchView) tea.Cmd {
 	}
 }
 
-func (r *researchTab) export() tea.Cmd {
+func (r *Model) export() tea.Cmd {
 	if r.state == nil || r.state.Report == "" {
 		return setStatus("no report to export yet", false)
 	}
@@ -550,7 +563,7 @@ func (r *researchTab) export() tea.Cmd {
 }
 
 // openedRun shows a run opened from the sessions (or landed in on coming back).
-func (r *researchTab) openedRun(msg openRunMsg) tea.Cmd {
+func (r *Model) openedRun(msg openRunMsg) tea.Cmd {
 	if msg.err != nil {
 		return setStatus(msg.err.Error(), true)
 	}

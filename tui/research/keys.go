@@ -1,4 +1,4 @@
-package tui
+package research
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"warren/tui/component"
 )
 
-func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
+func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
 	if r.editing != "" {
 		return r.editKey(msg)
@@ -43,7 +43,7 @@ func (r *researchTab) key(msg tea.KeyPressMsg) tea.Cmd {
 	case viewRun:
 		switch k {
 		case "esc":
-			if r.cancellable() {
+			if r.Cancellable() {
 				return r.cancelRun()
 			}
 			r.view = viewEditor
@@ -197,7 +197,7 @@ func mustRaw(v any) json.RawMessage {
 }
 
 // planKey edits the proposed plan before approval.
-func (r *researchTab) planKey(k string) tea.Cmd {
+func (r *Model) planKey(k string) tea.Cmd {
 	switch k {
 	case "K", "shift+up", "J", "shift+down", "d":
 		r.planEdited = true
@@ -251,7 +251,7 @@ func (r *researchTab) planKey(k string) tea.Cmd {
 	return nil
 }
 
-func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
+func (r *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch msg.String() {
 	case "esc":
 		r.editing = ""
@@ -287,7 +287,7 @@ func (r *researchTab) editKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // Keys are the Research tab's bindings for its current view; a binding that cannot be used
 // now says why.
-func (r *researchTab) Keys() keyMap {
+func (r *Model) Keys() keyMap {
 	var short []keyBinding
 	switch {
 	case r.editing != "":
@@ -300,7 +300,7 @@ func (r *researchTab) Keys() keyMap {
 		}
 	case r.view == viewRun:
 		switch {
-		case r.cancellable():
+		case r.Cancellable():
 			short = []keyBinding{bind("esc", "cancel (resumable)"), bind("t", "reference tree")}
 		case r.hasReport():
 			short = []keyBinding{bind("enter", "report"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}

@@ -1,4 +1,4 @@
-package tui
+package research
 
 import (
 	"fmt"
@@ -7,15 +7,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/service"
-	"warren/tui/component"
 )
-
-// copyText puts text on the clipboard and says so (see component.CopyText).
-func copyText(text, what string) tea.Cmd { return component.CopyText(text, what) }
 
 // copyFromReport copies the selected citation's source, or the whole report as Markdown when
 // no citation is selected.
-func (r *researchTab) copyFromReport() tea.Cmd {
+func (r *Model) copyFromReport() tea.Cmd {
 	if r.state == nil || r.state.Report == "" {
 		return setStatus("no report to copy yet", false)
 	}

@@ -1,4 +1,4 @@
-package tui
+package research
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ func phaseOf(node string) string {
 }
 
 // View draws the Research tab's current view.
-func (r *researchTab) View() string {
+func (r *Model) View() string {
 	switch r.view {
 	case viewEditor:
 		return r.editorView()
@@ -50,7 +50,7 @@ func (r *researchTab) View() string {
 
 // withBanner puts a line above a run's views that says whose run is watched, keeping the
 // view within the tab's height.
-func (r *researchTab) withBanner(view string) string {
+func (r *Model) withBanner(view string) string {
 	var banner string
 	switch {
 	case r.readOnly():
@@ -68,7 +68,7 @@ func (r *researchTab) withBanner(view string) string {
 	return r.st.Unresolved.Render(truncate(banner, r.width)) + "\n" + strings.Join(lines, "\n")
 }
 
-func (r *researchTab) editorView() string {
+func (r *Model) editorView() string {
 	var b strings.Builder
 	// The field shows whether it has the keyboard: a prompt and a cursor, or neither.
 	q := r.question
@@ -86,7 +86,7 @@ func (r *researchTab) editorView() string {
 	return b.String()
 }
 
-func (r *researchTab) runView() string {
+func (r *Model) runView() string {
 	var b strings.Builder
 	q := ""
 	if r.state != nil {
@@ -158,7 +158,7 @@ func (r *researchTab) runView() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (r *researchTab) refineView() string {
+func (r *Model) refineView() string {
 	var p service.ResearchQuestions
 	if r.pending != nil {
 		json.Unmarshal(r.pending.Payload, &p)
@@ -208,7 +208,7 @@ func (r *researchTab) refineView() string {
 	return b.String()
 }
 
-func (r *researchTab) planView() string {
+func (r *Model) planView() string {
 	var b strings.Builder
 	b.WriteString(r.st.Title.Render("Proposed plan") + r.st.Subtle.Render(fmt.Sprintf("  %s · change it, then approve", plural(len(r.plan), "task"))) + "\n\n")
 	// The selected task's rationale and done-when take the lines below the list.
@@ -251,7 +251,7 @@ func clip(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func (r *researchTab) sessionsView() string {
+func (r *Model) sessionsView() string {
 	var b strings.Builder
 	b.WriteString(r.st.Title.Render("Sessions") + r.st.Subtle.Render("  enter opens a run (a running one live), r resumes one that did not finish") + "\n\n")
 	var others []string
@@ -294,7 +294,7 @@ func (r *researchTab) sessionsView() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (r *researchTab) passageView() string {
+func (r *Model) passageView() string {
 	c := r.passage
 	if c == nil {
 		return ""
