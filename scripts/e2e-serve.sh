@@ -432,7 +432,7 @@ wait "$sshn" && rc=0 || rc=$?
 [ $((SECONDS - begin)) -le 8 ] || fail "ssh -N took $((SECONDS - begin)) s to be closed with a 3 s grace"
 ok
 logged 'msg=refused what=direct-tcpip analyst=alice .*to=127\.0\.0\.1:22'
-logged 'msg=closed what=connection .*authenticated but no workbench'
+logged 'msg=closed what=connection user=alice .*authenticated but no workbench'
 refused "a remote forward" -o ExitOnForwardFailure=yes -N -R "$((port + 2)):127.0.0.1:22" -i "$work/alice" alice@127.0.0.1
 logged 'msg=refused what=tcpip-forward analyst=alice'
 

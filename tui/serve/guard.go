@@ -174,7 +174,11 @@ func (w *watched) graceEnded() {
 	if authed {
 		why = "authenticated but no workbench within serve.login_grace"
 	}
-	w.g.log.Info("closed", "what", "connection", "from", w.remote, "why", why, "grace", w.g.grace.String())
+	user := ""
+	if u := w.user.Load(); u != nil {
+		user = *u // the name it logs in as, when it got that far
+	}
+	w.g.log.Info("closed", "what", "connection", "user", user, "from", w.remote, "why", why, "grace", w.g.grace.String())
 	w.recorded.Store(true)
 	w.Close()
 }

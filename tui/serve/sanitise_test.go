@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	gossh "golang.org/x/crypto/ssh"
 
 	"warren/retrieval"
 	"warren/service"
@@ -34,48 +31,6 @@ func (r *recorder) bytes() []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return bytes.Clone(r.buf.Bytes())
-}
-
-// connectRecorded is connect, except that the bytes the session sends are recorded as well as
-// drawn.
-func (tm *team) connectRecorded(t *testing.T, name string, width, height int) (*terminal, *recorder) {
-	t.Helper()
-	client, err := gossh.Dial("tcp", tm.addr, tm.config(name))
-	if err != nil {
-		t.Fatalf("%s couldn't connect: %v", name, err)
-	}
-	sess, err := client.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sess.RequestPty("xterm-256color", height, width, gossh.TerminalModes{}); err != nil {
-		t.Fatal(err)
-	}
-	stdin, _ := sess.StdinPipe()
-	stdout, _ := sess.StdoutPipe()
-	stderr, _ := sess.StderrPipe()
-	if err := sess.Shell(); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	term := &terminal{t: t, client: client, sess: sess, screen: newScreen(width, height), stdin: stdin, ended: make(chan error, 1)}
-	drawn := make(chan struct{})
-	go func() {
-		defer close(drawn)
-		io.Copy(io.MultiWriter(rec, term.screen), io.MultiReader(stdout, stderr))
-	}()
-	go term.screen.answer(stdin)
-	go func() { term.ended <- sess.Wait() }()
-	t.Cleanup(func() {
-		term.hangUp()
-		select {
-		case <-drawn:
-		case <-time.After(10 * time.Second):
-			t.Errorf("%s's terminal still receives after the hang-up", name)
-		}
-		term.screen.close()
-	})
-	return term, rec
 }
 
 // TestAHostileDocumentCannotDriveARemoteTerminal: a document that tries to write the
@@ -101,7 +56,8 @@ func TestAHostileDocumentCannotDriveARemoteTerminal(t *testing.T) {
 		t.Fatalf("the stored passage must keep its sequences for this test to mean anything: %+v %v", res, err)
 	}
 
-	alice, rec := tm.connectRecorded(t, "alice", 120, 36)
+	rec := &recorder{}
+	alice := tm.connectWith(t, "alice", 120, 36, rec) // the bytes sent are recorded as well as drawn
 	alice.waitFor("warren alice")
 	alice.send("\t") // the Knowledge tab
 	alice.waitFor("Documents")

@@ -166,6 +166,12 @@ func (s *screen) close() { s.emu.InputPipe().(*io.PipeWriter).Close() }
 
 func (tm *team) connect(t *testing.T, name string, width, height int) *terminal {
 	t.Helper()
+	return tm.connectWith(t, name, width, height, nil)
+}
+
+// connectWith is connect whose received bytes also go to also, when it is not nil.
+func (tm *team) connectWith(t *testing.T, name string, width, height int, also io.Writer) *terminal {
+	t.Helper()
 	client, err := gossh.Dial("tcp", tm.addr, tm.config(name))
 	if err != nil {
 		t.Fatalf("%s couldn't connect: %v", name, err)
@@ -185,9 +191,13 @@ func (tm *team) connect(t *testing.T, name string, width, height int) *terminal 
 	}
 	term := &terminal{t: t, client: client, sess: sess, screen: newScreen(width, height), stdin: stdin, ended: make(chan error, 1)}
 	drawn := make(chan struct{})
+	var draw io.Writer = term.screen
+	if also != nil {
+		draw = io.MultiWriter(also, term.screen)
+	}
 	go func() {
 		defer close(drawn)
-		io.Copy(term.screen, io.MultiReader(stdout, stderr))
+		io.Copy(draw, io.MultiReader(stdout, stderr))
 	}()
 	go term.screen.answer(stdin) // the terminal's answers to the program's queries
 	go func() { term.ended <- sess.Wait() }()
