@@ -50,11 +50,15 @@ if [ "${1:-}" = --stage2 ]; then
 	}
 	trap stop_all EXIT
 
-	# free_pair prints a port p such that p and p+1 are free on loopback.
+	# free_pair prints a port p such that p and p+1 are free on loopback. The ports are drawn
+	# below the kernel's ephemeral range: a node's outgoing connection to another node takes a
+	# port from that range and once took one reserved for a node not yet started.
+	ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+	[ "$ephemeral_low" -gt 12000 ] 2>/dev/null || ephemeral_low=32768
 	free_pair() {
 		local p
 		while :; do
-			p=$((20000 + RANDOM % 40000))
+			p=$((10000 + RANDOM % (ephemeral_low - 10002)))
 			if ! (echo >"/dev/tcp/127.0.0.1/$p") 2>/dev/null && ! (echo >"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null; then
 				case " ${taken:-} " in *" $p "* | *" $((p + 1)) "*) continue ;; esac
 				taken="${taken:-} $p $((p + 1))"
