@@ -50,6 +50,7 @@ const (
 	GasFixCorrect                      // correct the value (the chemical name is never emptied)
 	GasFixApproveOne                   // approve the cells one at a time
 	GasFixRejectOrCancel               // reject the cell instead, or leave it as it is
+	GasFixEditOrReject                 // correct the value, or reject it
 )
 
 // GasRefusal is a decision the desk's rules refuse; nothing is written. Why says why in words
@@ -87,12 +88,14 @@ const (
 // GasNameField is the row's key: what a fill searches by and what the desk shows it as.
 const GasNameField = "chemical_name"
 
-// GasCanApprove says why a cell can't be approved (a *GasRefusal), nil when it can: only a
-// value filled from the knowledge base, of any confidence, waits for approval.
-func GasCanApprove(c gas.Cell) error {
+// GasCanApprove says why a cell of field can't be approved (a *GasRefusal), nil when it can:
+// only a value filled from the knowledge base, of any confidence, waits for approval, and only
+// one the field allows is approved: an analyst's approval must not vouch for a CAS number with
+// a wrong check digit.
+func GasCanApprove(field string, c gas.Cell) error {
 	switch c.Status {
 	case gas.StatusFilled, gas.StatusReview:
-		return nil
+		return gasValid(field, c)
 	case gas.StatusOriginal:
 		return refuse(ErrGasNotApprovable, GasFixNone, "the value comes from the imported sheet: there is nothing to approve")
 	case gas.StatusApproved:
@@ -103,6 +106,18 @@ func GasCanApprove(c gas.Cell) error {
 		return refuse(ErrGasNotApprovable, GasFixTypeOrUndo, "the value was rejected")
 	}
 	return refuse(ErrGasNotApprovable, GasFixType, "the cell is empty: nothing to approve")
+}
+
+// gasValid refuses a filled value its field does not allow, with the field's own words.
+func gasValid(field string, c gas.Cell) error {
+	f, ok := gas.FieldByName(field)
+	if !ok {
+		return refuse(ErrGasNotApprovable, GasFixNone, "unknown field %q", field)
+	}
+	if _, err := gas.Normalize(f, c.Value, c.Unit); err != nil {
+		return &GasRefusal{Err: ErrGasInvalidValue, Why: err.Error(), Fix: GasFixEditOrReject, cause: err}
+	}
+	return nil
 }
 
 // GasCanReject says why a cell of field can't be rejected (a *GasRefusal), nil when it can.
@@ -119,13 +134,13 @@ func GasCanReject(field string, c gas.Cell) error {
 }
 
 // GasRowApprovals lists the fields of a row that "approve the row" approves, in field order:
-// the values filled at high confidence (gas.HighConfidence and above). Values to review need a
-// look each.
+// the values filled at high confidence (gas.HighConfidence and above) that the field allows.
+// Values to review need a look each.
 func GasRowApprovals(cells map[string]gas.Cell) []string {
 	var out []string
 	for _, f := range gas.Fields() {
 		c := cells[f.Name]
-		if c.Status == gas.StatusFilled && c.Confidence >= gas.HighConfidence {
+		if c.Status == gas.StatusFilled && c.Confidence >= gas.HighConfidence && gasValid(f.Name, c) == nil {
 			out = append(out, f.Name)
 		}
 	}
@@ -207,7 +222,7 @@ func (g *Gas) decide(ctx context.Context, out *GasDecided, row int, field string
 // that wraps ErrGasNotApprovable.
 func (g *Gas) Approve(ctx context.Context, table string, row int, field string, seen gas.Cell) (GasDecided, error) {
 	out := GasDecided{Table: table}
-	if err := GasCanApprove(seen); err != nil {
+	if err := GasCanApprove(field, seen); err != nil {
 		return out, err
 	}
 	c := seen

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestGasCanApprove(t *testing.T) {
 		{gas.StatusRejected, "the value was rejected", GasFixTypeOrUndo},
 		{gas.StatusEmpty, "the cell is empty: nothing to approve", GasFixType},
 	} {
-		err := GasCanApprove(gas.Cell{Value: "1", Status: tc.status})
+		err := GasCanApprove("hmis_health", gas.Cell{Value: "1", Status: tc.status})
 		if tc.why == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tc.status, err)
@@ -87,6 +88,26 @@ func TestGasCanApprove(t *testing.T) {
 		if r := refusal(t, err, ErrGasNotApprovable); r.Why != tc.why || r.Fix != tc.fix || err.Error() != tc.why {
 			t.Errorf("%s: %q (fix %d), want %q (fix %d)", tc.status, r.Why, r.Fix, tc.why, tc.fix)
 		}
+	}
+}
+
+// A filled value its field does not allow is not approved, in the field's words; approving the
+// row leaves it out.
+func TestGasInvalidFilledValueIsNotApproved(t *testing.T) {
+	bad := gas.Cell{Value: "7803-62-6", Status: gas.StatusFilled, Confidence: 0.95} // check digit is 5
+	r := refusal(t, GasCanApprove("cas_number", bad), ErrGasInvalidValue)
+	var ve *gas.ValueError
+	if !errors.As(r, &ve) || r.Fix != GasFixEditOrReject || !strings.Contains(r.Why, "7803-62-6") {
+		t.Errorf("refusal %q (fix %d, value error %v)", r.Why, r.Fix, ve)
+	}
+	good := bad
+	good.Value = "7803-62-5"
+	if err := GasCanApprove("cas_number", good); err != nil {
+		t.Errorf("a valid CAS number: %v", err)
+	}
+	cells := map[string]gas.Cell{"cas_number": bad, "hmis_health": {Value: "2", Status: gas.StatusFilled, Confidence: 0.95}}
+	if got := GasRowApprovals(cells); len(got) != 1 || got[0] != "hmis_health" {
+		t.Errorf("the row's approvals: %v, want [hmis_health]", got)
 	}
 }
 

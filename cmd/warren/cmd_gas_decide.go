@@ -24,6 +24,7 @@ var gasFixCommands = map[service.GasFix]string{
 	service.GasFixCorrect:        "correct it with `warren gas edit ROW FIELD VALUE`",
 	service.GasFixApproveOne:     "approve cells one at a time with `warren gas approve ROW FIELD`",
 	service.GasFixRejectOrCancel: "give one, or empty the cell with `warren gas reject ROW FIELD`",
+	service.GasFixEditOrReject:   "correct it with `warren gas edit ROW FIELD VALUE`, or empty the cell with `warren gas reject ROW FIELD`",
 }
 
 // gasDecisionErr words the desk's refusal of a decision (and of a table) for the command line.

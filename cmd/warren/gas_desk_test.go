@@ -23,8 +23,8 @@ import (
 // refused alike, in the same words; a fill started from either without rows takes the same
 // rows.
 
-// deskRows is a gas table with a value from the sheet, a value to review, and a row with
-// nothing filled at high confidence.
+// deskRows is a gas table with a value from the sheet, a value to review, a filled value its
+// field does not allow, and a row with nothing filled at high confidence.
 func deskRows(name string) *gas.Table {
 	orig := func(v string) gas.Cell { return gas.Cell{Value: v, Status: gas.StatusOriginal} }
 	full := map[string]gas.Cell{}
@@ -34,7 +34,8 @@ func deskRows(name string) *gas.Table {
 	full["chemical_name"] = orig("Nitrogen")
 	return &gas.Table{Name: name, Rows: []*gas.Row{
 		{ID: 1, Cells: map[string]gas.Cell{"chemical_name": orig("Silane"), "cas_number": orig("7803-62-5"),
-			"boiling_point_c": {Value: "-112", Unit: "°C", Status: gas.StatusReview, Confidence: 0.5, Method: "extract", SourceDoc: "suppliers/nordgas-silane.md"}}},
+			"boiling_point_c": {Value: "-112", Unit: "°C", Status: gas.StatusReview, Confidence: 0.5, Method: "extract", SourceDoc: "suppliers/nordgas-silane.md"},
+			"hmis_health":     {Value: "7", Status: gas.StatusFilled, Confidence: 0.9, Method: "extract", SourceDoc: "suppliers/nordgas-silane.md"}}},
 		{ID: 2, Cells: full}, // nothing to fill
 		{ID: 3, Cells: map[string]gas.Cell{"chemical_name": orig("Arsine"), "cas_number": orig("7784-42-1")}},
 	}}
@@ -99,6 +100,12 @@ func TestGasDecisionsAreRefusedAlikeOnTheCommandLineAndInTheGasTab(t *testing.T)
 				return g.Approve(ctx, "fab", 1, "cas_number", cell(1, "cas_number"))
 			},
 			cli: []string{"gas", "approve", "1", "cas_number"}, row: 1, field: "cas_number",
+			keys: func(tm *screenModel) { tm.Type("a") }},
+		{name: "approve a value the field does not allow", kind: service.ErrGasInvalidValue,
+			desk: func(g *service.Gas) (service.GasDecided, error) {
+				return g.Approve(ctx, "fab", 1, "hmis_health", cell(1, "hmis_health"))
+			},
+			cli: []string{"gas", "approve", "1", "hmis_health"}, row: 1, field: "hmis_health",
 			keys: func(tm *screenModel) { tm.Type("a") }},
 		{name: "edit to an invalid value", kind: service.ErrGasInvalidValue,
 			desk: func(g *service.Gas) (service.GasDecided, error) {

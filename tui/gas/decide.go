@@ -176,6 +176,7 @@ var gasFixKeys = map[service.GasFix]string{
 	service.GasFixCorrect:        ": e corrects it",
 	service.GasFixApproveOne:     " (a approves one cell)",
 	service.GasFixRejectOrCancel: ": type one (x rejects the cell, esc cancels)",
+	service.GasFixEditOrReject:   ": e corrects it, x rejects it",
 }
 
 // refusalText is a refusal of the desk as the tab shows it: the desk's reason, then the keys

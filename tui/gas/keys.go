@@ -28,7 +28,7 @@ func (g *Model) Keys() component.KeyMap {
 	approve, reject := component.Bind("a", "approve"), component.Bind("x", "reject")
 	if r, f, ok := g.current(); ok {
 		c := r.Cells[f.Name]
-		if service.GasCanApprove(c) != nil {
+		if service.GasCanApprove(f.Name, c) != nil {
 			approve = component.Disabled("a", "approve (not a filled value)")
 		}
 		switch {
