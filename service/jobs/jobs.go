@@ -37,8 +37,22 @@ CREATE TABLE jobs (
 );
 `}
 
+// eventsMigration keeps each job's events, so that a process that does not run a job can
+// follow it, and a screen that attaches late can list the steps it missed.
+var eventsMigration = kb.Migration{Version: 41, Name: "job events", SQL: `
+CREATE TABLE job_events (
+	job_id TEXT NOT NULL,
+	seq    INTEGER NOT NULL,
+	event  TEXT NOT NULL,
+	PRIMARY KEY (job_id, seq)
+) WITHOUT ROWID;
+ALTER TABLE jobs ADD COLUMN node TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN node_started TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN snapshot BLOB;
+`}
+
 // Migrations are the job table's schema steps in warren.db (versions 40 to 49).
-var Migrations = []kb.Migration{jobsMigration}
+var Migrations = []kb.Migration{jobsMigration, eventsMigration}
 
 // Job kinds.
 const (
@@ -90,6 +104,9 @@ func (j Job) Active() bool { return j.State == JobRunning }
 // Event is one thing that happened in a job: its new state or progress, or an event of the agent
 // run it drives.
 type Event struct {
+	// Seq numbers a job's events from 1, across its starts; a subscription's first event has
+	// the number of the latest event before it (History reads those).
+	Seq   int64        `json:"seq"`
 	Job   Job          `json:"job"`
 	Agent *agent.Event `json:"agent,omitempty"`
 }
@@ -112,10 +129,13 @@ type Manager struct {
 	wg       sync.WaitGroup
 	perOwner int  // live jobs one owner may have at once; 0: no limit
 	stopping bool // Shutdown: jobs it stops are interrupted, to be resumed by the next process
+
+	log2db *eventLog // the events on their way to warren.db
 }
 
 type liveJob struct {
 	job    Job
+	seq    int64 // the latest event's number
 	cancel context.CancelFunc
 	subs   map[*Subscription]bool
 	done   chan struct{}
@@ -128,6 +148,7 @@ func New(ctx context.Context, db *sql.DB) (*Manager, error) {
 	if err := j.markOrphans(ctx); err != nil {
 		return nil, err
 	}
+	j.log2db = newEventLog(db, j.logger)
 	return j, nil
 }
 
@@ -209,6 +230,11 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 	if err == nil && pid != os.Getpid() && processAlive(pid) {
 		return Job{}, nil, fmt.Errorf("%w in process %d: %s", ErrJobRunning, pid, id)
 	}
+	// A job started again (a resumed run) numbers its events on from its last start's.
+	var lastSeq int64
+	if err := j.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM job_events WHERE job_id = ?`, id).Scan(&lastSeq); err != nil {
+		return Job{}, nil, fmt.Errorf("couldn't read the events of job %s: %w", id, err)
+	}
 	j.mu.Lock()
 	if _, ok := j.live[id]; ok {
 		j.mu.Unlock()
@@ -234,11 +260,11 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 	now := j.now().UTC()
 	job := Job{ID: id, Kind: kind, Owner: owner, Title: title, State: JobRunning, Created: now, Updated: now}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	lj := &liveJob{job: job, cancel: cancel, subs: map[*Subscription]bool{}, done: make(chan struct{})}
+	lj := &liveJob{job: job, seq: lastSeq, cancel: cancel, subs: map[*Subscription]bool{}, done: make(chan struct{})}
 	var sub *Subscription
 	if attach {
 		sub = j.attach(lj)
-		sub.push(Event{Job: job})
+		sub.push(Event{Seq: lastSeq, Job: job})
 	}
 	j.live[id] = lj
 	j.mu.Unlock()
@@ -287,7 +313,7 @@ func (j *Manager) record(ctx context.Context, job Job) error {
 INSERT INTO jobs (id, kind, owner, title, state, done, total, current, error, process, pid, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, 0, 0, '', '', ?, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, state = excluded.state, error = '', current = '',
-	process = excluded.process, pid = excluded.pid, updated_at = excluded.updated_at`,
+	node = '', node_started = '', process = excluded.process, pid = excluded.pid, updated_at = excluded.updated_at`,
 		job.ID, job.Kind, job.Owner, job.Title, job.State, j.process, os.Getpid(),
 		job.Created.Format(time.RFC3339Nano), job.Updated.Format(time.RFC3339Nano))
 	if err != nil {
@@ -337,7 +363,23 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 		job.State = state
 	}
 	job.Updated = j.now().UTC()
-	if _, dbErr := j.db.Exec(`UPDATE jobs SET state = ?, error = ?, done = ?, total = ?, current = ?, updated_at = ? WHERE id = ?`,
+	job.Node = ""
+	j.mu.Lock()
+	var last []Event
+	if panicEvent != nil {
+		lj.seq++
+		last = append(last, Event{Seq: lj.seq, Job: job, Agent: panicEvent})
+	}
+	lj.seq++
+	last = append(last, Event{Seq: lj.seq, Job: job})
+	j.mu.Unlock()
+	// The events reach warren.db before the job's end does, so that a follower in another
+	// process has them all when it sees the job ended.
+	for _, e := range last {
+		j.log2db.add(id, e, false)
+	}
+	j.log2db.flush()
+	if _, dbErr := j.db.Exec(`UPDATE jobs SET state = ?, error = ?, done = ?, total = ?, current = ?, node = '', updated_at = ? WHERE id = ?`,
 		job.State, job.Error, job.Progress.Done, job.Progress.Total, job.Progress.Current, job.Updated.Format(time.RFC3339Nano), id); dbErr != nil {
 		job.Error = errors.Join(errors.New(job.Error), dbErr).Error()
 	}
@@ -347,10 +389,10 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 	lj.job = job
 	j.mu.Unlock()
 	for s := range subs {
-		if panicEvent != nil {
-			s.push(Event{Job: job, Agent: panicEvent})
+		for _, e := range last {
+			e.Job = job
+			s.push(e)
 		}
-		s.push(Event{Job: job})
 		s.close()
 	}
 	close(lj.done)
@@ -380,23 +422,33 @@ func (j *Manager) FailInterrupted(ctx context.Context, id, reason string) (ok bo
 // Subscribe attaches to a job's events. The subscription's first event is the job as it is now
 // (with its snapshot); live events follow until the job ends or Detach is called. A job that is
 // not running gives its recorded state and ends at once.
+//
+// A job another warren process runs (a `warren research` in a shell, another server) is
+// followed through warren.db: its events arrive as that process records them, within a
+// fraction of a second.
 func (j *Manager) Subscribe(ctx context.Context, id string) (*Subscription, error) {
 	j.mu.Lock()
 	if lj, ok := j.live[id]; ok {
 		s := j.attach(lj)
-		s.push(Event{Job: lj.job})
+		s.push(Event{Seq: lj.seq, Job: lj.job})
 		j.mu.Unlock()
 		return s, nil
 	}
 	j.mu.Unlock()
-	s := newSubscription()
-	job, err := j.Get(ctx, id)
+	job, pid, seq, err := j.recorded(ctx, id, true)
 	if err != nil {
 		return nil, err
 	}
-	s.push(Event{Job: job})
-	s.close()
-	s.detach = func() {}
+	s := newSubscription()
+	s.push(Event{Seq: seq, Job: job})
+	if job.State != JobRunning {
+		s.close()
+		s.detach = func() {}
+		return s, nil
+	}
+	follow, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.detach = func() { stop(); s.close() }
+	go j.follow(follow, s, id, pid, seq)
 	return s, nil
 }
 
@@ -437,6 +489,7 @@ func (j *Manager) Close() {
 	}
 	j.mu.Unlock()
 	j.wg.Wait()
+	j.log2db.close()
 }
 
 // Shutdown stops every running job as Close does, but records them as interrupted rather than
@@ -457,18 +510,13 @@ func (j *Manager) Get(ctx context.Context, id string) (Job, error) {
 		return job, nil
 	}
 	j.mu.Unlock()
-	row := j.db.QueryRowContext(ctx, `SELECT id, kind, owner, title, state, done, total, current, error, created_at, updated_at FROM jobs WHERE id = ?`, id)
-	job, err := scanJob(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, fmt.Errorf("%w: %s", ErrNoJob, id)
-	}
+	job, _, _, err := j.recorded(ctx, id, false)
 	return job, err
 }
 
 // List returns the recorded jobs, newest first, live ones with their current progress.
 func (j *Manager) List(ctx context.Context) ([]Job, error) {
-	rows, err := j.db.QueryContext(ctx, `SELECT id, kind, owner, title, state, done, total, current, error, created_at, updated_at
-FROM jobs ORDER BY created_at DESC`)
+	rows, err := j.db.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs ORDER BY created_at DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't list the jobs: %w", err)
 	}
@@ -491,15 +539,19 @@ FROM jobs ORDER BY created_at DESC`)
 
 type scanner interface{ Scan(...any) error }
 
-func scanJob(s scanner) (Job, error) {
+// jobColumns are what scanJob reads, in its order.
+const jobColumns = `id, kind, owner, title, state, done, total, current, error, created_at, updated_at, node, node_started`
+
+func scanJob(s scanner, more ...any) (Job, error) {
 	var job Job
-	var created, updated string
-	if err := s.Scan(&job.ID, &job.Kind, &job.Owner, &job.Title, &job.State, &job.Progress.Done, &job.Progress.Total,
-		&job.Progress.Current, &job.Error, &created, &updated); err != nil {
+	var created, updated, nodeStarted string
+	if err := s.Scan(append([]any{&job.ID, &job.Kind, &job.Owner, &job.Title, &job.State, &job.Progress.Done, &job.Progress.Total,
+		&job.Progress.Current, &job.Error, &created, &updated, &job.Node, &nodeStarted}, more...)...); err != nil {
 		return Job{}, err
 	}
 	job.Created, _ = time.Parse(time.RFC3339Nano, created)
 	job.Updated, _ = time.Parse(time.RFC3339Nano, updated)
+	job.NodeStarted, _ = time.Parse(time.RFC3339Nano, nodeStarted)
 	return job, nil
 }
 
@@ -522,13 +574,21 @@ func (em *Emitter) update(change func(*Job), agentEvent *agent.Event) {
 		change(&lj.job)
 		lj.job.Updated = j.now().UTC()
 	}
-	ev := Event{Job: lj.job, Agent: agentEvent}
+	lj.seq++
+	ev := Event{Seq: lj.seq, Job: lj.job, Agent: agentEvent}
 	ev.Job.Snapshot = nil // sent once, on attach; events carry their own state
 	subs := make([]*Subscription, 0, len(lj.subs))
 	for s := range lj.subs {
 		subs = append(subs, s)
 	}
+	// The record's copy of the snapshot changes only when the job's does: with a step's state.
+	newSnapshot := agentEvent != nil && len(agentEvent.State) > 0
+	if newSnapshot {
+		ev.Job.Snapshot = lj.job.Snapshot
+	}
 	j.mu.Unlock()
+	j.log2db.add(em.id, ev, newSnapshot)
+	ev.Job.Snapshot = nil
 	for _, s := range subs {
 		s.push(ev)
 	}

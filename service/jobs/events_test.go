@@ -1,0 +1,182 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"warren/agent"
+	"warren/kb"
+)
+
+// twoProcesses opens one workspace database twice, each with its own manager and connection
+// pool, as two warren processes on one box have it.
+func twoProcesses(t *testing.T) (here, there *Manager, db *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "warren.db")
+	open := func() (*Manager, *sql.DB) {
+		db, err := kb.OpenDB(path, slices.Concat(kb.Migrations, agent.Migrations, Migrations))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		m, err := New(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(m.Close)
+		return m, db
+	}
+	here, _ = open()
+	there, db = open()
+	return here, there, db
+}
+
+// steps lists the steps of the finished-step events among evs.
+func steps(evs []Event) []int {
+	var out []int
+	for _, e := range evs {
+		if e.Agent != nil && e.Agent.Kind == agent.EventNodeFinished {
+			out = append(out, e.Agent.Step)
+		}
+	}
+	return out
+}
+
+func TestAJobRunByAnotherProcessIsFollowedToItsEnd(t *testing.T) {
+	here, there, _ := twoProcesses(t)
+	ctx := context.Background()
+	work := make(chan int)
+	_, own, err := there.StartAttached(ctx, "run-cli", KindResearch, "ana", "a question", stepper(work))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work <- 1
+	for done := 0; done < 1; { // its process has made the first step
+		evs, _ := own.Next()
+		for _, e := range evs {
+			done = e.Job.Progress.Done
+		}
+	}
+	own.Detach()
+	there.log2db.flush()
+
+	sub, err := here.Subscribe(ctx, "run-cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, more := sub.Next()
+	if !more || len(evs) == 0 || evs[0].Job.State != JobRunning || evs[0].Job.Progress.Done != 1 || string(evs[0].Job.Snapshot) != `{"step":1}` {
+		t.Fatalf("the first event is not the job as its process recorded it: %+v", evs)
+	}
+	first := evs[0].Seq
+	work <- 2
+	work <- 3
+	close(work)
+	rest := append(evs[1:], collect(sub)...)
+	if got := steps(rest); !slices.Equal(got, []int{2, 3}) {
+		t.Fatalf("followed steps %v, want [2 3]", got)
+	}
+	last := rest[len(rest)-1]
+	if last.Job.State != JobDone {
+		t.Fatalf("the follower's last event is not the job's end: %+v", last.Job)
+	}
+	var finished *agent.Event
+	for _, e := range rest {
+		if e.Agent != nil && e.Agent.Kind == agent.EventNodeFinished {
+			finished = e.Agent
+		}
+	}
+	if string(finished.State) != `{"step":3}` {
+		t.Errorf("the last finished step came without the job's state: %q", finished.State)
+	}
+
+	// What came before the follower attached is in the job's history, up to its first event.
+	hist, err := here.History(ctx, "run-cli", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := steps(hist); !slices.Equal(got, []int{1}) {
+		t.Errorf("history up to the first event: steps %v, want [1]", got)
+	}
+	all, _ := here.History(ctx, "run-cli", 0)
+	if got := steps(all); !slices.Equal(got, []int{1, 2, 3}) {
+		t.Errorf("the whole history: steps %v, want [1 2 3]", got)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Seq <= all[i-1].Seq {
+			t.Fatalf("history out of order at %d: %d after %d", i, all[i].Seq, all[i-1].Seq)
+		}
+	}
+}
+
+func TestAResumedJobNumbersItsEventsOn(t *testing.T) {
+	jobs, _ := openJobs(t)
+	ctx := context.Background()
+	for range 2 {
+		work := make(chan int)
+		if _, err := jobs.Start(ctx, "run-1", KindResearch, "ana", "q", stepper(work)); err != nil {
+			t.Fatal(err)
+		}
+		work <- 1
+		close(work)
+		jobs.Wait(ctx, "run-1")
+	}
+	all, err := jobs.History(ctx, "run-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := steps(all); !slices.Equal(got, []int{1, 1}) {
+		t.Fatalf("both starts' steps are kept: %v", got)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Seq != all[i-1].Seq+1 {
+			t.Fatalf("event numbers %d then %d", all[i-1].Seq, all[i].Seq)
+		}
+	}
+}
+
+func TestAFollowedJobWhoseProcessDiedIsInterrupted(t *testing.T) {
+	here, there, db := twoProcesses(t)
+	ctx := context.Background()
+	work := make(chan int)
+	defer close(work)
+	if _, err := there.Start(ctx, "fill-1", KindGasFill, "ana", "fill", stepper(work)); err != nil {
+		t.Fatal(err)
+	}
+	// The record names a process that is gone (no pid is this large), as after a kill -9.
+	if _, err := db.Exec(`UPDATE jobs SET pid = 2147483600 WHERE id = 'fill-1'`); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := here.Subscribe(ctx, "fill-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(sub)
+	if last := evs[len(evs)-1].Job; last.State != JobInterrupted {
+		t.Fatalf("a job whose process died: %+v", last)
+	}
+}
+
+func TestDetachStopsFollowingAnotherProcess(t *testing.T) {
+	here, there, _ := twoProcesses(t)
+	ctx := context.Background()
+	work := make(chan int)
+	defer close(work)
+	if _, err := there.Start(ctx, "run-2", KindResearch, "ana", "q", stepper(work)); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := here.Subscribe(ctx, "run-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.Detach()
+	if evs := collect(sub); len(evs) > 1 {
+		t.Fatalf("events after detach: %+v", evs)
+	}
+	if got, _ := there.Get(ctx, "run-2"); got.State != JobRunning {
+		t.Fatalf("detaching stopped the job: %s", got.State)
+	}
+}
