@@ -15,11 +15,7 @@ func as(s *Store, analyst string) *Store {
 
 func TestDecisionsNameTheirAnalyst(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	tab := sampleTable()
-	if err := s.SaveTable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
+	s, tab := storedSample(t)
 	var published []Decision
 	s.Decided = func(ds []Decision) { published = append(published, ds...) }
 	alice, bob := as(s, "alice"), as(s, "bob")
@@ -65,11 +61,7 @@ func TestDecisionsNameTheirAnalyst(t *testing.T) {
 
 func TestStaleDecisionIsRefusedAndWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	tab := sampleTable()
-	if err := s.SaveTable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
+	s, tab := storedSample(t)
 	alice, bob := as(s, "alice"), as(s, "bob")
 	// Both see the filled IDLH; alice approves it first.
 	seen := tab.Rows[0].Cells["idlh_ppm"]
@@ -107,11 +99,7 @@ func TestStaleDecisionIsRefusedAndWritesNothing(t *testing.T) {
 
 func TestUndoTakesBackTheAnalystsOwnLatestDecision(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	tab := sampleTable()
-	if err := s.SaveTable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
+	s, tab := storedSample(t)
 	alice, bob := as(s, "alice"), as(s, "bob")
 	bp, lel := tab.Rows[0].Cells["boiling_point_c"], tab.Rows[0].Cells["lel_vol_pct"]
 	bpApproved := bp

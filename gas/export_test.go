@@ -1,25 +1,12 @@
 package gas
 
-import (
-	"path/filepath"
-	"testing"
-
-	"github.com/xuri/excelize/v2"
-)
+import "testing"
 
 // The export sizes its columns for their headers and values on both sheets, and each comment
 // names who stands behind the value: the analyst for what they decided, else warren.
 func TestExportWidthsAndCommentAuthors(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "export.xlsx")
 	tab := sampleTable()
-	if err := ExportXLSX(tab, path); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := exportOpen(t, tab)
 	for sheet, headers := range map[string][]string{SheetHMIS: tab.Columns, SheetProvenance: provenanceHeaders} {
 		for j, h := range headers {
 			col := columnLetters(j + 1)
@@ -54,15 +41,7 @@ func TestExportWidthsAndCommentAuthors(t *testing.T) {
 // The Provenance sheet names who decided each decided cell; a decision without a recorded
 // name shows noName, and a value nobody decided names no one.
 func TestProvenanceNamesWhoDecided(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "export.xlsx")
-	if err := ExportXLSX(sampleTable(), path); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, _ := exportOpen(t, sampleTable())
 	rows, err := f.GetRows(SheetProvenance)
 	if err != nil {
 		t.Fatal(err)

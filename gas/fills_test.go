@@ -10,11 +10,7 @@ import (
 // records which rows it finished so that an interrupted one can go on.
 func TestSaveFillRowKeepsConcurrentDecisionsAndRecordsProgress(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	tab := sampleTable()
-	if err := s.SaveTable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
+	s, tab := storedSample(t)
 	row := tab.Rows[0]
 	fill, err := s.StartFill(ctx, tab.Name, []int{row.ID}, []string{"suppliers"})
 	if err != nil {

@@ -22,6 +22,16 @@ func openStore(t *testing.T) *Store {
 	return &Store{DB: db}
 }
 
+// storedSample opens a store holding sampleTable.
+func storedSample(t *testing.T) (*Store, *Table) {
+	t.Helper()
+	s, tab := openStore(t), sampleTable()
+	if err := s.SaveTable(context.Background(), tab); err != nil {
+		t.Fatal(err)
+	}
+	return s, tab
+}
+
 func TestStoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -74,11 +84,7 @@ func TestStoreRoundTrip(t *testing.T) {
 
 func TestSetCellAndUndo(t *testing.T) {
 	ctx := context.Background()
-	s := openStore(t)
-	tab := sampleTable()
-	if err := s.SaveTable(ctx, tab); err != nil {
-		t.Fatal(err)
-	}
+	s, tab := storedSample(t)
 	name := tab.Name
 	filled := tab.Rows[0].Cells["boiling_point_c"]
 	approved := filled

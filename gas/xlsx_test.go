@@ -17,6 +17,21 @@ import (
 
 var at = time.Date(2026, 3, 1, 12, 30, 15, 123456789, time.UTC)
 
+// exportOpen exports tab to a temporary workbook and opens it; the file is closed at cleanup.
+func exportOpen(t *testing.T, tab *Table) (*excelize.File, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "export.xlsx")
+	if err := ExportXLSX(tab, path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, path
+}
+
 // sampleTable has one cell of every status, an invalid sheet value, a not-applicable value
 // and two unknown columns.
 func sampleTable() *Table {
@@ -101,18 +116,10 @@ func TestXLSXRoundTrip(t *testing.T) {
 }
 
 func TestExportLayout(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "export.xlsx")
 	tab := sampleTable()
 	// A field without a column gets one when a row has a value for it; one without doesn't.
 	tab.Rows[2].Set("autoignition_c", Cell{Value: "-15", Unit: "°C", Status: StatusReview, Confidence: 0.4, Method: "extract", UpdatedAt: at})
-	if err := ExportXLSX(tab, path); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f, path := exportOpen(t, tab)
 	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{SheetHMIS, SheetProvenance}) {
 		t.Errorf("sheets %q", got)
 	}
@@ -181,14 +188,7 @@ func TestExportLayout(t *testing.T) {
 // A workbook the analyst changed after the export: a filled value overwritten, another
 // deleted, and the rows sorted.
 func TestImportXLSXAfterAnalystChanges(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "export.xlsx")
-	if err := ExportXLSX(sampleTable(), path); err != nil {
-		t.Fatal(err)
-	}
-	f, err := excelize.OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, path := exportOpen(t, sampleTable())
 	rows, _ := f.GetRows(SheetHMIS)
 	silane, hydrogen := rows[1], rows[2]
 	silane[2] = "-112"                               // boiling point, filled by warren

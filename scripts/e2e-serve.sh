@@ -22,67 +22,24 @@ fi
 unset WARREN_LOG_FILE # the connection log goes to its default place, serve/serve.log in the workspace
 
 started=$SECONDS
-work=$(mktemp -d)
-ws="$work/ws"
+. scripts/lib/tmux-e2e.sh
 log="$ws/serve/serve.log"
-socket="warren-e2e-serve-$$"
-session=""
-pids=()
 serve_pid=""
-cleanup() {
-	tmux -L "$socket" kill-server 2>/dev/null || true
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-go build -o "$work/warren" ./cmd/warren
-go build -o "$work/llmtest-server" ./llm/llmtest/cmd/llmtest-server
-# One scripted model, slow enough that a run is still refining, or working its plan, when the
-# connection drops.
-port=$((20000 + RANDOM % 10000))
-sshport=$((port + 10000))
-"$work/llmtest-server" --addr "127.0.0.1:$port" --meaningless --latency 300ms >"$work/model.log" 2>&1 &
-pids+=($!)
-"$work/warren" init "$ws" >/dev/null
-"$work/warren" -w "$ws" ingest --registry sample/registry.json --embedder builtin >/dev/null
-
-t() { tmux -L "$socket" "$@"; }
-# A session that lives as long as the script keeps the tmux server up: when the last session
-# was killed the server exits, and a new-session right after could reach the server while it
-# was exiting ("server exited unexpectedly", seen once in CI).
-t new-session -d -s keeper "sleep 86400"
-screen() { t capture-pane -p -t "$session" 2>/dev/null || true; }
-passed=0
-fail() {
-	echo "FAIL: $1"
-	if [ -n "$session" ]; then
-		echo "--- screen ($session)"
-		screen
-	fi
+on_cleanup() { [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null || true; }
+on_fail() {
 	echo "--- $log"
 	cat "$log" 2>/dev/null || true
 	echo "--- warren serve's output"
 	cat "$work"/serve*.out 2>/dev/null || true
-	echo "$passed passed, 1 failed"
-	exit 1
 }
-ok() { passed=$((passed + 1)); }
-# expect waits up to 15 s for the screen to show text.
-expect() {
-	for _ in $(seq 150); do
-		if screen | grep -qF -- "$1"; then
-			ok
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail "the screen never showed: $1"
-}
-keys() { t send-keys -t "$session" "$@"; sleep 0.25; }
-typed() { t send-keys -t "$session" -l "$1"; sleep 0.25; }
+
+# One scripted model, slow enough that a run is still refining, or working its plan, when the
+# connection drops.
+port=$((20000 + RANDOM % 10000))
+sshport=$((port + 10000))
+model_server "$port" 300ms model
+sample_workspace
+
 # logged waits up to 10 s for the server's log to hold n lines matching a pattern.
 logged() {
 	local pattern=$1 n=${2:-1}
@@ -127,21 +84,6 @@ drop() {
 quiet() {
 	if screen | grep -qE "level=(INFO|WARN|ERROR)"; then fail "the server's log reached the screen"; fi
 	ok
-}
-# help_fits checks that the help line (the last line) ends with the pointer to the other keys.
-help_fits() {
-	local last
-	for _ in $(seq 30); do # after a resize the frame may take a moment to be redrawn
-		last=$(screen | tail -n 1 | sed 's/ *$//')
-		case "$last" in
-		*"? more" | *"f1 more")
-			ok
-			return 0
-			;;
-		esac
-		sleep 0.1
-	done
-	fail "the help line is cut or lacks '? more': '$last'"
 }
 # start_serve starts warren serve in the background and waits until it listens.
 start_serve() {

@@ -15,62 +15,25 @@ if ! command -v tmux >/dev/null; then
 	apt-get update -qq && apt-get install -y -qq tmux >/dev/null
 fi
 
-work=$(mktemp -d)
-socket="warren-e2e-$$"
-session=""
-pids=()
-cleanup() {
-	tmux -L "$socket" kill-server 2>/dev/null || true
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/lib/tmux-e2e.sh
+help_ends+=("n/esc stay") # the quit question's help line
 
-go build -o "$work/warren" ./cmd/warren
-go build -o "$work/llmtest-server" ./llm/llmtest/cmd/llmtest-server
 # Two scripted servers: a quick one, and a slow one so that a run is still in flight when a key
 # arrives.
 fast=$((20000 + RANDOM % 10000))
 slow=$((fast + 10000))
-"$work/llmtest-server" --addr "127.0.0.1:$fast" --meaningless --latency 20ms >"$work/fast.log" 2>&1 &
-pids+=($!)
-"$work/llmtest-server" --addr "127.0.0.1:$slow" --meaningless --latency 700ms >"$work/slow.log" 2>&1 &
-pids+=($!)
-"$work/warren" init "$work/ws" >/dev/null
-"$work/warren" -w "$work/ws" ingest --registry sample/registry.json --embedder builtin >/dev/null
-"$work/warren" -w "$work/ws" gas import sample/gas/hmis-sample.csv >/dev/null
-"$work/warren" -w "$work/ws" tox import sample/tox/profiles.json >/dev/null
+model_server "$fast" 20ms fast
+model_server "$slow" 700ms slow
+sample_workspace
+"$work/warren" -w "$ws" gas import sample/gas/hmis-sample.csv >/dev/null
+"$work/warren" -w "$ws" tox import sample/tox/profiles.json >/dev/null
 
-t() { tmux -L "$socket" "$@"; }
-# A session that lives as long as the script keeps the tmux server up: when the last session
-# was killed the server exits, and a new-session right after could reach the server while it
-# was exiting ("server exited unexpectedly", seen once in CI).
-t new-session -d -s keeper "sleep 86400"
-# start opens warren in a new session of the given size, talking to the server on port $3.
+# start opens warren in a new session of the given size, talking to the server on port $4.
 start() {
 	session="$1"
 	t new-session -d -s "$session" -x "$2" -y "$3" \
-		"OLLAMA_HOST=127.0.0.1:$4 '$work/warren' -w '$work/ws'; echo 'warren exited'; sleep 600"
+		"OLLAMA_HOST=127.0.0.1:$4 '$work/warren' -w '$ws'; echo 'warren exited'; sleep 600"
 	t set-option -g set-clipboard on
-}
-screen() { t capture-pane -p -t "$session"; }
-passed=0
-fail() {
-	echo "FAIL: $1"
-	screen
-	echo "$passed passed, 1 failed"
-	exit 1
-}
-# expect waits up to 15 s for the screen to show text.
-expect() {
-	for _ in $(seq 150); do
-		if screen | grep -qF -- "$1"; then
-			passed=$((passed + 1))
-			return 0
-		fi
-		sleep 0.1
-	done
-	fail "the screen never showed: $1"
 }
 # absent checks, after the screen settled, that text is not on it.
 absent() {
@@ -78,25 +41,8 @@ absent() {
 	if screen | grep -qF -- "$1"; then
 		fail "the screen still shows: $1"
 	fi
-	passed=$((passed + 1))
+	ok
 }
-# help_fits checks that the help line (the last line) ends with the pointer to the other keys.
-help_fits() {
-	local last
-	for _ in $(seq 30); do # after a resize the frame may take a moment to be redrawn
-		last=$(screen | tail -n 1 | sed 's/ *$//')
-		case "$last" in
-		*"? more" | *"f1 more" | *"n/esc stay")
-			passed=$((passed + 1))
-			return 0
-			;;
-		esac
-		sleep 0.1
-	done
-	fail "the help line is cut or lacks '? more': '$last'"
-}
-keys() { t send-keys -t "$session" "$@"; sleep 0.25; }
-typed() { t send-keys -t "$session" -l "$1"; sleep 0.25; }
 # click and wheel send the terminal's own (SGR) mouse reports; columns and rows count from 1.
 click() { typed $'\e[<0;'"$1;$2"'M'; typed $'\e[<0;'"$1;$2"'m'; }
 wheel_up() { typed $'\e[<64;'"$1;$2"'M'; }
@@ -109,7 +55,7 @@ first_frame() {
 	for i in $(seq 9); do
 		session="first$i"
 		t new-session -d -s "$session" -x 120 -y 40 \
-			"date +%s%N >'$work/launch'; OLLAMA_HOST=127.0.0.1:$fast exec '$work/warren' -w '$work/ws'"
+			"date +%s%N >'$work/launch'; OLLAMA_HOST=127.0.0.1:$fast exec '$work/warren' -w '$ws'"
 		t1=""
 		for _ in $(seq 3000); do
 			if screen | grep -qF "Research question"; then
@@ -253,7 +199,7 @@ expect "Report  run"
 keys c
 expect "copied the report as Markdown"
 if ! t show-buffer | grep -q "## Sources"; then fail "the clipboard does not hold the report"; fi
-passed=$((passed + 1))
+ok
 # The tree: a followed reference expands to where it led.
 keys t
 expect "Rabbit-hole tree"
@@ -287,7 +233,7 @@ before=$(screen | tail -n +4 | head -n 5)
 for _ in 1 2 3 4 5 6; do wheel_up 10 10; done
 sleep 0.3
 if [ "$(screen | tail -n +4 | head -n 5)" = "$before" ]; then fail "the wheel did not scroll the Log tab"; fi
-passed=$((passed + 1))
+ok
 # A run in flight: q asks first, naming the run; ctrl+c in its run view cancels it.
 t kill-session -t rules
 start inflight 80 24 "$slow"

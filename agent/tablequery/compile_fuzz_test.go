@@ -3,77 +3,17 @@ package tablequery
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
-	"strconv"
 	"testing"
 	"time"
-
-	"warren/gas"
-	"warren/internal/shareddata"
 )
-
-// realGasSchema is the schema `warren gas query` builds for an HMIS table (cmd/warren
-// querySchema): every field of the gas table, typed by its kind.
-func realGasSchema() Schema {
-	var s Schema
-	for _, f := range gas.Fields() {
-		typ := TypeString
-		switch f.Kind {
-		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
-			typ = TypeNumber
-		case gas.KindRating:
-			typ = TypeInt
-		case gas.KindBool:
-			typ = TypeBool
-		}
-		s = append(s, Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
-	}
-	return s
-}
-
-// realGasRows are the rows of the sample gas table, typed as cmd/warren queryRows types them,
-// plus a row with no values at all and a missing (nil) row.
-func realGasRows(f *testing.F, schema Schema) []map[string]any {
-	tab, err := gas.ImportCSV(shareddata.Project(f, filepath.Join("sample", "gas", "hmis-sample.csv")))
-	if err != nil {
-		f.Fatal(err)
-	}
-	var rows []map[string]any
-	for _, r := range tab.Rows {
-		m := map[string]any{}
-		for _, fd := range schema {
-			v := r.Cells[fd.Name].Value
-			m[fd.Name] = nil
-			switch {
-			case v == "":
-			case fd.Type == TypeNumber:
-				if x, err := strconv.ParseFloat(v, 64); err == nil {
-					m[fd.Name] = x
-				}
-			case fd.Type == TypeInt:
-				if x, err := strconv.Atoi(v); err == nil {
-					m[fd.Name] = x
-				}
-			case fd.Type == TypeBool:
-				if v == "yes" || v == "no" {
-					m[fd.Name] = v == "yes"
-				}
-			default:
-				m[fd.Name] = v
-			}
-		}
-		rows = append(rows, m)
-	}
-	return append(rows, map[string]any{}, nil)
-}
 
 // FuzzCompile compiles an expression against the real gas-table schema. An expression is
 // either refused with a *QueryError or runs on every row of the sample table without failing
 // the run, and matching rows one at a time gives the same rows as matching them together.
 func FuzzCompile(f *testing.F) {
-	schema := realGasSchema()
-	rows := realGasRows(f, schema)
+	schema, rows, _ := sampleTable(f)
+	rows = append(rows, map[string]any{}, nil) // a row with no values, and a missing one
 	for _, e := range []string{
 		`hazard_class contains "Flammable" and empty(cas_number)`,
 		`has(flash_point_c) and flash_point_c < 0`,

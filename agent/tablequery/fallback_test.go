@@ -1,71 +1,10 @@
 package tablequery
 
 import (
-	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"warren/gas"
 )
-
-// sampleTable is sample/gas/hmis-sample.csv as `warren gas query` sees it: the 47 HMIS fields,
-// each documented by its column label, and typed rows (as cmd/warren's querySchema and
-// queryRows build them).
-func sampleTable(t *testing.T) (Schema, []map[string]any, []string) {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	table, err := gas.ImportCSV(filepath.Join(filepath.Dir(file), "..", "..", "sample", "gas", "hmis-sample.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema Schema
-	for _, f := range gas.Fields() {
-		typ := TypeString
-		switch f.Kind {
-		case gas.KindNumber, gas.KindTemperature, gas.KindPressure, gas.KindPercent, gas.KindPPM:
-			typ = TypeNumber
-		case gas.KindRating:
-			typ = TypeInt
-		case gas.KindBool:
-			typ = TypeBool
-		}
-		schema = append(schema, Field{Name: f.Name, Type: typ, Unit: f.Unit, Doc: f.Label})
-	}
-	rows := make([]map[string]any, len(table.Rows))
-	names := make([]string, len(table.Rows))
-	for i, r := range table.Rows {
-		names[i] = r.Name()
-		m := map[string]any{}
-		for _, f := range schema {
-			v := r.Cells[f.Name].Value
-			switch {
-			case v == "":
-				m[f.Name] = nil
-			case f.Type == TypeNumber:
-				x, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					t.Fatalf("%s %s: %v", names[i], f.Name, err)
-				}
-				m[f.Name] = x
-			case f.Type == TypeInt:
-				x, err := strconv.Atoi(v)
-				if err != nil {
-					t.Fatalf("%s %s: %v", names[i], f.Name, err)
-				}
-				m[f.Name] = x
-			case f.Type == TypeBool:
-				m[f.Name] = v == "yes"
-			default:
-				m[f.Name] = v
-			}
-		}
-		rows[i] = m
-	}
-	return schema, rows, names
-}
 
 // The fallback on the sample table: which gases each plain question finds. The expected rows
 // were read off the CSV by hand (GHS pictogram columns, CAS column, names and H statements).

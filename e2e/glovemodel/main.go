@@ -51,7 +51,6 @@ import (
 	"archive/tar"
 	"bufio"
 	"compress/gzip"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -59,13 +58,14 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/ollama/ollama/fs/ggml"
+
+	"warren/e2e/internal/gguf"
 )
 
 const (
@@ -277,57 +277,23 @@ func write(path string, v *vectors, sif float64, maxWords, abtt int) (int, error
 		for i := range values {
 			values[i] = value
 		}
-		return tensor(name, values, shape)
+		return gguf.Tensor(name, values, shape)
 	}
 	// Ollama's bert graph adds the token-type and position embeddings and applies the embedding
 	// norm before the (here absent) blocks: zeros, ones and zeros leave the word vectors alone
 	// but for the norm itself.
 	ts := []*ggml.Tensor{
-		tensor("token_embd.weight", embed, []uint64{dims, vocab}),
+		gguf.Tensor("token_embd.weight", embed, []uint64{dims, vocab}),
 		filled("token_types.weight", 0, dims, 2),
 		filled("position_embd.weight", 0, dims, contextLen),
 		filled("token_embd_norm.weight", 1, dims),
 		filled("token_embd_norm.bias", 0, dims),
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".glove-*.gguf")
-	if err != nil {
+	if err := gguf.WriteFile(path, kv, ts); err != nil {
 		return 0, err
 	}
-	defer os.Remove(tmp.Name())
-	if err := ggml.WriteGGUF(tmp, kv, ts); err != nil {
-		tmp.Close()
-		return 0, fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return 0, err
-	}
-	return int(vocab) - len(specials), os.Rename(tmp.Name(), path)
-}
-
-// tensor is an F32 tensor whose shape lists the fastest-varying dimension first, as GGUF does.
-func tensor(name string, values []float32, shape []uint64) *ggml.Tensor {
-	return &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32s(values)}
-}
-
-type f32s []float32
-
-func (v f32s) WriteTo(w io.Writer) (int64, error) {
-	bw := bufio.NewWriterSize(w, 1<<20)
-	var buf [4]byte
-	var n int64
-	for _, x := range v {
-		binary.LittleEndian.PutUint32(buf[:], math.Float32bits(x))
-		m, err := bw.Write(buf[:])
-		n += int64(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, bw.Flush()
+	return int(vocab) - len(specials), nil
 }
 
 // parse reads the package's JSON with a small streaming scanner: encoding/json takes tens of
@@ -335,50 +301,33 @@ func (v f32s) WriteTo(w io.Writer) (int64, error) {
 func parse(r io.Reader) (*vectors, error) {
 	s := &scanner{r: bufio.NewReaderSize(r, 1<<20)}
 	v := &vectors{}
-	if err := s.expect('{'); err != nil {
-		return nil, err
-	}
-	for {
-		c, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		if c == '}' {
-			break
-		}
-		if c == ',' {
-			continue
-		}
-		s.unread()
-		key, err := s.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
+	err := s.object(func(key string) (err error) {
 		switch key {
 		case "words":
 			if v.words, err = s.strings(); err != nil {
-				return nil, fmt.Errorf("words: %w", err)
+				return fmt.Errorf("words: %w", err)
 			}
 		case "vectors":
 			if v.vecs, err = s.vectorMap(); err != nil {
-				return nil, fmt.Errorf("vectors: %w", err)
+				return fmt.Errorf("vectors: %w", err)
 			}
 		case "dimensions":
 			n, err := s.number()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if n != dims {
-				return nil, fmt.Errorf("the vectors have %v dimensions, want %d", n, dims)
+				return fmt.Errorf("the vectors have %v dimensions, want %d", n, dims)
 			}
 		default:
 			if err := s.skip(); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
+				return fmt.Errorf("%s: %w", key, err)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(v.words) == 0 || len(v.vecs) == 0 {
 		return nil, errors.New("no words or no vectors")
@@ -506,6 +455,36 @@ func (s *scanner) list(item func() error) error {
 	}
 }
 
+// object calls member with each key of an object, the scanner standing before its value.
+func (s *scanner) object(member func(key string) error) error {
+	if err := s.expect('{'); err != nil {
+		return err
+	}
+	for {
+		c, err := s.next()
+		if err != nil {
+			return err
+		}
+		switch c {
+		case '}':
+			return nil
+		case ',':
+			continue
+		}
+		s.unread()
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if err := s.expect(':'); err != nil {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+}
+
 func (s *scanner) strings() ([]string, error) {
 	var out []string
 	err := s.list(func() error {
@@ -518,39 +497,20 @@ func (s *scanner) strings() ([]string, error) {
 
 func (s *scanner) vectorMap() (map[string][]float32, error) {
 	out := make(map[string][]float32, 400_000)
-	if err := s.expect('{'); err != nil {
-		return nil, err
-	}
-	for {
-		c, err := s.next()
-		if err != nil {
-			return nil, err
-		}
-		switch c {
-		case '}':
-			return out, nil
-		case ',':
-			continue
-		}
-		s.unread()
-		word, err := s.str()
-		if err != nil {
-			return nil, err
-		}
-		if err := s.expect(':'); err != nil {
-			return nil, err
-		}
+	err := s.object(func(word string) error {
 		vec := make([]float32, 0, dims+2)
-		err = s.list(func() error {
+		err := s.list(func() error {
 			x, err := s.number()
 			vec = append(vec, float32(x))
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", word, err)
+			return fmt.Errorf("%q: %w", word, err)
 		}
 		out[word] = vec
-	}
+		return nil
+	})
+	return out, err
 }
 
 // skip reads past one value of any kind.
@@ -566,29 +526,7 @@ func (s *scanner) skip() error {
 	case '[':
 		err = s.list(s.skip)
 	case '{':
-		s.r.ReadByte()
-		for {
-			c, err := s.next()
-			if err != nil {
-				return err
-			}
-			if c == '}' {
-				return nil
-			}
-			if c == ',' {
-				continue
-			}
-			s.unread()
-			if _, err := s.str(); err != nil {
-				return err
-			}
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			if err := s.skip(); err != nil {
-				return err
-			}
-		}
+		err = s.object(func(string) error { return s.skip() })
 	case 't', 'f', 'n':
 		for {
 			c, err := s.r.ReadByte()

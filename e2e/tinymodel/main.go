@@ -7,16 +7,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 
 	"github.com/ollama/ollama/fs/ggml"
+
+	"warren/e2e/internal/gguf"
 )
 
 const (
@@ -102,14 +100,14 @@ func write(path string, seed uint64) error {
 		for i := range values {
 			values[i] = float32(rng.NormFloat64() * 0.08)
 		}
-		return tensor(name, values, shape)
+		return gguf.Tensor(name, values, shape)
 	}
 	ones := func(name string, size uint64) *ggml.Tensor {
 		values := make([]float32, size)
 		for i := range values {
 			values[i] = 1
 		}
-		return tensor(name, values, []uint64{size})
+		return gguf.Tensor(name, values, []uint64{size})
 	}
 
 	// Every token's embedding carries a constant first component, which survives the block
@@ -118,7 +116,7 @@ func write(path string, seed uint64) error {
 	// after a few tokens often enough that some answers complete and others run out of num_predict.
 	embed := random("token_embd.weight", embedding, vocab)
 	output := random("output.weight", embedding, vocab)
-	embedValues, outputValues := embed.WriterTo.(f32s), output.WriterTo.(f32s)
+	embedValues, outputValues := embed.WriterTo.(gguf.F32s), output.WriterTo.(gguf.F32s)
 	for t := range vocab {
 		embedValues[t*embedding] = 1
 		outputValues[t*embedding] = float32(bias(t))
@@ -139,22 +137,7 @@ func write(path string, seed uint64) error {
 		)
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tiny-*.gguf")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := ggml.WriteGGUF(tmp, kv, ts); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return gguf.WriteFile(path, kv, ts)
 }
 
 // bias is the weight of token t on the constant component.
@@ -173,19 +156,4 @@ func bias(t uint64) float64 {
 		return -0.6
 	}
 	return 0
-}
-
-// tensor is an F32 tensor whose shape lists the fastest-varying dimension first, as GGUF does.
-func tensor(name string, values []float32, shape []uint64) *ggml.Tensor {
-	return &ggml.Tensor{Name: name, Kind: 0, Shape: shape, WriterTo: f32s(values)}
-}
-
-type f32s []float32
-
-func (v f32s) WriteTo(w io.Writer) (int64, error) {
-	var buf bytes.Buffer
-	if err := binary.Write(&buf, binary.LittleEndian, []float32(v)); err != nil {
-		return 0, err
-	}
-	return buf.WriteTo(w)
 }

@@ -179,6 +179,30 @@ func (s *Server) takeFault(path string, chat bool) *Fault {
 	return nil
 }
 
+// admit claims the request's fault and answers the request when the fault sets a status or the
+// model is unknown, recording it with that status; it reports whether the request goes on.
+func (s *Server) admit(w http.ResponseWriter, rec Recorded, chat bool) (*Fault, bool) {
+	fault := s.takeFault(rec.Path, chat)
+	if fault != nil && fault.Status > 0 {
+		s.refuse(w, rec, fault.Status, fault.message())
+		return nil, false
+	}
+	if !s.hasModel(rec.Model) {
+		rec.Status = http.StatusNotFound
+		s.record(rec)
+		notFound(w, rec.Model)
+		return nil, false
+	}
+	return fault, true
+}
+
+// refuse records the request with status and answers it with an error.
+func (s *Server) refuse(w http.ResponseWriter, rec Recorded, status int, msg string) {
+	rec.Status = status
+	s.record(rec)
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	var req api.ChatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
@@ -188,45 +212,27 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	stream := req.Stream == nil || *req.Stream
 	rec := Recorded{Path: r.URL.Path, Model: req.Model, Messages: req.Messages, Format: req.Format,
 		Options: req.Options, Stream: stream}
-	fault := s.takeFault(r.URL.Path, true)
-	if fault != nil && fault.Status > 0 {
-		rec.Status = fault.Status
-		s.record(rec)
-		writeJSON(w, fault.Status, map[string]string{"error": fault.message()})
-		return
-	}
-	if !s.hasModel(req.Model) {
-		rec.Status = http.StatusNotFound
-		s.record(rec)
-		notFound(w, req.Model)
+	fault, ok := s.admit(w, rec, true)
+	if !ok {
 		return
 	}
 	if msg := checkFormat(req.Format); msg != "" {
-		rec.Status = http.StatusInternalServerError
-		s.record(rec)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": msg})
+		s.refuse(w, rec, http.StatusInternalServerError, msg)
 		return
 	}
 	call := Call{Model: req.Model, Messages: req.Messages, Format: req.Format, Options: req.Options}
 	reply, ok := s.reply(call)
 	if !ok {
-		rec.Status = http.StatusInternalServerError
-		s.record(rec)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{
-			"error": fmt.Sprintf("llmtest: no rule matches the request (last user message: %.120q)", call.LastUser())})
+		s.refuse(w, rec, http.StatusInternalServerError,
+			fmt.Sprintf("llmtest: no rule matches the request (last user message: %.120q)", call.LastUser()))
 		return
 	}
-	rec.Status = http.StatusOK
-	dead := s.deadChan()
-	slot, ok := s.holdSlot(r.Context(), dead, s.record(rec))
+	slot, dead, ok := s.begin(r.Context(), rec)
 	if !ok {
 		return
 	}
 	written := false
 	defer func() { slot.release(written) }() // also when a dropped stream panics out
-	if !s.wait(r.Context(), dead) {
-		return
-	}
 	prompt := 0
 	for _, m := range req.Messages {
 		prompt += tokenCount(m.Content)

@@ -228,6 +228,22 @@ func sameModel(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
+// begin records the request with status 200, holds one of the server's slots and waits out
+// its latency; false when the client or the server gave up first, the slot released then.
+func (s *Server) begin(ctx context.Context, rec Recorded) (*hold, <-chan struct{}, bool) {
+	rec.Status = http.StatusOK
+	dead := s.deadChan()
+	slot, ok := s.holdSlot(ctx, dead, s.record(rec))
+	if !ok {
+		return nil, nil, false
+	}
+	if !s.wait(ctx, dead) {
+		slot.release(false)
+		return nil, nil, false
+	}
+	return slot, dead, true
+}
+
 // wait applies the configured latency, giving up when the client goes away or the server
 // is killed.
 func (s *Server) wait(ctx context.Context, dead <-chan struct{}) bool {
@@ -320,29 +336,15 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rec := Recorded{Path: r.URL.Path, Model: req.Model, Input: inputs}
-	if f := s.takeFault(r.URL.Path, false); f != nil && f.Status > 0 {
-		rec.Status = f.Status
-		s.record(rec)
-		writeJSON(w, f.Status, map[string]string{"error": f.message()})
+	if _, ok := s.admit(w, rec, false); !ok {
 		return
 	}
-	if !s.hasModel(req.Model) {
-		rec.Status = http.StatusNotFound
-		s.record(rec)
-		notFound(w, req.Model)
-		return
-	}
-	rec.Status = http.StatusOK
-	dead := s.deadChan()
-	slot, ok := s.holdSlot(r.Context(), dead, s.record(rec))
+	slot, _, ok := s.begin(r.Context(), rec)
 	if !ok {
 		return
 	}
 	written := false
 	defer func() { slot.release(written) }()
-	if !s.wait(r.Context(), dead) {
-		return
-	}
 	s.mu.Lock()
 	dim := s.dim
 	s.mu.Unlock()

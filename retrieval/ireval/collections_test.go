@@ -9,26 +9,44 @@ import (
 
 func cranfieldData(t *testing.T) *Collection {
 	t.Helper()
-	c, err := Load("cranfield",
-		shareddata.Path(t, "ir/cranfield/cran.all.1400"),
-		shareddata.Path(t, "ir/cranfield/cran.qry"),
-		shareddata.Path(t, "ir/cranfield/cranqrel"))
+	return sharedCollection(t, "cranfield", "ir/cranfield/cran.all.1400", "ir/cranfield/cran.qry", "ir/cranfield/cranqrel")
+}
+
+func cisiData(t *testing.T) *Collection {
+	t.Helper()
+	return sharedCollection(t, "cisi", "ir/cisi/CISI.ALL", "ir/cisi/CISI.QRY", "ir/cisi/CISI.REL")
+}
+
+// sharedCollection loads a collection from its files in shared/data.
+func sharedCollection(t *testing.T, name, docs, queries, qrels string) *Collection {
+	t.Helper()
+	c, err := Load(name, shareddata.Path(t, docs), shareddata.Path(t, queries), shareddata.Path(t, qrels))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-func cisiData(t *testing.T) *Collection {
+// counts is what a loaded collection must hold; pairs are its judged pairs, all relevant.
+type counts struct{ docs, queries, qrelQueries, judged, pairs int }
+
+func checkCounts(t *testing.T, c *Collection, want counts) {
 	t.Helper()
-	c, err := Load("cisi",
-		shareddata.Path(t, "ir/cisi/CISI.ALL"),
-		shareddata.Path(t, "ir/cisi/CISI.QRY"),
-		shareddata.Path(t, "ir/cisi/CISI.REL"))
-	if err != nil {
-		t.Fatal(err)
+	if len(c.Docs) != want.docs {
+		t.Errorf("docs = %d, want %d", len(c.Docs), want.docs)
 	}
-	return c
+	if len(c.Queries) != want.queries {
+		t.Errorf("queries = %d, want %d", len(c.Queries), want.queries)
+	}
+	if len(c.Qrels) != want.qrelQueries {
+		t.Errorf("qrels cover %d queries, want %d", len(c.Qrels), want.qrelQueries)
+	}
+	if n := len(c.Judged()); n != want.judged {
+		t.Errorf("judged queries = %d, want %d", n, want.judged)
+	}
+	if rel, all := pairs(c.Qrels); rel != want.pairs || all != want.pairs {
+		t.Errorf("qrels pairs: %d relevant of %d, want %d of %d", rel, all, want.pairs, want.pairs)
+	}
 }
 
 func pairs(q Qrels) (relevant, all int) {
@@ -56,22 +74,8 @@ func findDoc(t *testing.T, c *Collection, id string) Doc {
 
 func TestCranfieldCounts(t *testing.T) {
 	c := cranfieldData(t)
-	if len(c.Docs) != 1400 {
-		t.Errorf("docs = %d, want 1400", len(c.Docs))
-	}
-	if len(c.Queries) != 225 {
-		t.Errorf("queries = %d, want 225", len(c.Queries))
-	}
-	if len(c.Qrels) != 225 {
-		t.Errorf("qrels cover %d queries, want 225", len(c.Qrels))
-	}
-	if n := len(c.Judged()); n != 225 {
-		t.Errorf("judged queries = %d, want 225", n)
-	}
 	// cranqrel has 1837 lines, 225 of them -1.
-	if rel, all := pairs(c.Qrels); rel != 1612 || all != 1612 {
-		t.Errorf("qrels pairs: %d relevant of %d, want 1612 of 1612", rel, all)
-	}
+	checkCounts(t, c, counts{docs: 1400, queries: 225, qrelQueries: 225, judged: 225, pairs: 1612})
 	// Grade histogram: code 1 → 4 … code 4 → 1 (cranqrel: 128×1, 387×2, 734×3, 363×4).
 	hist := map[int]int{}
 	for _, m := range c.Qrels {
@@ -128,21 +132,7 @@ func TestCranfieldDetails(t *testing.T) {
 
 func TestCISICounts(t *testing.T) {
 	c := cisiData(t)
-	if len(c.Docs) != 1460 {
-		t.Errorf("docs = %d, want 1460", len(c.Docs))
-	}
-	if len(c.Queries) != 112 {
-		t.Errorf("queries = %d, want 112", len(c.Queries))
-	}
-	if len(c.Qrels) != 76 {
-		t.Errorf("qrels cover %d queries, want 76", len(c.Qrels))
-	}
-	if n := len(c.Judged()); n != 76 {
-		t.Errorf("judged queries = %d, want 76", n)
-	}
-	if rel, all := pairs(c.Qrels); rel != 3114 || all != 3114 {
-		t.Errorf("qrels pairs: %d relevant of %d, want 3114 of 3114", rel, all)
-	}
+	checkCounts(t, c, counts{docs: 1460, queries: 112, qrelQueries: 76, judged: 76, pairs: 3114})
 	for _, m := range c.Qrels {
 		for d, g := range m {
 			if g != 1 {

@@ -1,67 +1,29 @@
 package refs
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"warren/internal/refcases"
 	"warren/internal/shareddata"
 )
-
-// refCase is one labelled case of retrieval/testdata/refcases.json: a short passage quoted from a
-// corpus document, the reference it must yield, and where that reference must resolve (nil when
-// the cited document is not in the corpus and the reference must end unresolved).
-type refCase struct {
-	ID          string `json:"id"`
-	FromDoc     string `json:"from_doc"`
-	FromSection string `json:"from_section"`
-	Text        string `json:"text"`
-	Expect      struct {
-		Type            string `json:"type"`
-		Target          string `json:"target"`
-		DocumentContext string `json:"document_context"`
-	} `json:"expect"`
-	Resolve *struct {
-		Doc     string `json:"doc"`
-		Section string `json:"section"`
-	} `json:"resolve"`
-}
-
-func loadRefCases(t *testing.T) []refCase {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "refcases.json"))
-	if err != nil {
-		t.Fatalf("couldn't read the reference cases: %v", err)
-	}
-	var cases []refCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatalf("couldn't parse the reference cases: %v", err)
-	}
-	return cases
-}
 
 // TestRefCasesDetected requires every labelled reference to be among the detections of its
 // passage. The labels were made by reading the corpus, so a miss is a detector bug (or a wrong
 // label), never noise to tolerate.
 func TestRefCasesDetected(t *testing.T) {
-	cases := loadRefCases(t)
+	cases := refcases.Load(t)
 	if len(cases) < 45 {
 		t.Fatalf("only %d reference cases, want at least 45", len(cases))
 	}
 	hit := 0
 	for _, c := range cases {
 		refs := DetectRegex(c.Text)
-		found := false
-		for _, r := range refs {
-			if r.Type == c.Expect.Type && r.Target == c.Expect.Target && r.DocumentContext == c.Expect.DocumentContext {
-				found = true
-				break
-			}
-		}
-		if found {
+		if slices.ContainsFunc(refs, func(r Reference) bool { return c.Expect.Is(r.Type, r.Target, r.DocumentContext) }) {
 			hit++
 			continue
 		}
@@ -72,7 +34,7 @@ func TestRefCasesDetected(t *testing.T) {
 
 // TestRefCasesShape checks the mix the resolution test relies on.
 func TestRefCasesShape(t *testing.T) {
-	cases := loadRefCases(t)
+	cases := refcases.Load(t)
 	ids := map[string]bool{}
 	var unresolved, cross int
 	for _, c := range cases {
@@ -110,7 +72,7 @@ var (
 func TestRefCasesMatchCorpus(t *testing.T) {
 	corpus := shareddata.Path(t, "corpus")
 	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	for _, c := range loadRefCases(t) {
+	for _, c := range refcases.Load(t) {
 		sections := corpusSections(t, corpus, c.FromDoc)
 		if strings.HasPrefix(c.FromDoc, "gesetze/") {
 			body, ok := sections[c.FromSection]

@@ -1,7 +1,6 @@
 package refs
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"warren/internal/refcases"
 	"warren/internal/shareddata"
 )
 
@@ -122,13 +122,8 @@ func FuzzDetectGerman(f *testing.F) {
 		f.Add(s)
 	}
 	// The project's labelled passages (German and English).
-	if data, err := os.ReadFile(filepath.Join("..", "testdata", "refcases.json")); err == nil {
-		var cases []struct{ Text string }
-		if json.Unmarshal(data, &cases) == nil {
-			for _, c := range cases {
-				f.Add(c.Text)
-			}
-		}
+	for _, c := range refcases.Load(f) {
+		f.Add(c.Text)
 	}
 	for _, b := range corpusBlocks(f, "corpus/gesetze", ".md", "§", "Anhang", "Artikel", "Verordnung (") {
 		f.Add(b)
