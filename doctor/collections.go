@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
+	"warren/llm/llmkb"
 )
 
 // checkCollections compares the embedder and dimension each collection was built with against
@@ -80,8 +80,7 @@ func collectionReady(c kb.CollectionInfo, g *llm.Gateway, dim int) error {
 		}
 		return dim
 	}
-	model, _ := g.Model(config.RoleEmbed)
-	emb, err := c.QueryEmbedder(kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})})
+	emb, err := c.QueryEmbedder(llmkb.Embedder(g))
 	var mismatch *kb.EmbedderMismatchError
 	if errors.As(err, &mismatch) {
 		mismatch.AskedDim = dimOf(mismatch.Asked)

@@ -8,7 +8,9 @@ import (
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
+	"warren/kb/load"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 )
 
@@ -33,10 +35,10 @@ func embeddedWorkspace(t *testing.T, srv *llmtest.Server) string {
 	for _, d := range []struct {
 		id, collection string
 		emb            kb.Embedder
-	}{{"sop/cylinder.md", "sop", kb.Ollama{Model: c.Embed.Model, Func: g.EmbedFor(llm.Call{})}}, {"general/arsine.md", "general", kb.Builtin{}}} {
-		doc := &kb.Document{ID: d.id, Collection: d.collection, Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Heading: "Procedure", Text: "Purge the silane line with nitrogen."}}}
-		if _, err := store.AddDocument(ctx, doc, d.emb, kb.DefaultChunkOptions, nil); err != nil {
+	}{{"sop/cylinder.md", "sop", llmkb.Embedder(g)}, {"general/arsine.md", "general", kb.Builtin{}}} {
+		doc := &load.Document{ID: d.id, Collection: d.collection, Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Heading: "Procedure", Text: "Purge the silane line with nitrogen."}}}
+		if _, err := store.AddDocument(ctx, doc, d.emb, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

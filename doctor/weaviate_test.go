@@ -12,6 +12,7 @@ import (
 
 	"warren/config"
 	"warren/kb"
+	"warren/kb/load"
 	"warren/kb/weaviatekb"
 	"warren/llm/llmtest"
 )
@@ -54,9 +55,9 @@ func TestWeaviateServerSchemaAndDimensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { wv.DropAll(context.Background()) })
-	doc := &kb.Document{ID: "note.md", Collection: "notes", Language: "en", Source: "/tmp/note.md", Meta: map[string]string{},
-		Sections: []kb.Section{{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."}}}
-	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, kb.DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: "note.md", Collection: "notes", Language: "en", Source: "/tmp/note.md", Meta: map[string]string{},
+		Sections: []load.Section{{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."}}}
+	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	srv := llmtest.New(t)

@@ -57,6 +57,19 @@ func need(t *testing.T, name, what string) string {
 	return v
 }
 
+// tinyModelInputs returns what a suite on the tiny model starts from: the ollama binary, the
+// model's GGUF file and the repository root.
+func tinyModelInputs(t *testing.T) (ollama, gguf, root string) {
+	t.Helper()
+	ollama = need(t, "WARREN_E2E_OLLAMA", "the ollama binary")
+	gguf = need(t, "WARREN_E2E_MODEL", "the tiny model's GGUF file (go run ./e2e/tinymodel)")
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ollama, gguf, root
+}
+
 type result struct {
 	code           int
 	stdout, stderr string
@@ -284,12 +297,7 @@ func typedModelError(stderr string) string {
 }
 
 func TestWarrenAgainstARealOllama(t *testing.T) {
-	ollama := need(t, "WARREN_E2E_OLLAMA", "the ollama binary")
-	gguf := need(t, "WARREN_E2E_MODEL", "the tiny model's GGUF file (go run ./e2e/tinymodel)")
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ollama, gguf, root := tinyModelInputs(t)
 	s := &suite{t: t, server: startOllama(t, ollama), ws: filepath.Join(t.TempDir(), "ws")}
 	s.server.createModel(t, modelName, gguf)
 	s.env = []string{"WARREN_WORKSPACE=" + s.ws, "OLLAMA_HOST=" + s.server.addr,

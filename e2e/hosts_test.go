@@ -17,12 +17,7 @@ import (
 // follows the chat hosts): `warren doctor` checks each, both answer chat requests, the ledger
 // names both, and the two servers' logs together hold exactly the attempts the ledger counts.
 func TestResearchOverTwoOllamaHosts(t *testing.T) {
-	ollama := need(t, "WARREN_E2E_OLLAMA", "the ollama binary")
-	gguf := need(t, "WARREN_E2E_MODEL", "the tiny model's GGUF file (go run ./e2e/tinymodel)")
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ollama, gguf, root := tinyModelInputs(t)
 	servers := []*ollamaServer{startOllama(t, ollama), startOllama(t, ollama)}
 	var urls []string
 	for _, srv := range servers {

@@ -1,6 +1,11 @@
 package kb
 
-import "context"
+import (
+	"context"
+
+	"warren/kb/chunk"
+	"warren/kb/load"
+)
 
 // Backend is where a knowledge base keeps its documents, chunks and vectors and how it searches
 // them. The embedded Store (warren.db and the vector files of the workspace) is one; a server
@@ -35,7 +40,7 @@ type Backend interface {
 	// *EmbedderMismatchError. A reader never sees the document without chunks, and a write
 	// that dies part-way never leaves the document recorded with its new content hash, so the
 	// next ingest stores it again.
-	ReplaceDocument(ctx context.Context, doc *Document, chunks []Chunk, vectors [][]float32, embedder string) error
+	ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vectors [][]float32, embedder string) error
 	// RemoveDocument deletes a document and its chunks; false when there was none.
 	RemoveDocument(ctx context.Context, id string) (bool, error)
 	// ResetCollection empties a collection built by another embedder than the given one, so
@@ -46,12 +51,12 @@ type Backend interface {
 	EmptyCollection(ctx context.Context, name, embedder string) error
 
 	// Chunks returns the chunks with the given IDs, in that order; unknown IDs are left out.
-	Chunks(ctx context.Context, ids []string) ([]Chunk, error)
+	Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error)
 	// DocumentChunks returns all chunks of a document in order.
-	DocumentChunks(ctx context.Context, doc string) ([]Chunk, error)
+	DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error)
 	// SectionChunks returns the chunks of one section of a document in order; a dotted
 	// section includes its subsections ("4" brings 4.1 and 4.2 too).
-	SectionChunks(ctx context.Context, doc, section string) ([]Chunk, error)
+	SectionChunks(ctx context.Context, doc, section string) ([]chunk.Chunk, error)
 	// DocumentVectors returns the stored vectors of a document's chunks, in chunk order (as
 	// DocumentChunks), so a knowledge base can be copied without embedding again.
 	DocumentVectors(ctx context.Context, doc string) ([][]float32, error)
@@ -59,10 +64,10 @@ type Backend interface {
 	// Lexical ranks chunks in scope by warren's BM25 over their analysed terms, with
 	// pseudo-relevance feedback (see Store.Lexical); lang is the query's language, "" when
 	// unknown.
-	Lexical(ctx context.Context, query, lang string, scope Scope, k int) ([]Hit, error)
+	Lexical(ctx context.Context, query, lang string, scope chunk.Scope, k int) ([]chunk.Hit, error)
 	// Dense ranks chunks in scope by cosine similarity to a query vector (the score). A
 	// collection whose vectors have another length is an *EmbedderMismatchError.
-	Dense(ctx context.Context, vector []float32, scope Scope, k int) ([]Hit, error)
+	Dense(ctx context.Context, vector []float32, scope chunk.Scope, k int) ([]chunk.Hit, error)
 
 	// Prepare readies the backend for a long write (the embedded one loads its vectors
 	// before the first document, not in the middle of an ingest).

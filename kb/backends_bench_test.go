@@ -30,6 +30,9 @@ import (
 
 	"warren/config"
 	"warren/kb"
+	"warren/kb/lexical"
+	"warren/kb/load"
+	"warren/kb/vectors"
 	"warren/kb/weaviatekb"
 	"warren/retrieval"
 )
@@ -208,16 +211,16 @@ type backendCorpus struct {
 
 // benchDocuments are the documents of kb's 100,000-chunk workspace (buildBenchWorkspace):
 // the same vocabulary and sections, so both backends hold what the embedded benchmarks search.
-func benchDocuments() []*kb.Document {
+func benchDocuments() []*load.Document {
 	voc := newVocabulary(mrand.New(mrand.NewPCG(1, 2)))
 	perDoc := benchChunks / benchDocs
-	docs := make([]*kb.Document, benchDocs)
+	docs := make([]*load.Document, benchDocs)
 	for d := range docs {
-		secs := make([]kb.Section, perDoc)
+		secs := make([]load.Section, perDoc)
 		for i := range secs {
-			secs[i] = kb.Section{Number: fmt.Sprint(i + 1), Heading: voc.text(3), Text: voc.text(40)}
+			secs[i] = load.Section{Number: fmt.Sprint(i + 1), Heading: voc.text(3), Text: voc.text(40)}
 		}
-		docs[d] = &kb.Document{ID: fmt.Sprintf("doc%03d", d), Collection: "bench", Language: "en", Meta: map[string]string{}, Sections: secs}
+		docs[d] = &load.Document{ID: fmt.Sprintf("doc%03d", d), Collection: "bench", Language: "en", Meta: map[string]string{}, Sections: secs}
 	}
 	return docs
 }
@@ -258,7 +261,7 @@ func newTarget(b *testing.B, kind, collection string, server func() weaviateServ
 
 // ingest stores documents with their vectors (dim long, one per chunk in order), as an ingest
 // does after loading (chunk, embed, store, flush), and returns how long it took.
-func (c *backendCorpus) ingest(b *testing.B, docs []*kb.Document, vectors []float32, dim int) time.Duration {
+func (c *backendCorpus) ingest(b *testing.B, docs []*load.Document, vectors []float32, dim int) time.Duration {
 	b.Helper()
 	ctx := context.Background()
 	emb := &rowEmbedder{dim: dim, data: vectors}
@@ -267,7 +270,7 @@ func (c *backendCorpus) ingest(b *testing.B, docs []*kb.Document, vectors []floa
 		b.Fatal(err)
 	}
 	for _, d := range docs {
-		if _, err := kb.AddDocument(ctx, c.backend, d, emb, kb.DefaultChunkOptions, nil); err != nil {
+		if _, err := kb.AddDocument(ctx, c.backend, d, emb, load.DefaultChunkOptions, nil); err != nil {
 			b.Fatalf("couldn't store %s in the %s backend: %v", d.ID, c.backend.Kind(), err)
 		}
 	}
@@ -425,12 +428,12 @@ func benchmarkBackendQueries(b *testing.B, c *backendCorpus, mode retrieval.Mode
 			}
 		}
 	}
-	var vectors kb.VectorStats
-	var lexical kb.LexicalStats
+	var vec vectors.Stats
+	var lexBefore lexical.Stats
 	var before classQueries
 	var table weaviatekb.TermTableStats
 	if c.store != nil {
-		vectors, lexical = c.store.VectorStats(), c.store.LexicalStats()
+		vec, lexBefore = c.store.VectorStats(), c.store.LexicalStats()
 	} else {
 		before = server().queries(b, c.class, benchDim)
 		table = wv.TermTableStats()
@@ -445,11 +448,11 @@ func benchmarkBackendQueries(b *testing.B, c *backendCorpus, mode retrieval.Mode
 	b.StopTimer()
 	if c.store != nil {
 		st, lex := c.store.VectorStats(), c.store.LexicalStats()
-		if st.IndexQueries-vectors.IndexQueries != int64(n) || st.ScanQueries != vectors.ScanQueries {
-			b.Fatalf("every query's dense ranking must go through the embedded graph: %+v before, %+v after", vectors, st)
+		if st.IndexQueries-vec.IndexQueries != int64(n) || st.ScanQueries != vec.ScanQueries {
+			b.Fatalf("every query's dense ranking must go through the embedded graph: %+v before, %+v after", vec, st)
 		}
-		if want := map[retrieval.Mode]int64{retrieval.Dense: 0, retrieval.Hybrid: int64(n)}[mode]; lex.Searches-lexical.Searches != want || lex.Loads != lexical.Loads {
-			b.Fatalf("want %d lexical searches of the index in memory, read before: %+v before, %+v after", want, lexical, lex)
+		if want := map[retrieval.Mode]int64{retrieval.Dense: 0, retrieval.Hybrid: int64(n)}[mode]; lex.Searches-lexBefore.Searches != want || lex.Loads != lexBefore.Loads {
+			b.Fatalf("want %d lexical searches of the index in memory, read before: %+v before, %+v after", want, lexBefore, lex)
 		}
 	} else {
 		after := server().queries(b, c.class, benchDim)

@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
+	"warren/kb/vectors"
 )
 
 // BenchmarkBackendsDense1M sets Weaviate's HNSW index beside the embedded store's at
@@ -41,14 +44,14 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 	gen := topical{seed: 13, dim: millionDim, perDoc: 100}
 	t0 := time.Now()
 	data := gen.corpus(n)
-	docs := make([]*kb.Document, n/gen.perDoc)
+	docs := make([]*load.Document, n/gen.perDoc)
 	ids := make([]string, 0, n)
 	voc := newVocabulary(mrand.New(mrand.NewPCG(5, 6)))
 	for d := range docs {
-		doc := &kb.Document{ID: fmt.Sprintf("doc%05d", d), Collection: "million", Language: "en", Meta: map[string]string{}}
+		doc := &load.Document{ID: fmt.Sprintf("doc%05d", d), Collection: "million", Language: "en", Meta: map[string]string{}}
 		for i := range gen.perDoc {
-			doc.Sections = append(doc.Sections, kb.Section{Number: fmt.Sprint(i + 1), Text: voc.text(8)})
-			ids = append(ids, kb.ChunkID(doc.ID, i)) // as the chunker numbers one chunk a section
+			doc.Sections = append(doc.Sections, load.Section{Number: fmt.Sprint(i + 1), Text: voc.text(8)})
+			ids = append(ids, chunk.ID(doc.ID, i)) // as the chunker numbers one chunk a section
 		}
 		docs[d] = doc
 	}
@@ -60,14 +63,14 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 
 	// The ground truth: an exact scan of every vector, without a graph.
 	exactDir := b.TempDir()
-	if _, err := kb.WriteRawVectors(exactDir, "exact", millionDim, 1, data, ids, n+1); err != nil {
+	if _, err := vectors.WriteCollection(exactDir, "exact", millionDim, 1, data, ids, n+1); err != nil {
 		b.Fatal(err)
 	}
-	exact, err := kb.OpenRawVectors(exactDir, "exact", 1)
+	exact, err := vectors.OpenCollection(exactDir, "exact", 1)
 	if err != nil || exact.HasGraph() || exact.Rows() != n {
 		b.Fatalf("the exact scan must read %d rows and no graph (%v)", n, err)
 	}
-	truth := make([][]kb.Hit, len(queries))
+	truth := make([][]chunk.Hit, len(queries))
 	var scans []time.Duration
 	for q, v := range queries {
 		t := time.Now()
@@ -76,7 +79,7 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 	}
 	exact = nil
 	os.RemoveAll(exactDir)
-	recall := func(got [][]kb.Hit) float64 {
+	recall := func(got [][]chunk.Hit) float64 {
 		found, want := 0, 0
 		for q := range truth {
 			found += overlap(got[q], truth[q])
@@ -87,12 +90,12 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 
 	b.Run("embedded", func(b *testing.B) {
 		dir := b.TempDir()
-		build, err := kb.WriteRawVectors(dir, "million", millionDim, 1, data, ids, 0)
+		build, err := vectors.WriteCollection(dir, "million", millionDim, 1, data, ids, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		t0 := time.Now()
-		r, err := kb.OpenRawVectors(dir, "million", 1)
+		r, err := vectors.OpenCollection(dir, "million", 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -102,7 +105,7 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 		r.Search(queries[0], 10) // searchable: the first answer is in
 		open := time.Since(t0)
 		var took []time.Duration
-		got := make([][]kb.Hit, len(queries))
+		got := make([][]chunk.Hit, len(queries))
 		for b.Loop() {
 			took = took[:0]
 			for q, v := range queries {
@@ -134,13 +137,13 @@ func BenchmarkBackendsDense1M(b *testing.B) {
 		ctx := context.Background()
 		before := server.queries(b, c.class, millionDim)
 		var took []time.Duration
-		got := make([][]kb.Hit, len(queries))
+		got := make([][]chunk.Hit, len(queries))
 		runs := 0
 		for b.Loop() {
 			took = took[:0]
 			for q, v := range queries {
 				t := time.Now()
-				hits, err := c.backend.Dense(ctx, v, kb.Scope{}, 10)
+				hits, err := c.backend.Dense(ctx, v, chunk.Scope{}, 10)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -24,6 +24,9 @@ import (
 	"warren/config"
 	"warren/internal/shareddata"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
+	"warren/kb/vectors"
 	"warren/registry"
 	"warren/retrieval"
 )
@@ -211,12 +214,12 @@ func buildBenchWorkspace(b *testing.B) string {
 		start := time.Now()
 		perDoc := benchChunks / benchDocs
 		for d := 0; d < benchDocs && benchErr == nil; d++ {
-			secs := make([]kb.Section, perDoc)
+			secs := make([]load.Section, perDoc)
 			for i := range secs {
-				secs[i] = kb.Section{Number: fmt.Sprint(i + 1), Heading: voc.text(3), Text: voc.text(40)}
+				secs[i] = load.Section{Number: fmt.Sprint(i + 1), Heading: voc.text(3), Text: voc.text(40)}
 			}
-			doc := &kb.Document{ID: fmt.Sprintf("doc%03d", d), Collection: "bench", Language: "en", Meta: map[string]string{}, Sections: secs}
-			_, benchErr = store.AddDocument(context.Background(), doc, emb, kb.DefaultChunkOptions, nil)
+			doc := &load.Document{ID: fmt.Sprintf("doc%03d", d), Collection: "bench", Language: "en", Meta: map[string]string{}, Sections: secs}
+			_, benchErr = store.AddDocument(context.Background(), doc, emb, load.DefaultChunkOptions, nil)
 		}
 		if benchErr == nil && next != benchChunks {
 			benchErr = fmt.Errorf("the documents made %d chunks, not %d", next, benchChunks)
@@ -235,7 +238,7 @@ func buildBenchWorkspace(b *testing.B) string {
 // benchFiles checks that the collection's vector, log and graph files exist and returns
 // their total size.
 func benchFiles(b *testing.B, dir string) int64 {
-	vec, log, graph := kb.VectorFiles(filepath.Join(dir, kb.VectorDir), "bench")
+	vec, log, graph := vectors.Files(filepath.Join(dir, kb.VectorDir), "bench")
 	var total int64
 	for _, p := range []string{vec, log, graph, filepath.Join(dir, kb.VectorDir, "lexical.index")} {
 		info, err := os.Stat(p)
@@ -256,7 +259,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // overlap counts the hits of got that are in want.
-func overlap(got, want []kb.Hit) int {
+func overlap(got, want []chunk.Hit) int {
 	in := map[string]bool{}
 	for _, h := range want {
 		in[h.ChunkID] = true
@@ -285,7 +288,7 @@ func BenchmarkOpen100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer ws.Close()
-		if _, err := kb.NewStore(ws).Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+		if _, err := kb.NewStore(ws).Lexical(ctx, voc.text(1), "en", chunk.Scope{}, 1); err != nil {
 			b.Fatal(err)
 		}
 	}()
@@ -297,11 +300,11 @@ func BenchmarkOpen100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		store := kb.NewStore(ws)
-		hits, err := store.Dense(ctx, q, kb.Scope{}, 10)
+		hits, err := store.Dense(ctx, q, chunk.Scope{}, 10)
 		if err != nil || len(hits) != 10 {
 			b.Fatalf("open: %v", err)
 		}
-		if lex, err := store.Lexical(ctx, voc.text(3), "en", kb.Scope{}, 10); err != nil || len(lex) == 0 {
+		if lex, err := store.Lexical(ctx, voc.text(3), "en", chunk.Scope{}, 10); err != nil || len(lex) == 0 {
 			b.Fatalf("open: lexical search: %v", err)
 		}
 		if st := store.VectorStats(); st.FilesRead != 1 || st.Rebuilt != 0 || st.GraphsRead != 1 || st.GraphsBuilt != 0 || st.IndexQueries != 1 {
@@ -316,7 +319,7 @@ func BenchmarkOpen100k(b *testing.B) {
 		ws.Close()
 	}
 	b.StopTimer()
-	vec, log, graph := kb.VectorFiles(filepath.Join(dir, kb.VectorDir), "bench")
+	vec, log, graph := vectors.Files(filepath.Join(dir, kb.VectorDir), "bench")
 	lexical := filepath.Join(dir, kb.VectorDir, "lexical.index")
 	start := time.Now()
 	for _, p := range []string{vec, log, graph, lexical} {
@@ -346,7 +349,7 @@ func BenchmarkDenseQuery100k(b *testing.B) {
 		q := benchVectors.query(n, benchChunks)
 		n++
 		t0 := time.Now()
-		got, err := store.Dense(ctx, q, kb.Scope{}, 10)
+		got, err := store.Dense(ctx, q, chunk.Scope{}, 10)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -497,7 +500,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	runtime.GC()
 	runtime.ReadMemStats(&m0)
 	t0 := time.Now()
-	if _, err := store.Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+	if _, err := store.Lexical(ctx, voc.text(1), "en", chunk.Scope{}, 1); err != nil {
 		b.Fatal(err)
 	}
 	lexLoad := time.Since(t0)
@@ -512,7 +515,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	}
 	reopened := kb.NewStore(ws)
 	t0 = time.Now()
-	if _, err := reopened.Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+	if _, err := reopened.Lexical(ctx, voc.text(1), "en", chunk.Scope{}, 1); err != nil {
 		b.Fatal(err)
 	}
 	snapLoad := time.Since(t0)
@@ -545,7 +548,7 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 		// The lexical half alone, as hybrid search asks for it.
 		text = queryText(voc)
 		t2 := time.Now()
-		if _, err := store.LexicalPooled(ctx, text, "en", kb.Scope{}, 40, 40); err != nil {
+		if _, err := store.LexicalPooled(ctx, text, "en", chunk.Scope{}, 40, 40); err != nil {
 			b.Fatal(err)
 		}
 		lexical = append(lexical, time.Since(t2))
@@ -599,17 +602,17 @@ func BenchmarkHybridHalvesSideBySide100k(b *testing.B) {
 	store := kb.NewStore(ws)
 	ctx := context.Background()
 	voc := newVocabulary(rand.New(rand.NewPCG(1, 2)))
-	if _, err := store.Lexical(ctx, voc.text(1), "en", kb.Scope{}, 1); err != nil {
+	if _, err := store.Lexical(ctx, voc.text(1), "en", chunk.Scope{}, 1); err != nil {
 		b.Fatal(err)
 	}
 	store.WaitLexicalIndexReady()
 	lexical := func(text string) {
-		if _, err := store.LexicalPooled(ctx, text, "en", kb.Scope{}, 40, 40); err != nil {
+		if _, err := store.LexicalPooled(ctx, text, "en", chunk.Scope{}, 40, 40); err != nil {
 			b.Error(err)
 		}
 	}
 	dense := func(q []float32) {
-		if hits, err := store.Dense(ctx, q, kb.Scope{}, 40); err != nil || len(hits) == 0 {
+		if hits, err := store.Dense(ctx, q, chunk.Scope{}, 40); err != nil || len(hits) == 0 {
 			b.Error("dense search:", err)
 		}
 	}

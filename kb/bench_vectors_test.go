@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"warren/kb"
+	"warren/kb/vectors"
 )
 
 // BenchmarkDenseCrossover finds the collection size from which the graph answers faster
 // than the exact scan: for each size, the same queries through the graph and by scan,
-// interleaved (768 dimensions). kb's indexThreshold is set from it.
+// interleaved (768 dimensions). kb/vectors' indexThreshold is set from it.
 func BenchmarkDenseCrossover(b *testing.B) {
 	gen := topical{seed: 11, dim: benchDim, perDoc: 100}
 	for _, n := range []int{1000, 2000, 5000, 10_000, 20_000} {
@@ -27,10 +27,10 @@ func BenchmarkDenseCrossover(b *testing.B) {
 			for i := range ids {
 				ids[i] = fmt.Sprintf("c%d", i)
 			}
-			if _, err := kb.WriteRawVectors(dir, "x", benchDim, 1, data, ids, 1); err != nil {
+			if _, err := vectors.WriteCollection(dir, "x", benchDim, 1, data, ids, 1); err != nil {
 				b.Fatal(err)
 			}
-			r, err := kb.OpenRawVectors(dir, "x", 1)
+			r, err := vectors.OpenCollection(dir, "x", 1)
 			if err != nil || !r.HasGraph() {
 				b.Fatalf("the graph must be read: %v", err)
 			}
@@ -79,7 +79,7 @@ func BenchmarkDense1M(b *testing.B) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("doc%05d#%03d", i/100, i%100)
 	}
-	build, err := kb.WriteRawVectors(dir, "million", millionDim, 1, data, ids, 0)
+	build, err := vectors.WriteCollection(dir, "million", millionDim, 1, data, ids, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestVectorProbe(t *testing.T) {
 		t.Skip("run by BenchmarkDense1M")
 	}
 	start := time.Now()
-	r, err := kb.OpenRawVectors(dir, "million", 1)
+	r, err := vectors.OpenCollection(dir, "million", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

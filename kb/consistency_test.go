@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 // secondStore opens the same workspace through its own connection, as another process would.
@@ -30,7 +32,7 @@ func vectorCount(t *testing.T, ws *Workspace, collection string) (vectors, chunk
 	if err != nil {
 		t.Fatal(err)
 	}
-	vectors = vs.count(collection)
+	vectors = vs.Live(collection)
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks WHERE collection = ?`, collection).Scan(&chunks)
 	return vectors, chunks
 }
@@ -78,16 +80,16 @@ func TestAReaderSeesAnotherWritersDocuments(t *testing.T) {
 	reader.Ingest(ctx, items, IngestOptions{Embedder: Builtin{}}) // the reader has its vectors loaded
 
 	writer := secondStore(t, ws)
-	doc := &Document{ID: "docs/arsine.md", Collection: "suppliers", Language: "en", Meta: map[string]string{}, Source: "elsewhere",
-		Sections: []Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
-	if _, err := writer.AddDocument(ctx, doc, Builtin{}, DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: "docs/arsine.md", Collection: "suppliers", Language: "en", Meta: map[string]string{}, Source: "elsewhere",
+		Sections: []load.Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
+	if _, err := writer.AddDocument(ctx, doc, Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	writer.SaveVectors(ctx)
 	// The reader's memory is one generation behind: its snapshot must not be written, and its
 	// next search must see the writer's document.
 	reader.SaveVectors(ctx)
-	hits, err := reader.Dense(ctx, BuiltinVector("highly toxic hydride arsine"), Scope{}, 3)
+	hits, err := reader.Dense(ctx, BuiltinVector("highly toxic hydride arsine"), chunk.Scope{}, 3)
 	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].ChunkID, "docs/arsine.md#") {
 		t.Errorf("the reader must reload the changed collection: %+v %v", hits, err)
 	}
@@ -121,7 +123,7 @@ func TestMovingADocumentUpdatesBothCollections(t *testing.T) {
 	if v, _ := vectorCount(t, ws, "drafts"); v != 0 {
 		t.Errorf("the old collection still holds %d vectors of the moved document", v)
 	}
-	if hits, _ := store.Dense(ctx, BuiltinVector("purge"), Scope{Collections: []string{"drafts"}}, 5); len(hits) != 0 {
+	if hits, _ := store.Dense(ctx, BuiltinVector("purge"), chunk.Scope{Collections: []string{"drafts"}}, 5); len(hits) != 0 {
 		t.Errorf("a search of the old collection finds the moved document: %+v", hits)
 	}
 }

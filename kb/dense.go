@@ -2,16 +2,20 @@ package kb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+
+	"warren/kb/chunk"
+	"warren/kb/vectors"
 )
 
 // Dense ranks chunks by cosine similarity to a query vector. Searches within a document are
 // exact over that document's vectors; wider ones go to each collection in scope, through its
-// HNSW graph when it has one (see vectors.go), else by an exact scan. A collection whose
+// HNSW graph when it has one (package kb/vectors), else by an exact scan. A collection whose
 // vectors have another length than the query's is an *EmbedderMismatchError (errors.Is
 // ErrEmbedderChanged).
-func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int) ([]Hit, error) {
+func (s *Store) Dense(ctx context.Context, vector []float32, scope chunk.Scope, k int) ([]chunk.Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
@@ -23,13 +27,9 @@ func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int)
 		return nil, err
 	}
 	// Another process may have written since the vectors were loaded.
-	cols, err := vs.fresh(ctx, s, scope.Collections)
+	cols, err := vs.Fresh(ctx, scope.Collections)
 	if err != nil {
 		return nil, err
-	}
-	infos := make(map[string]CollectionInfo, len(cols))
-	for _, c := range cols {
-		infos[c.Name] = c
 	}
 	names := scope.Collections
 	if len(names) == 0 {
@@ -37,38 +37,28 @@ func (s *Store) Dense(ctx context.Context, vector []float32, scope Scope, k int)
 			names = append(names, c.Name)
 		}
 	}
-	q := appendNormalised(make([]float32, 0, len(vector)), vector)
-	var hits []Hit
-	for _, name := range names {
-		c := vs.get(name)
-		if c == nil {
-			continue
+	hits, err := vs.Nearest(vector, names, k)
+	var dim *vectors.DimError
+	if errors.As(err, &dim) {
+		mismatch := &EmbedderMismatchError{Collection: dim.Collection, BuiltDim: dim.Dim, AskedDim: dim.Asked}
+		for _, c := range cols {
+			if c.Name == dim.Collection {
+				mismatch.Built = c.Embedder
+			}
 		}
-		h, dim := c.search(q, k, false)
-		if dim == 0 {
-			continue // no vectors
-		}
-		if dim != len(vector) {
-			info := infos[name]
-			return nil, &EmbedderMismatchError{Collection: name, Built: info.Embedder, BuiltDim: dim, AskedDim: len(vector)}
-		}
-		hits = append(hits, h...)
+		return nil, mismatch
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
-	if len(hits) > k {
-		hits = hits[:k]
-	}
-	return hits, nil
+	return hits, err
 }
 
-func (s *Store) denseInDocument(ctx context.Context, vector []float32, scope Scope, k int) ([]Hit, error) {
+func (s *Store) denseInDocument(ctx context.Context, vector []float32, scope chunk.Scope, k int) ([]chunk.Hit, error) {
 	where, args := scopeSQL(scope)
 	rows, err := s.db.QueryContext(ctx, `SELECT c.id, c.collection, c.vector FROM chunks c WHERE 1 = 1`+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the vectors of %s: %w", scope.Doc, err)
 	}
 	defer rows.Close()
-	var hits []Hit
+	var hits []chunk.Hit
 	for rows.Next() {
 		var id, collection string
 		var blob []byte
@@ -88,7 +78,7 @@ func (s *Store) denseInDocument(ctx context.Context, vector []float32, scope Sco
 		for i := range v {
 			dot += float64(v[i]) * float64(vector[i])
 		}
-		hits = append(hits, Hit{ChunkID: id, Score: dot})
+		hits = append(hits, chunk.Hit{ChunkID: id, Score: dot})
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if len(hits) > k {
@@ -102,7 +92,7 @@ func (s *Store) denseInDocument(ctx context.Context, vector []float32, scope Sco
 // without ranking the collections: hybrid search scores every lexical candidate on the dense
 // side too, not only those among the dense ranking's best. Chunks not found, and collections
 // whose vectors have another length than the query's, are left out.
-func (s *Store) Similarities(ctx context.Context, vector []float32, scope Scope, ids []string) (map[string]float64, error) {
+func (s *Store) Similarities(ctx context.Context, vector []float32, scope chunk.Scope, ids []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
 		return out, nil
@@ -111,7 +101,7 @@ func (s *Store) Similarities(ctx context.Context, vector []float32, scope Scope,
 	if err != nil {
 		return nil, err
 	}
-	cols, err := vs.fresh(ctx, s, scope.Collections)
+	cols, err := vs.Fresh(ctx, scope.Collections)
 	if err != nil {
 		return nil, err
 	}
@@ -121,11 +111,5 @@ func (s *Store) Similarities(ctx context.Context, vector []float32, scope Scope,
 			names = append(names, c.Name)
 		}
 	}
-	q := appendNormalised(make([]float32, 0, len(vector)), vector)
-	for _, name := range names {
-		if c := vs.get(name); c != nil {
-			c.similarities(q, ids, out)
-		}
-	}
-	return out, nil
+	return vs.Similarities(vector, names, ids), nil
 }

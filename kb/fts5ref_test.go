@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"warren/kb/chunk"
+	"warren/kb/lexical"
 )
 
-// The FTS5 reference. Before the lexical index moved into memory (lexindex.go), Store.Lexical
+// The FTS5 reference. Before the lexical index moved into memory (kb/lexical), Store.Lexical
 // asked FTS5 for its candidates as below; the tests keep that path as the embedded store's
 // LexicalSource, to check that RankLexical over it ranks exactly as Store.Lexical, and to read
 // chunks' indexed terms back from FTS5.
@@ -17,7 +20,7 @@ import (
 // hold all of them, then any of them, in index order, until there are m, and FTS5 stops
 // reading as soon as it has them. Fewer than want candidates from the rare terms also call on
 // the common ones.
-func (s *Store) lexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]int64, error) {
+func (s *Store) lexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]int64, error) {
 	seen := map[int64]bool{}
 	var out []int64
 	collect := func(query string, args ...any) error {
@@ -44,7 +47,7 @@ func (s *Store) lexicalCandidates(ctx context.Context, rare, common []string, sc
 	if len(rare) > 0 {
 		match := "{heading body} : (" + strings.Join(quoteTerms(rare), " OR ") + ")" + scopeMatch(scope)
 		if err := collect(`SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, ?, 1.0, 0.0) LIMIT ?`,
-			match, s.headingWeight(), m); err != nil {
+			match, headingWeight(s.Params), m); err != nil {
 			return nil, err
 		}
 	}
@@ -72,26 +75,26 @@ func quoteTerms(terms []string) []string {
 }
 
 // scopeMatch is the FTS5 condition on the scope column's tokens (scopeTokens) for a scope.
-func scopeMatch(scope Scope) string {
+func scopeMatch(scope chunk.Scope) string {
 	var b strings.Builder
 	if len(scope.Collections) > 0 {
 		toks := make([]string, len(scope.Collections))
 		for i, c := range scope.Collections {
-			toks[i] = scopeToken("c", c)
+			toks[i] = lexical.ScopeToken("c", c)
 		}
 		b.WriteString(" AND {scope} : (" + strings.Join(toks, " OR ") + ")")
 	}
 	if scope.Doc != "" {
-		b.WriteString(" AND {scope} : " + scopeToken("d", scope.Doc))
+		b.WriteString(" AND {scope} : " + lexical.ScopeToken("d", scope.Doc))
 		if scope.Section != "" {
-			b.WriteString(" AND {scope} : " + scopeToken("s", scope.Doc+"\x00"+scope.Section))
+			b.WriteString(" AND {scope} : " + lexical.ScopeToken("s", scope.Doc+"\x00"+scope.Section))
 		}
 	}
 	return b.String()
 }
 
 // indexedTerms reads the analysed heading and body terms of the chunks, in the given order.
-func (s *Store) indexedTerms(ctx context.Context, rowids []int64) ([]lexicalDoc, error) {
+func (s *Store) indexedTerms(ctx context.Context, rowids []int64) ([]ftsRow, error) {
 	if len(rowids) == 0 {
 		return nil, nil
 	}
@@ -106,20 +109,20 @@ func (s *Store) indexedTerms(ctx context.Context, rowids []int64) ([]lexicalDoc,
 		return nil, fmt.Errorf("couldn't read the lexical index: %w", err)
 	}
 	defer rows.Close()
-	docs := make([]lexicalDoc, len(rowids))
+	docs := make([]ftsRow, len(rowids))
 	for rows.Next() {
 		var r int64
 		var heading, body string
 		if err := rows.Scan(&r, &heading, &body); err != nil {
 			return nil, err
 		}
-		docs[pos[r]] = newLexicalDoc(r, heading, body)
+		docs[pos[r]] = ftsRow{r, heading, body}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	// A row deleted since the candidates were found is left out.
-	return slices.DeleteFunc(docs, func(d lexicalDoc) bool { return d.rowid == 0 }), nil
+	return slices.DeleteFunc(docs, func(d ftsRow) bool { return d.rowid == 0 }), nil
 }
 
 func (s *Store) chunkIDs(ctx context.Context, rowids []int64) (map[int64]string, error) {
@@ -147,7 +150,7 @@ func (s *Store) chunkIDs(ctx context.Context, rowids []int64) (map[int64]string,
 	return out, rows.Err()
 }
 
-func rowidsOf(docs []lexicalDoc) []int64 {
+func rowidsOf(docs []ftsRow) []int64 {
 	out := make([]int64, len(docs))
 	for i, d := range docs {
 		out[i] = d.rowid
@@ -162,11 +165,20 @@ func (s *Store) documentFrequencies(ctx context.Context, terms []string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]int64, len(terms))
-	for _, t := range terms {
-		if id, ok := ix.ids[t]; ok {
-			out[t] = int64(ix.postingsAt[id+1] - ix.postingsAt[id])
-		}
+	return ix.DocumentFrequencies(terms), nil
+}
+
+// ftsRow is a chunk's analysed heading and body terms as FTS5 holds them.
+type ftsRow struct {
+	rowid         int64
+	heading, body string
+}
+
+// headingWeight is the heading weight the ranking uses (lexical.Params): one of 0 or less
+// counts a heading term as a body term.
+func headingWeight(p lexical.Params) float64 {
+	if p.HeadingWeight <= 0 {
+		return 1
 	}
-	return out, nil
+	return p.HeadingWeight
 }

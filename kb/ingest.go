@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"warren/internal/realpath"
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 // Item is one thing to ingest: a file or folder document, with its identity in the knowledge
@@ -56,8 +58,8 @@ type Progress struct {
 // IngestOptions configure an ingest.
 type IngestOptions struct {
 	Embedder Embedder
-	Chunk    ChunkOptions
-	Load     LoadOptions
+	Chunk    load.ChunkOptions
+	Load     load.LoadOptions
 	Force    bool // re-ingest unchanged files too
 	Progress func(Progress)
 }
@@ -94,7 +96,7 @@ func Ingest(ctx context.Context, s Backend, items []Item, opts IngestOptions) (*
 		return nil, errors.New("couldn't ingest: no embedder")
 	}
 	if opts.Chunk.Size == 0 {
-		opts.Chunk = DefaultChunkOptions
+		opts.Chunk = load.DefaultChunkOptions
 	}
 	rep := &IngestReport{}
 	start := time.Now()
@@ -179,9 +181,9 @@ func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embe
 	if it.Within != "" {
 		lo.Within = it.Within
 	}
-	doc, err := Load(it.Path, lo)
-	var skip *SkipError
-	var outside *OutsideError
+	doc, err := load.Load(it.Path, lo)
+	var skip *load.SkipError
+	var outside *load.OutsideError
 	switch {
 	case errors.As(err, &skip):
 		res.Status, res.Reason = StatusSkipped, skip.Reason
@@ -234,26 +236,26 @@ var errNoText = errors.New("no text to index")
 
 // AddDocument chunks, embeds and stores a loaded document (replacing an earlier version) and
 // returns its number of chunks. embedded, when given, reports embedding progress.
-func (s *Store) AddDocument(ctx context.Context, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
+func (s *Store) AddDocument(ctx context.Context, doc *load.Document, emb Embedder, opts load.ChunkOptions, embedded func(int)) (int, error) {
 	return addDocument(ctx, s, doc, emb, opts, embedded, false)
 }
 
 // AddDocument chunks, embeds and stores a loaded document in a backend, as Store.AddDocument
 // does in the embedded one.
-func AddDocument(ctx context.Context, b Backend, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int)) (int, error) {
+func AddDocument(ctx context.Context, b Backend, doc *load.Document, emb Embedder, opts load.ChunkOptions, embedded func(int)) (int, error) {
 	return addDocument(ctx, b, doc, emb, opts, embedded, false)
 }
 
 // addDocument is AddDocument; in a rebuild, a collection whose model now gives vectors of
 // another length is emptied first, as a rebuild with another model empties it (ResetCollection):
 // the old vectors cannot be searched with the new ones.
-func addDocument(ctx context.Context, s Backend, doc *Document, emb Embedder, opts ChunkOptions, embedded func(int), rebuild bool) (int, error) {
+func addDocument(ctx context.Context, s Backend, doc *load.Document, emb Embedder, opts load.ChunkOptions, embedded func(int), rebuild bool) (int, error) {
 	if opts.Size == 0 {
-		opts = DefaultChunkOptions
+		opts = load.DefaultChunkOptions
 	}
-	chunker := &Chunker{Doc: doc.ID, Collection: doc.Collection, Options: opts}
-	var chunks []Chunk
-	if err := doc.EachSection(func(sec Section) error {
+	chunker := &load.Chunker{Doc: doc.ID, Collection: doc.Collection, Options: opts}
+	var chunks []chunk.Chunk
+	if err := doc.EachSection(func(sec load.Section) error {
 		chunks = append(chunks, chunker.Section(sec)...)
 		return ctx.Err()
 	}); err != nil {
@@ -264,7 +266,7 @@ func addDocument(ctx context.Context, s Backend, doc *Document, emb Embedder, op
 	}
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = IndexText(c)
+		texts[i] = chunk.IndexText(c)
 	}
 	vectors, err := emb.Embed(ctx, texts, embedded)
 	if err != nil {
@@ -327,10 +329,10 @@ func CollectItemsWith(paths []string, collection string, opts CollectOptions) ([
 			return nil, err
 		}
 		if len(opts.Confine) > 0 && !realpath.WithinAny(real, opts.Confine) {
-			return nil, &OutsideError{Path: p, Reason: "it leads outside the folders this ingest may read"}
+			return nil, &load.OutsideError{Path: p, Reason: "it leads outside the folders this ingest may read"}
 		}
 		c.base = filepath.Dir(filepath.Clean(p))
-		if !info.IsDir() || IsFolderDocument(p) {
+		if !info.IsDir() || load.IsFolderDocument(p) {
 			c.items = append(c.items, Item{Path: p, ID: relID(c.base, p), Collection: collection})
 			continue
 		}
@@ -392,7 +394,7 @@ func (c *collector) walk(root, real string) error {
 			return c.link(path)
 		}
 		if d.IsDir() {
-			if IsFolderDocument(path) {
+			if load.IsFolderDocument(path) {
 				c.add(path, "")
 				return filepath.SkipDir
 			}
@@ -426,7 +428,7 @@ func (c *collector) link(path string) error {
 		c.add(path, "a symbolic link within the folder: what it leads to is read under its own name")
 	case !c.opts.FollowSymlinks:
 		c.add(path, "a symbolic link out of the folder (to "+target+"); ingest with --follow-symlinks to read it")
-	case info.IsDir() && IsFolderDocument(target):
+	case info.IsDir() && load.IsFolderDocument(target):
 		c.add(path, "")
 	case info.IsDir():
 		if err := c.walk(path, target); err != nil {

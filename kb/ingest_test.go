@@ -2,14 +2,15 @@ package kb
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"warren/config"
-	"warren/internal/shareddata"
+	"warren/kb/chunk"
+	"warren/kb/load"
+	"warren/kb/load/loadtest"
 )
 
 func openTestStore(t *testing.T) (*Workspace, *Store) {
@@ -61,7 +62,7 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 	f, _ := os.Create(big)
 	f.Truncate(50 << 20) // a 50 MB file, sparse so the test stays fast
 	f.Close()
-	os.Rename(buildTestPDF(t, []string{"0 0 1 rg 100 100 200 150 re f"}, ""), filepath.Join(dir, "docs", "scan.pdf"))
+	os.WriteFile(filepath.Join(dir, "docs", "scan.pdf"), loadtest.PDF([]string{"0 0 1 rg 100 100 200 150 re f"}, ""), 0o644)
 
 	items, err := CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
 	if err != nil {
@@ -140,7 +141,7 @@ func TestCancelledIngestLeavesBothStoresConsistent(t *testing.T) {
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks`).Scan(&stored)
 	var ftsRows int
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks_fts`).Scan(&ftsRows)
-	if got := vs.count("general"); got != stored || ftsRows != stored || stored == 0 {
+	if got := vs.Live("general"); got != stored || ftsRows != stored || stored == 0 {
 		t.Errorf("vectors %d, lexical rows %d, chunks %d must agree", got, ftsRows, stored)
 	}
 }
@@ -156,13 +157,13 @@ func TestStaleSnapshotIsRebuiltFromTheDatabase(t *testing.T) {
 	}
 	// A write that never reached the snapshot, as when a process is killed before saving.
 	other := NewStore(ws)
-	doc := &Document{ID: "docs/arsine.md", Collection: "suppliers", Meta: map[string]string{}, Language: "en",
-		Sections: []Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
-	if _, err := other.AddDocument(ctx, doc, Builtin{}, DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: "docs/arsine.md", Collection: "suppliers", Meta: map[string]string{}, Language: "en",
+		Sections: []load.Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
+	if _, err := other.AddDocument(ctx, doc, Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	fresh := NewStore(ws)
-	hits, err := fresh.Dense(ctx, BuiltinVector("highly toxic hydride arsine"), Scope{}, 3)
+	hits, err := fresh.Dense(ctx, BuiltinVector("highly toxic hydride arsine"), chunk.Scope{}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestRemoveDocumentRemovesChunksIndexAndVectors(t *testing.T) {
 	var chunks, fts int
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks`).Scan(&chunks)
 	ws.DB.QueryRow(`SELECT count(*) FROM chunks_fts`).Scan(&fts)
-	hits, _ := NewStore(ws).Dense(ctx, BuiltinVector("silane"), Scope{}, 5)
+	hits, _ := NewStore(ws).Dense(ctx, BuiltinVector("silane"), chunk.Scope{}, 5)
 	if chunks != 0 || fts != 0 || len(hits) != 0 {
 		t.Errorf("left behind: %d chunks, %d index rows, %d vectors", chunks, fts, len(hits))
 	}
@@ -217,92 +218,33 @@ func TestRemoveDocumentRemovesChunksIndexAndVectors(t *testing.T) {
 func TestLexicalSearchIsScopedAndStemmed(t *testing.T) {
 	_, store := openTestStore(t)
 	ctx := context.Background()
-	add := func(id, coll, lang string, secs ...Section) {
-		if _, err := store.AddDocument(ctx, &Document{ID: id, Collection: coll, Language: lang, Meta: map[string]string{}, Sections: secs},
-			Builtin{}, DefaultChunkOptions, nil); err != nil {
+	add := func(id, coll, lang string, secs ...load.Section) {
+		if _, err := store.AddDocument(ctx, &load.Document{ID: id, Collection: coll, Language: lang, Meta: map[string]string{}, Sections: secs},
+			Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	add("gcp.md", "standards", "en",
-		Section{Number: "4", Heading: "Cylinder change", Text: "Close the cylinder valve."},
-		Section{Number: "4.2", Heading: "Purge before disconnect", Text: "Purge the pigtail with nitrogen three times."},
-		Section{Number: "5", Heading: "Leak checks", Text: "Check every fitting after purging."})
+		load.Section{Number: "4", Heading: "Cylinder change", Text: "Close the cylinder valve."},
+		load.Section{Number: "4.2", Heading: "Purge before disconnect", Text: "Purge the pigtail with nitrogen three times."},
+		load.Section{Number: "5", Heading: "Leak checks", Text: "Check every fitting after purging."})
 	add("gefstoffv", "regulatory", "de",
-		Section{Number: "§ 6", Heading: "Gefährdungsbeurteilung", Text: "Der Arbeitgeber hat die Gefährdungen zu beurteilen."})
+		load.Section{Number: "§ 6", Heading: "Gefährdungsbeurteilung", Text: "Der Arbeitgeber hat die Gefährdungen zu beurteilen."})
 
-	hits, _ := store.Lexical(ctx, "purged", "en", Scope{}, 10)
+	hits, _ := store.Lexical(ctx, "purged", "en", chunk.Scope{}, 10)
 	if len(hits) != 2 || hits[0].ChunkID != "gcp.md#0001" {
 		t.Errorf("stemmed match, heading first: %+v", hits)
 	}
-	if hits, _ := store.Lexical(ctx, "purge", "en", Scope{Doc: "gcp.md", Section: "4"}, 10); len(hits) != 1 || hits[0].ChunkID != "gcp.md#0001" {
+	if hits, _ := store.Lexical(ctx, "purge", "en", chunk.Scope{Doc: "gcp.md", Section: "4"}, 10); len(hits) != 1 || hits[0].ChunkID != "gcp.md#0001" {
 		t.Errorf("section 4 includes 4.2 but not 5: %+v", hits)
 	}
-	if hits, _ := store.Lexical(ctx, "Gefährdungsbeurteilungen", "", Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 1 {
+	if hits, _ := store.Lexical(ctx, "Gefährdungsbeurteilungen", "", chunk.Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 1 {
 		t.Errorf("German inflection, unknown query language: %+v", hits)
 	}
-	if hits, _ := store.Lexical(ctx, "purge", "en", Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 0 {
+	if hits, _ := store.Lexical(ctx, "purge", "en", chunk.Scope{Collections: []string{"regulatory"}}, 10); len(hits) != 0 {
 		t.Errorf("collection scope leaked: %+v", hits)
 	}
-	if hits, err := store.Lexical(ctx, `"; DROP TABLE chunks; --`, "", Scope{}, 10); err != nil || len(hits) != 0 {
+	if hits, err := store.Lexical(ctx, `"; DROP TABLE chunks; --`, "", chunk.Scope{}, 10); err != nil || len(hits) != 0 {
 		t.Errorf("a query with SQL in it is just words: %+v %v", hits, err)
-	}
-}
-
-func TestLoadsTheSharedCorpusStructure(t *testing.T) {
-	gef, err := Load(shareddata.Path(t, "corpus/gesetze/GefStoffV"), LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sec6 *Section
-	for i := range gef.Sections {
-		if gef.Sections[i].Number == "§ 6" {
-			sec6 = &gef.Sections[i]
-		}
-	}
-	if gef.Format != "folder" || gef.Language != "de" || sec6 == nil || sec6.Heading != "Informationsermittlung und Gefährdungsbeurteilung" ||
-		!strings.HasPrefix(sec6.PathString(), "Abschnitt 1") || !strings.HasPrefix(sec6.Text, "(1) Im Rahmen") || sec6.File != "paragraphs/0006.md" {
-		t.Fatalf("§ 6 of GefStoffV: %+v", sec6)
-	}
-	data, _ := os.ReadFile(filepath.Join(gef.Source, sec6.File))
-	if !strings.HasPrefix(string(data[sec6.Offset:]), "(1) Im Rahmen") {
-		t.Errorf("the section offset must point at its text in its file")
-	}
-
-	rfc, err := Load(shareddata.Path(t, "corpus/rfc/rfc6902.txt"), LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	rfc.EachSection(func(s Section) error {
-		got[s.Number] = s.PathString()
-		if strings.Contains(s.Text, "[Page") || strings.Contains(s.Text, "RFC 6902                       JSON Patch") {
-			t.Errorf("page furniture left in section %s", s.Label())
-		}
-		return nil
-	})
-	for number, path := range map[string]string{"4.1": "4 › 4.1", "4.6": "4 › 4.6", "A.1": "Appendix A › A.1", "9.2": "9 › 9.2"} {
-		if got[number] != path {
-			t.Errorf("RFC 6902 section %s: path %q, want %q", number, got[number], path)
-		}
-	}
-}
-
-func TestTextWithoutFormFeedsIsStreamedInWindows(t *testing.T) {
-	var b strings.Builder
-	for i := 1; i <= 300; i++ {
-		fmt.Fprintf(&b, "%d.  Section %d\n\n%s\n\n", i, i, strings.Repeat("Purge the line with nitrogen before the change. ", 45))
-	}
-	text := b.String()
-	var got []Section
-	if err := scanText(strings.NewReader(text), "", func(s Section) error { got = append(got, s); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(text) < 2*pageWindow || len(got) != 300 || got[299].Number != "300" {
-		t.Fatalf("want 300 sections from %d bytes, got %d", len(text), len(got))
-	}
-	for _, s := range got {
-		if !strings.HasPrefix(text[s.Offset:], s.Text) {
-			t.Fatalf("section %s: offset does not point at its text", s.Number)
-		}
 	}
 }

@@ -7,21 +7,24 @@ import (
 	"testing"
 
 	"warren/config"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 )
 
-func addTestDoc(t *testing.T, store *Store, id, coll string, secs ...Section) {
+func addTestDoc(t *testing.T, store *Store, id, coll string, secs ...load.Section) {
 	t.Helper()
-	doc := &Document{ID: id, Collection: coll, Language: "en", Meta: map[string]string{}, Sections: secs}
-	if _, err := store.AddDocument(context.Background(), doc, Builtin{}, DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: id, Collection: coll, Language: "en", Meta: map[string]string{}, Sections: secs}
+	if _, err := store.AddDocument(context.Background(), doc, Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // storedStats reads the totals as kept, and as counted afresh from the index.
-func storedStats(t *testing.T, ws *Workspace) (kept, counted LexicalTotals) {
+func storedStats(t *testing.T, ws *Workspace) (kept, counted lexical.Totals) {
 	t.Helper()
 	ctx := context.Background()
-	read := func() LexicalTotals {
+	read := func() lexical.Totals {
 		tot, ok, err := readLexicalTotals(ctx, ws.DB)
 		if err != nil || !ok {
 			t.Fatalf("totals: %v %v", ok, err)
@@ -48,11 +51,11 @@ func TestLexicalStatisticsFollowEveryChange(t *testing.T) {
 	ws, store := openTestStore(t)
 	ctx := context.Background()
 	addTestDoc(t, store, "a", "one",
-		Section{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."},
-		Section{Number: "2", Heading: "Leaks", Text: "Check the fittings for leaks with nitrogen."})
-	addTestDoc(t, store, "b", "one", Section{Number: "1", Heading: "Silane", Text: "Silane ignites in air."})
-	addTestDoc(t, store, "c", "two", Section{Number: "1", Heading: "Arsine", Text: "Arsine is toxic; purge twice."})
-	addTestDoc(t, store, "a", "one", Section{Number: "1", Heading: "Purge again", Text: "Purge with argon."}) // replaced
+		load.Section{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."},
+		load.Section{Number: "2", Heading: "Leaks", Text: "Check the fittings for leaks with nitrogen."})
+	addTestDoc(t, store, "b", "one", load.Section{Number: "1", Heading: "Silane", Text: "Silane ignites in air."})
+	addTestDoc(t, store, "c", "two", load.Section{Number: "1", Heading: "Arsine", Text: "Arsine is toxic; purge twice."})
+	addTestDoc(t, store, "a", "one", load.Section{Number: "1", Heading: "Purge again", Text: "Purge with argon."}) // replaced
 	if _, err := store.RemoveDocument(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
@@ -83,17 +86,17 @@ func TestLexicalStatisticsOfAnOlderWorkspaceAreCountedOnFirstUse(t *testing.T) {
 		t.Run(first, func(t *testing.T) {
 			ws, store := openTestStore(t)
 			ctx := context.Background()
-			addTestDoc(t, store, "a", "one", Section{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."})
-			addTestDoc(t, store, "b", "one", Section{Number: "1", Heading: "Silane", Text: "Silane ignites in air."})
+			addTestDoc(t, store, "a", "one", load.Section{Number: "1", Heading: "Purge", Text: "Purge the line with nitrogen."})
+			addTestDoc(t, store, "b", "one", load.Section{Number: "1", Heading: "Silane", Text: "Silane ignites in air."})
 			ws.DB.Exec(`DELETE FROM lexical_totals`)
 			switch first {
 			case "search":
-				hits, err := store.Lexical(ctx, "nitrogen purge", "en", Scope{}, 5)
+				hits, err := store.Lexical(ctx, "nitrogen purge", "en", chunk.Scope{}, 5)
 				if err != nil || len(hits) != 1 {
 					t.Fatalf("search: %+v %v", hits, err)
 				}
 			case "write":
-				addTestDoc(t, store, "a", "one", Section{Number: "1", Heading: "Purge", Text: "Purge with argon."})
+				addTestDoc(t, store, "a", "one", load.Section{Number: "1", Heading: "Purge", Text: "Purge with argon."})
 			}
 			kept, counted := storedStats(t, ws)
 			if kept != counted || kept.Chunks != 2 {
@@ -109,17 +112,17 @@ func TestBM25ParametersChangeTheRanking(t *testing.T) {
 	_, store := openTestStore(t)
 	store.FeedbackDocs = 0
 	filler := strings.Repeat("pressure temperature density viscosity ", 10)
-	addTestDoc(t, store, "long", "c", Section{Number: "1", Heading: "Notes", Text: "Purge. Purge. " + filler})
-	addTestDoc(t, store, "short", "c", Section{Number: "1", Heading: "Notes", Text: "Purge the line."})
+	addTestDoc(t, store, "long", "c", load.Section{Number: "1", Heading: "Notes", Text: "Purge. Purge. " + filler})
+	addTestDoc(t, store, "short", "c", load.Section{Number: "1", Heading: "Notes", Text: "Purge the line."})
 	for i := range 5 {
-		addTestDoc(t, store, fmt.Sprintf("other%d", i), "c", Section{Number: "1", Heading: "Other", Text: filler})
+		addTestDoc(t, store, fmt.Sprintf("other%d", i), "c", load.Section{Number: "1", Heading: "Other", Text: filler})
 	}
 	for _, tc := range []struct {
 		b    float64
 		best string
 	}{{1, "short#0000"}, {0, "long#0000"}} {
 		store.K1, store.B = 1.2, tc.b
-		hits, err := store.Lexical(context.Background(), "purge", "en", Scope{}, 5)
+		hits, err := store.Lexical(context.Background(), "purge", "en", chunk.Scope{}, 5)
 		if err != nil || len(hits) != 2 {
 			t.Fatalf("b=%g: %+v %v", tc.b, hits, err)
 		}
@@ -141,32 +144,28 @@ func TestCommonTermsProposeBoundedCandidates(t *testing.T) {
 		if i%3 == 0 {
 			text = "Pressure only."
 		}
-		addTestDoc(t, store, fmt.Sprintf("d%02d", i), "c", Section{Number: "1", Heading: "Note", Text: text})
+		addTestDoc(t, store, fmt.Sprintf("d%02d", i), "c", load.Section{Number: "1", Heading: "Note", Text: text})
 	}
-	const budget = 10
-	q := newLexicalQuery([]string{"pressur", "temperatur"})
-	totals, _ := store.lexicalTotalsNow(ctx)
-	if err := weighFrom(ctx, embeddedSource{store}, q, totals); err != nil {
+	// With a budget of 10 postings both terms are common: RankPooled asks the source for 20
+	// candidates that hold them, wanting 10.
+	p := store.Params
+	p.PostingsBudget = 10
+	src := &recordedCandidates{Source: embeddedSource{store}}
+	if _, err := lexical.RankPooled(ctx, src, p, "pressure temperature", "en", chunk.Scope{}, 10, 20); err != nil {
 		t.Fatal(err)
 	}
-	rare, common := q.splitByBudget(budget)
-	if len(rare) != 0 || len(common) != 2 {
-		t.Fatalf("rare %v, common %v", rare, common)
+	if len(src.rare) != 0 || len(src.common) != 2 {
+		t.Fatalf("rare %v, common %v", src.rare, src.common)
 	}
-	rowids, err := store.lexicalCandidates(ctx, termsOf(rare), termsOf(common), Scope{}, 20, 10)
-	if err != nil || len(rowids) != 20 {
-		t.Fatalf("%d candidates, want 20: %v", len(rowids), err)
+	if len(src.got) != 20 {
+		t.Fatalf("%d candidates, want 20", len(src.got))
 	}
-	docs, err := store.indexedTerms(ctx, rowids)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		if !strings.Contains(d.body, "temperatur") {
-			t.Errorf("candidate %d lacks one of the common terms: %q", d.rowid, d.body)
+	for _, c := range src.got {
+		if !strings.Contains(c.Body, "temperatur") {
+			t.Errorf("candidate %s lacks one of the common terms: %q", c.ID, c.Body)
 		}
 	}
-	hits, err := store.Lexical(ctx, "pressure temperature", "en", Scope{}, 5)
+	hits, err := store.Lexical(ctx, "pressure temperature", "en", chunk.Scope{}, 5)
 	if err != nil || len(hits) != 5 {
 		t.Errorf("search: %+v %v", hits, err)
 	}
@@ -177,11 +176,11 @@ func TestCommonTermsProposeBoundedCandidates(t *testing.T) {
 func TestFeedbackKeepsToTheCandidates(t *testing.T) {
 	_, store := openTestStore(t)
 	ctx := context.Background()
-	addTestDoc(t, store, "a", "c", Section{Number: "1", Heading: "Silane", Text: "Silane is pyrophoric and ignites in air."})
-	addTestDoc(t, store, "b", "c", Section{Number: "1", Heading: "Pyrophoric gases", Text: "Pyrophoric gases ignite in air."})
-	addTestDoc(t, store, "c", "c", Section{Number: "1", Heading: "Air", Text: "Silane ignites in air."})
+	addTestDoc(t, store, "a", "c", load.Section{Number: "1", Heading: "Silane", Text: "Silane is pyrophoric and ignites in air."})
+	addTestDoc(t, store, "b", "c", load.Section{Number: "1", Heading: "Pyrophoric gases", Text: "Pyrophoric gases ignite in air."})
+	addTestDoc(t, store, "c", "c", load.Section{Number: "1", Heading: "Air", Text: "Silane ignites in air."})
 	store.FeedbackDocs = 1
-	hits, err := store.Lexical(ctx, "pyrophoric", "en", Scope{}, 5)
+	hits, err := store.Lexical(ctx, "pyrophoric", "en", chunk.Scope{}, 5)
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("%+v %v", hits, err)
 	}
@@ -197,15 +196,29 @@ func TestFeedbackKeepsToTheCandidates(t *testing.T) {
 func TestStoreTakesTheLexicalSettingsFromTheConfiguration(t *testing.T) {
 	ws, store := openTestStore(t)
 	d := config.Default().KB
-	if d.BM25K1 != DefaultBM25K1 || d.BM25B != DefaultBM25B || d.HeadingWeight != DefaultHeadingWeight ||
-		d.FeedbackDocs != DefaultFeedbackDocs || d.FeedbackTerms != DefaultFeedbackTerms {
+	if d.BM25K1 != lexical.DefaultBM25K1 || d.BM25B != lexical.DefaultBM25B || d.HeadingWeight != lexical.DefaultHeadingWeight ||
+		d.FeedbackDocs != lexical.DefaultFeedbackDocs || d.FeedbackTerms != lexical.DefaultFeedbackTerms {
 		t.Errorf("config defaults %+v differ from kb's", d)
 	}
-	if store.K1 != DefaultBM25K1 || store.B != DefaultBM25B || store.FeedbackDocs != DefaultFeedbackDocs {
+	if store.K1 != lexical.DefaultBM25K1 || store.B != lexical.DefaultBM25B || store.FeedbackDocs != lexical.DefaultFeedbackDocs {
 		t.Errorf("store %+v does not start from the defaults", store)
 	}
 	ws.Config.KB.BM25K1, ws.Config.KB.BM25B, ws.Config.KB.FeedbackDocs = 2, 0.3, 0
 	if s := NewStore(ws); s.K1 != 2 || s.B != 0.3 || s.FeedbackDocs != 0 {
 		t.Errorf("store ignores the configuration: k1 %g b %g feedback %d", s.K1, s.B, s.FeedbackDocs)
 	}
+}
+
+// recordedCandidates records what a ranking asked its source for, and the candidates it got.
+type recordedCandidates struct {
+	lexical.Source
+	rare, common []string
+	got          []lexical.Candidate
+}
+
+func (r *recordedCandidates) LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
+	r.rare, r.common = rare, common
+	cands, err := r.Source.LexicalCandidates(ctx, rare, common, scope, m, want)
+	r.got = cands
+	return cands, err
 }

@@ -7,6 +7,9 @@ import (
 	"warren/config"
 	"warren/internal/shareddata"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 	"warren/retrieval/ireval"
 )
 
@@ -40,15 +43,15 @@ func TestAFeedbackPoolOfFortyRanksTheTopTenAsWellAsTwoHundred(t *testing.T) {
 			store := kb.NewStore(ws)
 			ctx := context.Background()
 			for _, d := range coll.Docs {
-				doc := &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text", Source: "eval",
-					Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}}
-				if _, err := store.AddDocument(ctx, doc, kb.Builtin{}, kb.ChunkOptions{Size: 20_000}, nil); err != nil && d.Text != "" {
+				doc := &load.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text", Source: "eval",
+					Meta: map[string]string{}, Sections: []load.Section{{Heading: d.Title, Text: d.Text}}}
+				if _, err := store.AddDocument(ctx, doc, kb.Builtin{}, load.ChunkOptions{Size: 20_000}, nil); err != nil && d.Text != "" {
 					t.Fatalf("document %s: %v", d.ID, err)
 				}
 			}
 			at := func(pool int) ireval.Metrics {
 				run, err := ireval.Run(coll, func(q string, k int) ([]string, error) {
-					hits, err := store.LexicalPooled(ctx, q, "en", kb.Scope{}, 10, pool)
+					hits, err := store.LexicalPooled(ctx, q, "en", chunk.Scope{}, 10, pool)
 					docs := make([]string, len(hits))
 					for i, h := range hits {
 						docs[i] = h.ChunkID[:len(h.ChunkID)-len("#0000")]
@@ -60,12 +63,12 @@ func TestAFeedbackPoolOfFortyRanksTheTopTenAsWellAsTwoHundred(t *testing.T) {
 				}
 				return ireval.Evaluate(coll, run)
 			}
-			floor, hybrids, none := at(kb.CandidatePool(10)), at(40), at(10)
+			floor, hybrids, none := at(lexical.CandidatePool(10)), at(40), at(10)
 			t.Logf("%s: nDCG@10 %.4f (pool %d), %.4f (40), %.4f (10); P@10 %.4f, %.4f, %.4f", format,
-				floor.NDCG10, kb.CandidatePool(10), hybrids.NDCG10, none.NDCG10, floor.P10, hybrids.P10, none.P10)
+				floor.NDCG10, lexical.CandidatePool(10), hybrids.NDCG10, none.NDCG10, floor.P10, hybrids.P10, none.P10)
 			if hybrids.NDCG10 < floor.NDCG10-0.01 || hybrids.P10 < floor.P10-0.01 {
 				t.Errorf("a pool of 40 ranks the top ten worse than one of %d: nDCG@10 %.4f against %.4f, P@10 %.4f against %.4f",
-					kb.CandidatePool(10), hybrids.NDCG10, floor.NDCG10, hybrids.P10, floor.P10)
+					lexical.CandidatePool(10), hybrids.NDCG10, floor.NDCG10, hybrids.P10, floor.P10)
 			}
 		})
 	}

@@ -1,18 +1,20 @@
 package kb
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 )
 
 // embeddedSource serves the embedded store's own index to RankLexical.
 type embeddedSource struct{ s *Store }
 
-func (e embeddedSource) LexicalTotals(ctx context.Context) (LexicalTotals, error) {
+func (e embeddedSource) LexicalTotals(ctx context.Context) (lexical.Totals, error) {
 	return e.s.lexicalTotalsNow(ctx)
 }
 
@@ -20,7 +22,7 @@ func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string)
 	return e.s.documentFrequencies(ctx, terms)
 }
 
-func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]LexicalCandidate, error) {
+func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
 	rowids, err := e.s.lexicalCandidates(ctx, rare, common, scope, m, want)
 	if err != nil {
 		return nil, err
@@ -33,9 +35,9 @@ func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []st
 	if err != nil {
 		return nil, err
 	}
-	out := make([]LexicalCandidate, len(docs))
+	out := make([]lexical.Candidate, len(docs))
 	for i, d := range docs {
-		out[i] = LexicalCandidate{ID: ids[d.rowid], Order: d.rowid, Heading: d.heading, Body: d.body}
+		out[i] = lexical.Candidate{ID: ids[d.rowid], Order: d.rowid, Heading: d.heading, Body: d.body}
 	}
 	return out, nil
 }
@@ -44,7 +46,7 @@ func (e embeddedSource) LexicalCandidates(ctx context.Context, rare, common []st
 // orders are): the ranking must not depend on their size.
 type farOrders struct{ embeddedSource }
 
-func (f farOrders) LexicalCandidates(ctx context.Context, rare, common []string, scope Scope, m, want int) ([]LexicalCandidate, error) {
+func (f farOrders) LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
 	cands, err := f.embeddedSource.LexicalCandidates(ctx, rare, common, scope, m, want)
 	for i := range cands {
 		cands[i].Order *= 1e17
@@ -69,28 +71,28 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 			coll = "b"
 		}
 		addTestDoc(t, store, fmt.Sprintf("d%02d", i), coll,
-			Section{Number: fmt.Sprint(1 + i%3), Heading: words[i%len(words)], Text: text},
-			Section{Number: fmt.Sprintf("%d.1", 1+i%3), Heading: "Notes", Text: "Leak test of the purge panel. " + text})
+			load.Section{Number: fmt.Sprint(1 + i%3), Heading: words[i%len(words)], Text: text},
+			load.Section{Number: fmt.Sprintf("%d.1", 1+i%3), Heading: "Notes", Text: "Leak test of the purge panel. " + text})
 	}
-	p := store.LexicalParams
-	for _, budget := range []int{DefaultPostingsBudget, 30} {
+	p := store.Params
+	for _, budget := range []int{lexical.DefaultPostingsBudget, 30} {
 		p.PostingsBudget = budget
 		for _, tc := range []struct {
 			query string
-			scope Scope
+			scope chunk.Scope
 		}{
-			{"silane cylinder purge", Scope{}},
-			{"leak nitrogen", Scope{Collections: []string{"b"}}},
-			{"toxic flow valve", Scope{Doc: "d05"}},
-			{"cabinet leak", Scope{Doc: "d06", Section: "1"}},
-			{"pressure", Scope{}},
+			{"silane cylinder purge", chunk.Scope{}},
+			{"leak nitrogen", chunk.Scope{Collections: []string{"b"}}},
+			{"toxic flow valve", chunk.Scope{Doc: "d05"}},
+			{"cabinet leak", chunk.Scope{Doc: "d06", Section: "1"}},
+			{"pressure", chunk.Scope{}},
 		} {
 			want, err := store.Lexical(ctx, tc.query, "en", tc.scope, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, src := range []LexicalSource{embeddedSource{store}, farOrders{embeddedSource{store}}} {
-				got, err := RankLexical(ctx, src, p, tc.query, "en", tc.scope, 10)
+			for _, src := range []lexical.Source{embeddedSource{store}, farOrders{embeddedSource{store}}} {
+				got, err := lexical.Rank(ctx, src, p, tc.query, "en", tc.scope, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -98,30 +100,6 @@ func TestRankLexicalRanksAsTheEmbeddedStore(t *testing.T) {
 					t.Errorf("%T, budget %d, %q %+v:\n got %v\nwant %v", src, budget, tc.query, tc.scope, got, want)
 				}
 			}
-		}
-	}
-}
-
-// mergeStrongest selects the n strongest terms as sorting them all would, ties by term
-// included.
-func TestMergeStrongestTakesTheStrongestTermsAsAFullSortWould(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for round := range 200 {
-		var expansion lexicalQuery
-		for i := range 1 + r.IntN(300) {
-			// Few distinct weights, so many terms tie at the n-th.
-			expansion = append(expansion, queryTerm{term: fmt.Sprintf("t%03d", r.IntN(1000)+i*1000), weight: float64(1 + r.IntN(6))})
-		}
-		n := r.IntN(len(expansion) + 5)
-		q := lexicalQuery{{term: "query", weight: 1}, {term: expansion[0].term, weight: 2}}
-		sorted := slices.Clone(expansion)
-		slices.SortFunc(sorted, func(a, b queryTerm) int {
-			return cmp.Or(cmp.Compare(b.weight, a.weight), cmp.Compare(a.term, b.term))
-		})
-		wantOut, wantFresh := mergeExpansion(q, sorted[:min(len(sorted), n)])
-		gotOut, gotFresh := mergeStrongest(q, slices.Clone(expansion), n)
-		if !slices.Equal(gotOut, wantOut) || !slices.Equal(gotFresh, wantFresh) {
-			t.Fatalf("round %d, n %d of %d: got %v %v, want %v %v", round, n, len(expansion), gotOut, gotFresh, wantOut, wantFresh)
 		}
 	}
 }

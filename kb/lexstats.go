@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"warren/kb/lexical"
 )
 
 // Lexical statistics. FTS5 finds the chunks that contain a query's terms, but its bm25() fixes
@@ -14,7 +16,7 @@ import (
 // the totals BM25 needs itself, in the same transaction as the index rows: the number of
 // chunks and of heading and body terms. A term is a space-separated word of the heading and
 // body columns, as the analyser wrote them. Store.Lexical ranks over its index in memory
-// (lexindex.go), which counts document frequencies itself; the totals tell it when to read
+// (package kb/lexical), which counts document frequencies itself; the totals tell it when to read
 // that index again. The table lexical_terms, which once kept each term's document frequency,
 // is no longer written (an older workspace keeps its rows, which nothing reads).
 
@@ -35,8 +37,8 @@ INSERT INTO lexical_totals (id, chunks, heading, body) SELECT 1, 0, 0, 0 WHERE N
 `}
 
 // lexicalStampMigration adds the stamp that every change to the index draws anew, so that the
-// index's snapshot (lexsnapshot.go) is never taken for another state that reached the same
-// generations and totals.
+// index's snapshot (kb/lexical/lexsnapshot.go) is never taken for another state that reached
+// the same generations and totals.
 var lexicalStampMigration = Migration{Version: 4, Name: "lexical stamp", SQL: `
 ALTER TABLE lexical_totals ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0;
 `}
@@ -46,8 +48,8 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func readLexicalTotals(ctx context.Context, q queryer) (LexicalTotals, bool, error) {
-	var t LexicalTotals
+func readLexicalTotals(ctx context.Context, q queryer) (lexical.Totals, bool, error) {
+	var t lexical.Totals
 	err := q.QueryRowContext(ctx, `SELECT chunks, heading, body FROM lexical_totals WHERE id = 1`).Scan(&t.Chunks, &t.Heading, &t.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, false, nil
@@ -60,7 +62,7 @@ func readLexicalTotals(ctx context.Context, q queryer) (LexicalTotals, bool, err
 
 // lexicalTotalsNow returns the totals, counting the index first when no one has yet (a
 // workspace indexed before the statistics existed).
-func (s *Store) lexicalTotalsNow(ctx context.Context) (LexicalTotals, error) {
+func (s *Store) lexicalTotalsNow(ctx context.Context) (lexical.Totals, error) {
 	t, ok, err := readLexicalTotals(ctx, s.db)
 	if err != nil || ok {
 		return t, err
@@ -115,7 +117,7 @@ func applyLexicalStats(ctx context.Context, tx *sql.Tx, sign int, query string, 
 	if err != nil {
 		return fmt.Errorf("couldn't read the lexical index: %w", err)
 	}
-	var totals LexicalTotals
+	var totals lexical.Totals
 	for rows.Next() {
 		var rowid int64
 		var heading, body string

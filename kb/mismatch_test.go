@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 func TestEmbedderMismatchMessages(t *testing.T) {
@@ -64,11 +67,11 @@ func (f fixedEmbedder) Embed(_ context.Context, texts []string, _ func(int)) ([]
 func TestRecordWithoutADimensionFallsBackToTheStoredVectors(t *testing.T) {
 	ws, store := openTestStore(t)
 	ctx := context.Background()
-	doc := func(id string) *Document {
-		return &Document{ID: id, Collection: "sop", Language: "en", Meta: map[string]string{},
-			Sections: []Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
+	doc := func(id string) *load.Document {
+		return &load.Document{ID: id, Collection: "sop", Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Heading: "Arsine", Text: "Arsine is a highly toxic hydride gas."}}}
 	}
-	if _, err := store.AddDocument(ctx, doc("a.md"), Builtin{}, DefaultChunkOptions, nil); err != nil {
+	if _, err := store.AddDocument(ctx, doc("a.md"), Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ws.DB.Exec(`UPDATE collections SET dim = 0`); err != nil {
@@ -78,15 +81,15 @@ func TestRecordWithoutADimensionFallsBackToTheStoredVectors(t *testing.T) {
 		t.Errorf("dimension from the stored vectors: %d, want %d", info.Dim, BuiltinDim)
 	}
 	var mismatch *EmbedderMismatchError
-	_, err := NewStore(ws).Dense(ctx, make([]float32, 10), Scope{}, 3)
+	_, err := NewStore(ws).Dense(ctx, make([]float32, 10), chunk.Scope{}, 3)
 	if !errors.As(err, &mismatch) || mismatch.BuiltDim != BuiltinDim || mismatch.AskedDim != 10 {
 		t.Errorf("search with 10 dims: %v", err)
 	}
-	_, err = store.AddDocument(ctx, doc("b.md"), fixedEmbedder{id: Builtin{}.ID(), dim: 10}, DefaultChunkOptions, nil)
+	_, err = store.AddDocument(ctx, doc("b.md"), fixedEmbedder{id: Builtin{}.ID(), dim: 10}, load.DefaultChunkOptions, nil)
 	if !errors.As(err, &mismatch) || mismatch.BuiltDim != BuiltinDim || mismatch.AskedDim != 10 {
 		t.Errorf("storing 10-dimension vectors: %v", err)
 	}
-	if _, err := store.AddDocument(ctx, doc("b.md"), Builtin{}, DefaultChunkOptions, nil); err != nil {
+	if _, err := store.AddDocument(ctx, doc("b.md"), Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	var recorded int

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 // Similarities scores given chunks as Dense ranks them, without ranking: the same score for
@@ -18,15 +21,15 @@ func TestSimilaritiesScoreGivenChunksAsDenseDoes(t *testing.T) {
 	}
 	for id, text := range texts {
 		for _, col := range []string{"sop", "other"} {
-			doc := &Document{ID: col + "/" + id, Collection: col, Language: "en", Meta: map[string]string{},
-				Sections: []Section{{Heading: "Gas", Text: text}}}
-			if _, err := store.AddDocument(ctx, doc, Builtin{}, ChunkOptions{}, nil); err != nil {
+			doc := &load.Document{ID: col + "/" + id, Collection: col, Language: "en", Meta: map[string]string{},
+				Sections: []load.Section{{Heading: "Gas", Text: text}}}
+			if _, err := store.AddDocument(ctx, doc, Builtin{}, load.ChunkOptions{}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	query := BuiltinVector("toxic hydride gas arsine")
-	scope := Scope{Collections: []string{"sop"}}
+	scope := chunk.Scope{Collections: []string{"sop"}}
 	ranked, err := store.Dense(ctx, query, scope, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +41,7 @@ func TestSimilaritiesScoreGivenChunksAsDenseDoes(t *testing.T) {
 	for _, h := range ranked {
 		ids = append(ids, h.ChunkID)
 	}
-	other, err := store.Dense(ctx, query, Scope{Collections: []string{"other"}}, 1)
+	other, err := store.Dense(ctx, query, chunk.Scope{Collections: []string{"other"}}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,7 @@ func TestSimilaritiesScoreGivenChunksAsDenseDoes(t *testing.T) {
 	if ranked[0].Score <= ranked[2].Score {
 		t.Errorf("the scores do not tell the chunks apart: %+v", ranked)
 	}
-	all, err := store.Similarities(ctx, query, Scope{}, ids)
+	all, err := store.Similarities(ctx, query, chunk.Scope{}, ids)
 	if err != nil {
 		t.Fatal(err)
 	}

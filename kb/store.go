@@ -12,12 +12,17 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
+	"warren/kb/vectors"
 )
 
 // The store keeps the knowledge base in warren.db, which is the source of truth: documents,
 // chunks with their text and vectors, and the analysed terms in an FTS5 index, all written
-// in one transaction per document. The vector store (vectors.go: flat vector files and an
-// HNSW graph per collection) is read from its files and rebuilt from warren.db when they are
+// in one transaction per document. The vector store (package kb/vectors: flat vector files and
+// an HNSW graph per collection) is read from its files and rebuilt from warren.db when they are
 // stale or damaged, so an interrupted ingest never leaves the two disagreeing.
 
 var knowledgeBaseMigration = Migration{Version: 2, Name: "knowledge base", SQL: `
@@ -67,13 +72,13 @@ type Store struct {
 	db   *sql.DB
 	vdir string
 
-	// LexicalParams are the lexical ranking's settings, as every backend has them. The store
-	// reads no PostingsBudget: its index in memory decides itself which postings to read.
-	LexicalParams
+	// Params are the lexical ranking's settings, as every backend has them. The store reads
+	// no PostingsBudget: its index in memory decides itself which postings to read.
+	lexical.Params
 
 	mu      sync.Mutex
-	vectors *vectorStore // loaded on first dense search
-	lexical lexicalCache // the lexical index, read on first lexical search
+	vectors *vectors.Store // loaded on first dense search
+	lexical lexical.Cache  // the lexical index, read on first lexical search
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // see prepared
@@ -102,16 +107,12 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 // preparedChunkReads: Chunks prepares its statement for reads of up to this many chunks.
 const preparedChunkReads = 64
 
-// DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
-// confirmed on CISI (docs/retrieval.md, Quality today).
-const DefaultHeadingWeight = 4.0
-
 // NewStore opens the knowledge base of a workspace, with the lexical ranking's settings from
 // its configuration (the defaults without one).
 func NewStore(ws *Workspace) *Store {
-	s := &Store{db: ws.DB, vdir: ws.VectorDir(), LexicalParams: DefaultLexicalParams()}
+	s := &Store{db: ws.DB, vdir: ws.VectorDir(), Params: lexical.DefaultParams()}
 	if c := ws.Config; c != nil {
-		s.LexicalParams = LexicalParamsFrom(c)
+		s.Params = LexicalParamsFrom(c)
 	}
 	return s
 }
@@ -274,13 +275,13 @@ func (s *Store) documentBySource(ctx context.Context, source string) (string, bo
 // ReplaceDocument stores a document with its chunks and vectors in one transaction, replacing
 // what was stored under its ID before. The collection is created on first use and must have
 // been built by the same embedder.
-func (s *Store) ReplaceDocument(ctx context.Context, doc *Document, chunks []Chunk, vectors [][]float32, embedder string) error {
-	if len(chunks) != len(vectors) {
-		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vectors))
+func (s *Store) ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vecs [][]float32, embedder string) error {
+	if len(chunks) != len(vecs) {
+		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vecs))
 	}
 	dim := 0
-	if len(vectors) > 0 {
-		dim = len(vectors[0])
+	if len(vecs) > 0 {
+		dim = len(vecs[0])
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -317,17 +318,17 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 	}
 	defer insTerms.Close()
 	for i, c := range chunks {
-		if dim > 0 && len(vectors[i]) != dim {
-			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(vectors[i]))
+		if dim > 0 && len(vecs[i]) != dim {
+			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(vecs[i]))
 		}
 		res, err := insChunk.ExecContext(ctx, c.ID, c.Doc, c.Collection, c.Section, c.SectionPath, c.Heading, c.Text, c.File,
-			c.Start, c.End, c.Hash, c.Seq, encodeVector(vectors[i]))
+			c.Start, c.End, c.Hash, c.Seq, encodeVector(vecs[i]))
 		if err != nil {
 			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
 		}
 		rowid, _ := res.LastInsertId()
-		heading, body := IndexedTerms(c, doc.Language)
-		if _, err := insTerms.ExecContext(ctx, rowid, heading, body, strings.Join(scopeTokens(c), " ")); err != nil {
+		heading, body := lexical.IndexedTerms(c, doc.Language)
+		if _, err := insTerms.ExecContext(ctx, rowid, heading, body, strings.Join(lexical.ScopeTokens(c), " ")); err != nil {
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}
 	}
@@ -348,15 +349,16 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("couldn't commit %s: %w", doc.ID, err)
 	}
-	s.mu.Lock()
-	vs := s.vectors
-	s.mu.Unlock()
-	if vs != nil {
+	if vs := s.loadedVectors(); vs != nil {
 		if moved {
-			vs.apply(ctx, oldCollection, movedGen, old, nil, nil)
+			vs.Apply(oldCollection, movedGen, old, nil, nil)
 			old = nil
 		}
-		vs.apply(ctx, doc.Collection, newGen, old, chunks, vectors)
+		added := make([]string, len(chunks))
+		for i, c := range chunks {
+			added[i] = c.ID
+		}
+		vs.Apply(doc.Collection, newGen, old, added, vecs)
 	}
 	return nil
 }
@@ -400,11 +402,8 @@ func (s *Store) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	if err := tx.Commit(); err != nil {
 		return false, err
 	}
-	s.mu.Lock()
-	vs := s.vectors
-	s.mu.Unlock()
-	if vs != nil {
-		vs.apply(ctx, collection, gen, old, nil, nil)
+	if vs := s.loadedVectors(); vs != nil {
+		vs.Apply(collection, gen, old, nil, nil)
 	}
 	return true, nil
 }
@@ -475,15 +474,15 @@ func deleteDocumentTx(ctx context.Context, tx *sql.Tx, doc string) error {
 
 const chunkColumns = `id, doc, collection, section, section_path, heading, text, file, start_byte, end_byte, hash, seq`
 
-func scanChunk(row interface{ Scan(...any) error }) (Chunk, error) {
-	var c Chunk
+func scanChunk(row interface{ Scan(...any) error }) (chunk.Chunk, error) {
+	var c chunk.Chunk
 	err := row.Scan(&c.ID, &c.Doc, &c.Collection, &c.Section, &c.SectionPath, &c.Heading, &c.Text, &c.File,
 		&c.Start, &c.End, &c.Hash, &c.Seq)
 	return c, err
 }
 
 // Chunks returns the chunks with the given IDs, in that order; unknown IDs are left out.
-func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
+func (s *Store) Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -506,7 +505,7 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
 		return nil, fmt.Errorf("couldn't read chunks: %w", err)
 	}
 	defer rows.Close()
-	byID := map[string]Chunk{}
+	byID := map[string]chunk.Chunk{}
 	for rows.Next() {
 		c, err := scanChunk(rows)
 		if err != nil {
@@ -514,7 +513,7 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
 		}
 		byID[c.ID] = c
 	}
-	out := make([]Chunk, 0, len(ids))
+	out := make([]chunk.Chunk, 0, len(ids))
 	for _, id := range ids {
 		if c, ok := byID[id]; ok {
 			out = append(out, c)
@@ -525,14 +524,14 @@ func (s *Store) Chunks(ctx context.Context, ids []string) ([]Chunk, error) {
 
 // SectionChunks returns the chunks of one section of a document, in order. A dotted section
 // includes its subsections ("4" brings 4.1 and 4.2 too).
-func (s *Store) SectionChunks(ctx context.Context, doc, section string) ([]Chunk, error) {
+func (s *Store) SectionChunks(ctx context.Context, doc, section string) ([]chunk.Chunk, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks
 WHERE doc = ? AND (section = ? OR section LIKE ? ESCAPE '\') ORDER BY seq`, doc, section, likePrefix(section)+".%")
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read section %s of %s: %w", section, doc, err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []chunk.Chunk
 	for rows.Next() {
 		c, err := scanChunk(rows)
 		if err != nil {
@@ -544,13 +543,13 @@ WHERE doc = ? AND (section = ? OR section LIKE ? ESCAPE '\') ORDER BY seq`, doc,
 }
 
 // DocumentChunks returns all chunks of a document in order.
-func (s *Store) DocumentChunks(ctx context.Context, doc string) ([]Chunk, error) {
+func (s *Store) DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+chunkColumns+` FROM chunks WHERE doc = ? ORDER BY seq`, doc)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read %s: %w", doc, err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []chunk.Chunk
 	for rows.Next() {
 		c, err := scanChunk(rows)
 		if err != nil {
@@ -618,12 +617,9 @@ func (s *Store) resetCollection(ctx context.Context, name, embedder string) erro
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	vs := s.vectors
-	s.mu.Unlock()
-	if vs != nil {
-		vs.drop(name)
+	if vs := s.loadedVectors(); vs != nil {
+		vs.Drop(name)
 	}
-	removeVectorFiles(s.vdir, name)
+	vectors.RemoveFiles(s.vdir, name)
 	return nil
 }

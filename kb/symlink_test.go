@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"warren/kb/load"
 )
 
 // linkedTree is a folder docs/ with a note and links of every kind, beside an outside folder
@@ -99,7 +101,7 @@ func TestCollectItemsConfinedRefusesAPathGivenOutside(t *testing.T) {
 	docs, outside := linkedTree(t)
 	real, _ := filepath.EvalSymlinks(docs)
 	_, err := CollectItemsWith([]string{filepath.Join(docs, "passwd.md")}, "general", CollectOptions{Confine: []string{real}})
-	if !errors.Is(err, ErrOutside) {
+	if !errors.Is(err, load.ErrOutside) {
 		t.Fatalf("a link given outside the folders allowed: %v", err)
 	}
 	if _, err := CollectItemsWith([]string{filepath.Join(outside, "secret.md")}, "general", CollectOptions{}); err != nil {
@@ -195,15 +197,15 @@ func TestLoadChecksTheOpenFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Load(tc.path(t), LoadOptions{Confine: []string{real}})
-			if !errors.Is(err, ErrOutside) {
+			_, err := load.Load(tc.path(t), load.LoadOptions{Confine: []string{real}})
+			if !errors.Is(err, load.ErrOutside) {
 				t.Fatalf("got %v", err)
 			}
 		})
 	}
 	t.Run("a text file replaced between load and reading", func(t *testing.T) {
 		path := write(t, docs, "log.txt", "first version\n")
-		doc, err := Load(path, LoadOptions{Confine: []string{real}})
+		doc, err := load.Load(path, load.LoadOptions{Confine: []string{real}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +213,7 @@ func TestLoadChecksTheOpenFile(t *testing.T) {
 		if err := os.Rename(next, path); err != nil {
 			t.Fatal(err)
 		}
-		if err := doc.EachSection(func(Section) error { return nil }); err == nil || !strings.Contains(err.Error(), "replaced") {
+		if err := doc.EachSection(func(load.Section) error { return nil }); err == nil || !strings.Contains(err.Error(), "replaced") {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -231,7 +233,7 @@ func TestAFolderNamedRelativelyIsRead(t *testing.T) {
 		if it.Skip != "" {
 			continue
 		}
-		if _, err := Load(it.Path, LoadOptions{Within: it.Within}); err != nil {
+		if _, err := load.Load(it.Path, load.LoadOptions{Within: it.Within}); err != nil {
 			t.Errorf("%s (within %q): %v", it.Path, it.Within, err)
 			continue
 		}

@@ -1,5 +1,9 @@
-// Package kb is the knowledge base: the workspace folder, its stores, documents, loaders,
-// chunking and ingest.
+// Package kb is the knowledge base's store: the workspace folder, warren.db (documents,
+// chunks, their vectors and the FTS5 terms, written in one transaction per document), ingest
+// and search. It composes the rooms below it, each with one job: kb/load reads documents
+// into sections and chunks, kb/lexical ranks chunks by BM25 over an index in memory, and
+// kb/vectors keeps the chunks' vectors and finds the nearest; kb/chunk is the vocabulary they
+// share (Chunk, Scope, Hit).
 package kb
 
 import (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval/refs"
 )
 
@@ -114,9 +114,9 @@ func (r *Resolver) resolveWork(ctx context.Context, e refs.Entry, from Origin) *
 		}
 	}
 	for _, step := range []struct {
-		scope  kb.Scope
+		scope  chunk.Scope
 		method string
-	}{{kb.Scope{Collections: []string{collection}}, MethodCitationScoped}, {kb.Scope{}, MethodCitationBroad}} {
+	}{{chunk.Scope{Collections: []string{collection}}, MethodCitationScoped}, {chunk.Scope{}, MethodCitationBroad}} {
 		if step.method == MethodCitationScoped && collection == "" {
 			continue
 		}
@@ -152,7 +152,7 @@ func (r *Resolver) isWork(ctx context.Context, doc string, e refs.Entry, thresho
 	for _, v := range info.Meta {
 		opening += "\n" + v
 	}
-	if chunks, err := r.Store.Chunks(ctx, []string{kb.ChunkID(doc, 0)}); err == nil && len(chunks) == 1 {
+	if chunks, err := r.Store.Chunks(ctx, []string{chunk.ID(doc, 0)}); err == nil && len(chunks) == 1 {
 		c := chunks[0]
 		head, _, _ := strings.Cut(c.SectionPath, " › ")
 		first, _, _ := strings.Cut(strings.TrimSpace(c.Text), "\n")
@@ -248,7 +248,7 @@ func (r *Resolver) bibliography(ctx context.Context, doc string) ([]refs.Entry, 
 	if err != nil {
 		return nil, err
 	}
-	var list []kb.Chunk
+	var list []chunk.Chunk
 	for _, c := range chunks {
 		last := c.SectionPath
 		if i := strings.LastIndex(last, " › "); i >= 0 {
@@ -283,7 +283,7 @@ func (r *Resolver) bibliography(ctx context.Context, doc string) ([]refs.Entry, 
 // stitch joins chunks in order into their text, without the overlap of neighbours: a chunk
 // that starts before the previous one ended (in the same file) adds only what follows, and one
 // that starts right after it goes on the same paragraph.
-func stitch(chunks []kb.Chunk) string {
+func stitch(chunks []chunk.Chunk) string {
 	var b strings.Builder
 	for i, c := range chunks {
 		text := c.Text

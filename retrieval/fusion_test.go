@@ -9,6 +9,9 @@ import (
 
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 )
 
 // keywordEmbedder places a text by its words in two dimensions: "near" words towards the
@@ -46,9 +49,9 @@ func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
 	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, text string) {
-		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Text: text}}}
-		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,7 +65,7 @@ func TestHybridWeighsEveryLexicalCandidateOnTheDenseSide(t *testing.T) {
 	embedder := func(string) (kb.Embedder, error) { return keywordEmbedder{}, nil }
 	// The fused list before it is cut to K, so the candidates below the fillers are seen.
 	rank := func(s *Searcher) (first, second Result) {
-		plan, err := s.planDense(ctx, kb.Scope{})
+		plan, err := s.planDense(ctx, chunk.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +104,7 @@ type chunkReads struct {
 	asked [][]string
 }
 
-func (c *chunkReads) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
+func (c *chunkReads) Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error) {
 	c.asked = append(c.asked, append([]string(nil), ids...))
 	return c.Store.Chunks(ctx, ids)
 }
@@ -113,9 +116,9 @@ func TestHybridReadsTheLexicalBestAheadAndOnlyTheOthersAfter(t *testing.T) {
 	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, text string) {
-		doc := &kb.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Number: "1", Heading: "", Text: text}}}
-		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: id, Collection: "notes", Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Number: "1", Heading: "", Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -184,9 +187,9 @@ func TestSearchesDoNotCountDocuments(t *testing.T) {
 	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	for i, col := range []string{"notes", "gone"} {
-		doc := &kb.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
-		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Number: "1", Text: "alpha near beta"}}}
+		if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,11 +208,11 @@ func TestSearchesDoNotCountDocuments(t *testing.T) {
 	if counts.counted != 0 {
 		t.Errorf("the searches counted the collections %d times", counts.counted)
 	}
-	plan, err := (&Searcher{Store: withoutSimilarities{store}, Embedder: embedder}).planDense(ctx, kb.Scope{})
+	plan, err := (&Searcher{Store: withoutSimilarities{store}, Embedder: embedder}).planDense(ctx, chunk.Scope{})
 	if err != nil || len(plan.groups) != 1 || len(plan.groups[0].collections) != 1 || plan.groups[0].collections[0].Name != "notes" {
 		t.Errorf("planned from the counts, only the collection with chunks should be searched: %v %+v", err, plan)
 	}
-	plan, err = s.planDense(ctx, kb.Scope{})
+	plan, err = s.planDense(ctx, chunk.Scope{})
 	if err != nil || len(plan.groups) != 1 || len(plan.groups[0].collections) != 1 || plan.groups[0].collections[0].Name != "notes" {
 		t.Errorf("only the collection with chunks should be searched: %v %+v", err, plan)
 	}
@@ -221,13 +224,13 @@ type pools struct {
 	asked [][2]int // k, pool
 }
 
-func (p *pools) LexicalPooled(ctx context.Context, query, lang string, scope kb.Scope, k, pool int) ([]kb.Hit, error) {
+func (p *pools) LexicalPooled(ctx context.Context, query, lang string, scope chunk.Scope, k, pool int) ([]chunk.Hit, error) {
 	p.asked = append(p.asked, [2]int{k, pool})
 	return p.Store.LexicalPooled(ctx, query, lang, scope, k, pool)
 }
 
-func (p *pools) Lexical(ctx context.Context, query, lang string, scope kb.Scope, k int) ([]kb.Hit, error) {
-	return p.LexicalPooled(ctx, query, lang, scope, k, kb.CandidatePool(k))
+func (p *pools) Lexical(ctx context.Context, query, lang string, scope chunk.Scope, k int) ([]chunk.Hit, error) {
+	return p.LexicalPooled(ctx, query, lang, scope, k, lexical.CandidatePool(k))
 }
 
 // Fused hybrid search asks its lexical half for its depth (4 × K, at least 40) with a pool of
@@ -241,9 +244,9 @@ func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
 		if col == "builtin" {
 			emb = kb.Builtin{}
 		}
-		doc := &kb.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
-		if _, err := store.AddDocument(ctx, doc, emb, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: fmt.Sprintf("d%d", i), Collection: col, Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Number: "1", Text: "alpha near beta"}}}
+		if _, err := store.AddDocument(ctx, doc, emb, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -262,11 +265,11 @@ func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
 	}{
 		{Hybrid, "model", 10, [2]int{40, 40}},
 		{Hybrid, "model", 25, [2]int{100, 100}},
-		{Hybrid, "builtin", 10, [2]int{10, kb.CandidatePool(10)}},
-		{Lexical, "model", 10, [2]int{10, kb.CandidatePool(10)}},
+		{Hybrid, "builtin", 10, [2]int{10, lexical.CandidatePool(10)}},
+		{Lexical, "model", 10, [2]int{10, lexical.CandidatePool(10)}},
 	} {
 		p.asked = nil
-		if _, err := s.Search(ctx, Request{Query: "alpha beta", K: c.k, Mode: c.mode, Language: "en", Scope: kb.Scope{Collections: []string{c.collection}}}); err != nil {
+		if _, err := s.Search(ctx, Request{Query: "alpha beta", K: c.k, Mode: c.mode, Language: "en", Scope: chunk.Scope{Collections: []string{c.collection}}}); err != nil {
 			t.Fatal(err)
 		}
 		if len(p.asked) != 1 || p.asked[0] != c.want {
@@ -278,7 +281,7 @@ func TestHybridRanksItsLexicalHalfWithinItsDepth(t *testing.T) {
 // failingLexical is the store whose lexical ranking fails.
 type failingLexical struct{ *kb.Store }
 
-func (failingLexical) LexicalPooled(context.Context, string, string, kb.Scope, int, int) ([]kb.Hit, error) {
+func (failingLexical) LexicalPooled(context.Context, string, string, chunk.Scope, int, int) ([]chunk.Hit, error) {
 	return nil, errors.New("lexical index unreadable")
 }
 
@@ -294,9 +297,9 @@ func (failingEmbedder) Embed(context.Context, []string, func(int)) ([][]float32,
 func TestHybridReturnsEitherSidesFailure(t *testing.T) {
 	_, store := testkb.Empty(t)
 	ctx := context.Background()
-	doc := &kb.Document{ID: "d", Collection: "notes", Language: "en", Meta: map[string]string{},
-		Sections: []kb.Section{{Number: "1", Text: "alpha near beta"}}}
-	if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, kb.DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: "d", Collection: "notes", Language: "en", Meta: map[string]string{},
+		Sections: []load.Section{{Number: "1", Text: "alpha near beta"}}}
+	if _, err := store.AddDocument(ctx, doc, keywordEmbedder{}, load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
 	req := Request{Query: "alpha beta", K: 5, Mode: Hybrid, Language: "en"}

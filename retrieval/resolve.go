@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/registry"
 	"warren/retrieval/refs"
 )
@@ -172,7 +173,7 @@ func (r *Resolver) bestPassage(ctx context.Context, doc, context string) *Resolu
 	if context == "" || r.Searcher == nil {
 		return nil
 	}
-	results, err := r.Searcher.Search(ctx, Request{Query: context, Scope: kb.Scope{Doc: doc}, K: 1, Mode: Lexical})
+	results, err := r.Searcher.Search(ctx, Request{Query: context, Scope: chunk.Scope{Doc: doc}, K: 1, Mode: Lexical})
 	if err != nil || len(results) == 0 {
 		return nil
 	}
@@ -180,7 +181,7 @@ func (r *Resolver) bestPassage(ctx context.Context, doc, context string) *Resolu
 	return &Resolution{Doc: doc, Collection: c.Collection, Section: c.Section, ChunkIDs: []string{c.ID}, Method: MethodScopedSearch}
 }
 
-func (r *Resolver) resolution(info kb.DocInfo, section string, chunks []kb.Chunk, method string) *Resolution {
+func (r *Resolver) resolution(info kb.DocInfo, section string, chunks []chunk.Chunk, method string) *Resolution {
 	res := &Resolution{Doc: info.ID, Collection: info.Collection, Section: section, Method: method}
 	for i, c := range chunks {
 		if r.MaxChunks > 0 && i >= r.MaxChunks {
@@ -200,7 +201,7 @@ func (r *Resolver) opening(ctx context.Context, doc string) (*Resolution, error)
 	n := min(3, info.Chunks)
 	ids := make([]string, n)
 	for i := range ids {
-		ids[i] = kb.ChunkID(doc, i)
+		ids[i] = chunk.ID(doc, i)
 	}
 	return &Resolution{Doc: doc, Collection: info.Collection, ChunkIDs: ids, Method: MethodDocument}, nil
 }

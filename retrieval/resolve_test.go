@@ -2,70 +2,35 @@ package retrieval
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
+	"slices"
 	"testing"
 
+	"warren/internal/refcases"
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/registry"
 	"warren/retrieval/refs"
 )
 
-type refCase struct {
-	ID          string `json:"id"`
-	FromDoc     string `json:"from_doc"`
-	FromSection string `json:"from_section"`
-	Text        string `json:"text"`
-	Expect      struct {
-		Type            string `json:"type"`
-		Target          string `json:"target"`
-		DocumentContext string `json:"document_context"`
-	} `json:"expect"`
-	Resolve *struct {
-		Doc     string `json:"doc"`
-		Section string `json:"section"`
-	} `json:"resolve"`
-}
-
 func corpusStore(t *testing.T) (*kb.Store, *registry.Registry) {
 	_, store, reg := testkb.Corpus(t)
 	return store, reg
 }
 
-func sameSection(got, want string) bool {
-	norm := func(s string) string { return strings.TrimPrefix(strings.TrimPrefix(s, "Appendix "), "Anhang ") }
-	return norm(got) == norm(want)
-}
-
 func TestReferenceResolutionOnLabelledCorpusCases(t *testing.T) {
 	store, reg := corpusStore(t)
-	data, err := os.ReadFile(filepath.Join("testdata", "refcases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []refCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := refcases.Load(t)
 	res := NewResolver(store, reg, &Searcher{Store: store}, registry.DefaultFuzzyThreshold)
 	ctx := context.Background()
 	right, wrongDoc := 0, 0
 	for _, c := range cases {
-		var ref *refs.Reference
-		for _, r := range refs.DetectRegex(c.Text) {
-			if r.Type == c.Expect.Type && r.Target == c.Expect.Target && r.DocumentContext == c.Expect.DocumentContext {
-				ref = &r
-				break
-			}
-		}
-		if ref == nil {
+		detected := refs.DetectRegex(c.Text)
+		i := slices.IndexFunc(detected, func(r refs.Reference) bool { return c.Expect.Is(r.Type, r.Target, r.DocumentContext) })
+		if i < 0 {
 			t.Errorf("%s: the expected reference was not detected", c.ID)
 			continue
 		}
-		got := res.Resolve(ctx, *ref, Origin{Doc: c.FromDoc, Section: c.FromSection, Context: c.Text})
+		got := res.Resolve(ctx, detected[i], Origin{Doc: c.FromDoc, Section: c.FromSection, Context: c.Text})
 		switch {
 		case c.Resolve == nil && got.Resolved == nil:
 			right++
@@ -77,7 +42,7 @@ func TestReferenceResolutionOnLabelledCorpusCases(t *testing.T) {
 		case got.Resolved.Doc != c.Resolve.Doc:
 			wrongDoc++
 			t.Errorf("%s: resolved to the wrong document %s, want %s", c.ID, got.Resolved.Doc, c.Resolve.Doc)
-		case c.Resolve.Section == "" || sameSection(got.Resolved.Section, c.Resolve.Section):
+		case c.SectionIs(got.Resolved.Section):
 			right++ // an expected section "" is the whole document: any passage of it is right
 		default:
 			t.Logf("%s: right document, section %q, want %q (%s)", c.ID, got.Resolved.Section, c.Resolve.Section, got.Resolved.Method)

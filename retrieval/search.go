@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"warren/kb"
+	"warren/kb/chunk"
 )
 
 // Mode chooses the rankings a search uses.
@@ -91,7 +92,7 @@ const DefaultDenseWeight = 0.1
 // Request is one search.
 type Request struct {
 	Query    string
-	Scope    kb.Scope
+	Scope    chunk.Scope
 	K        int
 	Mode     Mode
 	Language string // "de", "en" or "" (unknown)
@@ -99,7 +100,7 @@ type Request struct {
 
 // Result is a chunk with its fused score and its rank in each ranking (0: absent).
 type Result struct {
-	kb.Chunk
+	chunk.Chunk
 	Score       float64 `json:"score"`
 	LexicalRank int     `json:"lexical_rank,omitempty"`
 	DenseRank   int     `json:"dense_rank,omitempty"`
@@ -134,7 +135,7 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	var fused []Result
-	var byID map[string]kb.Chunk // the chunks read so far
+	var byID map[string]chunk.Chunk // the chunks read so far
 	switch {
 	case mode == Hybrid && plan.builtinOnly:
 		fused, err = s.lexicalFirst(ctx, req, plan)
@@ -179,14 +180,14 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 // larger share), and Search reads only the others. They are returned by ID. Read after the
 // fusion, they took 0.14 ms of a 0.8 ms hybrid query at 100,000 chunks. Last, once the query
 // is embedded, it scores its own hits against the query vector.
-func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, map[string]kb.Chunk, error) {
+func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan densePlan) ([]Result, map[string]chunk.Chunk, error) {
 	depth := req.K
 	if mode == Hybrid {
 		depth = max(4*req.K, 40) // fusion needs the tails of both rankings
 	}
-	var lexical, dense []kb.Hit
+	var lexical, dense []chunk.Hit
 	var similar map[string]float64
-	var read map[string]kb.Chunk
+	var read map[string]chunk.Chunk
 	var lexErr, denseErr error
 	embedded := make(chan []groupQuery, 1) // the dense side's query vectors; empty on failure
 	var lexPanic any
@@ -244,7 +245,7 @@ func (s *Searcher) fused(ctx context.Context, req Request, mode Mode, plan dense
 // pooledLexical is a backend whose lexical ranking can be given the pool of candidates that
 // its feedback ranks again (kb.Store.LexicalPooled).
 type pooledLexical interface {
-	LexicalPooled(ctx context.Context, query, lang string, scope kb.Scope, k, pool int) ([]kb.Hit, error)
+	LexicalPooled(ctx context.Context, query, lang string, scope chunk.Scope, k, pool int) ([]chunk.Hit, error)
 }
 
 // lexical is the lexical ranking that the mode fuses. For hybrid search it is the depth best
@@ -254,7 +255,7 @@ type pooledLexical interface {
 // fused ranking gets its candidates from the dense side as well. On Cranfield and CISI, a pool
 // of 40 and one of 200 give lexical top tens of the same quality (kb's
 // TestAFeedbackPoolOfFortyRanksTheTopTenAsWellAsTwoHundred).
-func (s *Searcher) lexical(ctx context.Context, req Request, mode Mode, depth int) ([]kb.Hit, error) {
+func (s *Searcher) lexical(ctx context.Context, req Request, mode Mode, depth int) ([]chunk.Hit, error) {
 	if p, ok := s.Store.(pooledLexical); ok && mode == Hybrid {
 		return p.LexicalPooled(ctx, req.Query, req.Language, req.Scope, depth, depth)
 	}
@@ -262,7 +263,7 @@ func (s *Searcher) lexical(ctx context.Context, req Request, mode Mode, depth in
 }
 
 // readAhead reads the hits' chunks, by ID.
-func (s *Searcher) readAhead(ctx context.Context, hits []kb.Hit) (map[string]kb.Chunk, error) {
+func (s *Searcher) readAhead(ctx context.Context, hits []chunk.Hit) (map[string]chunk.Chunk, error) {
 	ids := make([]string, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ChunkID
@@ -271,13 +272,13 @@ func (s *Searcher) readAhead(ctx context.Context, hits []kb.Hit) (map[string]kb.
 }
 
 // readChunks reads the chunks of ids into byID (a new map when nil) and returns it.
-func (s *Searcher) readChunks(ctx context.Context, ids []string, byID map[string]kb.Chunk) (map[string]kb.Chunk, error) {
+func (s *Searcher) readChunks(ctx context.Context, ids []string, byID map[string]chunk.Chunk) (map[string]chunk.Chunk, error) {
 	chunks, err := s.Store.Chunks(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	if byID == nil {
-		byID = make(map[string]kb.Chunk, len(chunks))
+		byID = make(map[string]chunk.Chunk, len(chunks))
 	}
 	for _, c := range chunks {
 		byID[c.ID] = c
@@ -288,12 +289,12 @@ func (s *Searcher) readChunks(ctx context.Context, ids []string, byID map[string
 // similarityScorer is a backend that can score given chunks against a query vector without
 // ranking a collection (kb.Store.Similarities).
 type similarityScorer interface {
-	Similarities(ctx context.Context, vector []float32, scope kb.Scope, ids []string) (map[string]float64, error)
+	Similarities(ctx context.Context, vector []float32, scope chunk.Scope, ids []string) (map[string]float64, error)
 }
 
 // similarities gives the lexical hits' own similarity to the query, in each group's scope;
 // none when the backend cannot score given chunks.
-func (s *Searcher) similarities(ctx context.Context, lexical []kb.Hit, queries []groupQuery) (map[string]float64, error) {
+func (s *Searcher) similarities(ctx context.Context, lexical []chunk.Hit, queries []groupQuery) (map[string]float64, error) {
 	scorer, ok := s.Store.(similarityScorer)
 	if !ok || len(lexical) == 0 {
 		return nil, nil
@@ -319,15 +320,15 @@ func (s *Searcher) similarities(ctx context.Context, lexical []kb.Hit, queries [
 // similarity to the query, so that fusion weighs every lexical candidate on both sides:
 // missing from the dense ranking's best only means less similar than its last hit, not
 // unrelated. It returns them as hits, most similar first, to append after the ranking.
-func beyondRanking(lexical, dense []kb.Hit, similar map[string]float64) []kb.Hit {
+func beyondRanking(lexical, dense []chunk.Hit, similar map[string]float64) []chunk.Hit {
 	inDense := make(map[string]bool, len(dense))
 	for _, h := range dense {
 		inDense[h.ChunkID] = true
 	}
-	var extra []kb.Hit
+	var extra []chunk.Hit
 	for _, h := range lexical {
 		if v, ok := similar[h.ChunkID]; ok && !inDense[h.ChunkID] {
-			extra = append(extra, kb.Hit{ChunkID: h.ChunkID, Score: v})
+			extra = append(extra, chunk.Hit{ChunkID: h.ChunkID, Score: v})
 		}
 	}
 	sort.SliceStable(extra, func(i, j int) bool { return extra[i].Score > extra[j].Score })
@@ -358,7 +359,7 @@ func (s *Searcher) lexicalFirst(ctx context.Context, req Request, plan densePlan
 			out[j].DenseRank = i + 1
 			continue
 		}
-		out = append(out, Result{Chunk: kb.Chunk{ID: h.ChunkID}, DenseRank: i + 1})
+		out = append(out, Result{Chunk: chunk.Chunk{ID: h.ChunkID}, DenseRank: i + 1})
 	}
 	return out, nil
 }
@@ -396,7 +397,7 @@ func (s *Searcher) searchable(ctx context.Context) ([]kb.CollectionInfo, error) 
 // whole search with its *kb.EmbedderMismatchError (errors.Is kb.ErrEmbedderChanged), in
 // hybrid mode too: a ranking that silently lost its dense half would look like an answer.
 // The Lexical mode still searches such a collection.
-func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, error) {
+func (s *Searcher) planDense(ctx context.Context, scope chunk.Scope) (densePlan, error) {
 	plan := densePlan{builtinOnly: true}
 	cols, err := s.searchable(ctx)
 	if err != nil {
@@ -441,12 +442,12 @@ func (s *Searcher) planDense(ctx context.Context, scope kb.Scope) (densePlan, er
 // collections.
 type groupQuery struct {
 	vector []float32
-	scope  kb.Scope
+	scope  chunk.Scope
 }
 
 // dense embeds the query once per group of the plan and searches the group's collections
 // with it.
-func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan densePlan, k int) ([]kb.Hit, error) {
+func (s *Searcher) dense(ctx context.Context, query string, scope chunk.Scope, plan densePlan, k int) ([]chunk.Hit, error) {
 	queries, err := s.embedQuery(ctx, query, scope, plan)
 	if err != nil {
 		return nil, err
@@ -456,7 +457,7 @@ func (s *Searcher) dense(ctx context.Context, query string, scope kb.Scope, plan
 
 // embedQuery embeds the query once per group of the plan, each with the scope of the group's
 // collections, and checks that those collections were built by the same embedder.
-func (s *Searcher) embedQuery(ctx context.Context, query string, scope kb.Scope, plan densePlan) ([]groupQuery, error) {
+func (s *Searcher) embedQuery(ctx context.Context, query string, scope chunk.Scope, plan densePlan) ([]groupQuery, error) {
 	var queries []groupQuery
 	for _, g := range plan.groups {
 		vecs, err := g.embedder.Embed(ctx, []string{query}, nil)
@@ -481,8 +482,8 @@ func (s *Searcher) embedQuery(ctx context.Context, query string, scope kb.Scope,
 
 // searchDense ranks each group's collections by similarity to its query vector and merges
 // the rankings.
-func (s *Searcher) searchDense(ctx context.Context, queries []groupQuery, k int) ([]kb.Hit, error) {
-	var hits []kb.Hit
+func (s *Searcher) searchDense(ctx context.Context, queries []groupQuery, k int) ([]chunk.Hit, error) {
+	var hits []chunk.Hit
 	for _, q := range queries {
 		h, err := s.Store.Dense(ctx, q.vector, q.scope, k)
 		if err != nil {
@@ -537,7 +538,7 @@ const dimensionProbe = 3 * time.Second
 // dense side alone (beyondRanking): they take part in the scaling and the score but
 // have no dense rank. The other modes keep their one ranking's scores. Ties keep lexical
 // order, then dense order, so results are deterministic.
-func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float64) []Result {
+func fuse(mode Mode, lexical, dense []chunk.Hit, denseRanked int, denseWeight float64) []Result {
 	// Fused in compact records (a Result carries a whole chunk), then handed out as Results.
 	type fusedHit struct {
 		id               string
@@ -546,7 +547,7 @@ func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float
 	}
 	hits := make([]fusedHit, 0, len(lexical)+len(dense))
 	at := make(map[string]int, len(lexical)+len(dense))
-	add := func(ranking []kb.Hit, lexicalRanking bool, weight float64) {
+	add := func(ranking []chunk.Hit, lexicalRanking bool, weight float64) {
 		norm := minMax(ranking)
 		for i, h := range ranking {
 			j, ok := at[h.ChunkID]
@@ -574,13 +575,13 @@ func fuse(mode Mode, lexical, dense []kb.Hit, denseRanked int, denseWeight float
 	slices.SortStableFunc(hits, func(a, b fusedHit) int { return cmp.Compare(b.score, a.score) })
 	out := make([]Result, len(hits))
 	for i, h := range hits {
-		out[i] = Result{Chunk: kb.Chunk{ID: h.id}, Score: h.score, LexicalRank: h.lexRank, DenseRank: h.denRank}
+		out[i] = Result{Chunk: chunk.Chunk{ID: h.id}, Score: h.score, LexicalRank: h.lexRank, DenseRank: h.denRank}
 	}
 	return out
 }
 
 // minMax scales a ranking's scores to 0…1 between its last and its best hit.
-func minMax(hits []kb.Hit) func(float64) float64 {
+func minMax(hits []chunk.Hit) func(float64) float64 {
 	if len(hits) == 0 {
 		return func(float64) float64 { return 0 }
 	}

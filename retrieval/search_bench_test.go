@@ -9,6 +9,7 @@ import (
 
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/load"
 )
 
 // countedOnly is the store as a backend that cannot list its collections uncounted, as
@@ -31,9 +32,9 @@ func BenchmarkDenseSearch20kDocuments(b *testing.B) {
 	_, store := testkb.Empty(b)
 	ctx := context.Background()
 	for i := range 20_000 {
-		doc := &kb.Document{ID: fmt.Sprintf("d%05d", i), Collection: fmt.Sprintf("c%d", i%5), Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Number: "1", Text: fmt.Sprintf("alpha near beta w%d", i)}}}
-		if _, err := store.AddDocument(ctx, doc, kb.Builtin{}, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: fmt.Sprintf("d%05d", i), Collection: fmt.Sprintf("c%d", i%5), Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Number: "1", Text: fmt.Sprintf("alpha near beta w%d", i)}}}
+		if _, err := store.AddDocument(ctx, doc, kb.Builtin{}, load.DefaultChunkOptions, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"warren/kb"
+	"warren/kb/chunk"
 )
 
 func TestFuseWeighsNormalisedScoresAndIsDeterministic(t *testing.T) {
-	lex := []kb.Hit{{ChunkID: "a", Score: 9}, {ChunkID: "b", Score: 5}}
-	dense := []kb.Hit{{ChunkID: "b", Score: 0.9}, {ChunkID: "c", Score: 0.8}}
+	lex := []chunk.Hit{{ChunkID: "a", Score: 9}, {ChunkID: "b", Score: 5}}
+	dense := []chunk.Hit{{ChunkID: "b", Score: 0.9}, {ChunkID: "c", Score: 0.8}}
 	order := func(rs []Result) string {
 		var ids []string
 		for _, r := range rs {
@@ -38,7 +38,7 @@ func TestFuseWeighsNormalisedScoresAndIsDeterministic(t *testing.T) {
 	}
 	// A hit after the dense ranking (a lexical candidate scored on the dense side) takes part in
 	// the scaling and the score, without a dense rank: dense b 1, c 0, a 0.5.
-	withCandidate := append(dense[:2:2], kb.Hit{ChunkID: "a", Score: 0.85})
+	withCandidate := append(dense[:2:2], chunk.Hit{ChunkID: "a", Score: 0.85})
 	got = fuse(Hybrid, lex, withCandidate, 2, 0.5)
 	if order(got) != "a,b,c" || math.Abs(got[0].Score-0.75) > 1e-9 || got[0].DenseRank != 0 || got[1].DenseRank != 1 {
 		t.Errorf("the scored candidate weighs in without a dense rank: %+v", got)
@@ -127,7 +127,7 @@ func TestSearchModesAndScopesOnTheCorpus(t *testing.T) {
 			t.Errorf("%s: want RFC 6902 first, got %+v", mode, res)
 		}
 	}
-	res, err := s.Search(ctx, Request{Query: "Gefährdungsbeurteilung Arbeitgeber", Scope: kb.Scope{Doc: "gesetze/GefStoffV", Section: "§ 6"}, K: 3})
+	res, err := s.Search(ctx, Request{Query: "Gefährdungsbeurteilung Arbeitgeber", Scope: chunk.Scope{Doc: "gesetze/GefStoffV", Section: "§ 6"}, K: 3})
 	if err != nil || len(res) == 0 {
 		t.Fatalf("scoped search: %v %v", res, err)
 	}
@@ -136,7 +136,7 @@ func TestSearchModesAndScopesOnTheCorpus(t *testing.T) {
 			t.Errorf("scope leaked: %s %s", r.Doc, r.Section)
 		}
 	}
-	res, _ = s.Search(ctx, Request{Query: "Gefährdungsbeurteilung", Scope: kb.Scope{Collections: []string{"rfc"}}, K: 3, Mode: Lexical})
+	res, _ = s.Search(ctx, Request{Query: "Gefährdungsbeurteilung", Scope: chunk.Scope{Collections: []string{"rfc"}}, K: 3, Mode: Lexical})
 	if len(res) != 0 {
 		t.Errorf("no German law in the rfc collection: %+v", res)
 	}

@@ -11,6 +11,13 @@ import (
 	"warren/tox"
 )
 
+// Team is what the analysts of a workspace see of each other's work: the gas decisions and
+// toxicology saves other views make, as they make them.
+type Team struct{ s *Service }
+
+// Team is the team's feed as this view sees it (without its own changes).
+func (s *Service) Team() *Team { return &Team{s: s} }
+
 // Several analysts work on one workspace through views of one service (see As). Each gas cell
 // decision and each toxicology version saved is published on the service's change feed, which
 // every view shares, so that a screen showing the table or profile can reload it and say who
@@ -157,22 +164,22 @@ func (f *changeFeed) unsubscribe(sub *changeSub) {
 // toxicology profiles (this view's own are not delivered) until ctx ends, when the channel is
 // closed. A reader that falls behind loses the oldest changes, never blocks the analyst who
 // made them; it should reload what the changes it gets name.
-func (s *Service) Changes(ctx context.Context) <-chan Change {
-	if s.changes == nil {
+func (tm *Team) Changes(ctx context.Context) <-chan Change {
+	if tm.s.changes == nil {
 		ch := make(chan Change)
 		go func() {
-			defer jobs.Recover(s.log, "closing a change feed panicked", "analyst", s.Owner)
+			defer jobs.Recover(tm.s.log, "closing a change feed panicked", "analyst", tm.s.Owner)
 			<-ctx.Done()
 			close(ch)
 		}()
 		return ch
 	}
-	sub := s.changes.subscribe(s)
+	sub := tm.s.changes.subscribe(tm.s)
 	go func() {
 		// A server's goroutine: a bug here must not end the process.
-		defer jobs.Recover(s.log, "leaving the change feed panicked", "analyst", s.Owner)
+		defer jobs.Recover(tm.s.log, "leaving the change feed panicked", "analyst", tm.s.Owner)
 		<-ctx.Done()
-		s.changes.unsubscribe(sub)
+		tm.s.changes.unsubscribe(sub)
 	}()
 	return sub.ch
 }

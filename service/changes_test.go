@@ -33,14 +33,14 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	s := openService(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := s.ImportGas(ctx, filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "fab", false); err != nil {
+	if _, err := s.Gas().Import(ctx, filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "fab", false); err != nil {
 		t.Fatal(err)
 	}
 	alice, bob := s.As("alice", false), s.As("bob", false)
-	aliceFeed, bobFeed := alice.Changes(ctx), bob.Changes(ctx)
+	aliceFeed, bobFeed := alice.Team().Changes(ctx), bob.Team().Changes(ctx)
 
 	// Both look at the table.
-	view, err := bob.GasTable(ctx, "fab")
+	view, err := bob.Gas().Table(ctx, "fab")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	if !errors.Is(err, gas.ErrStale) || !errors.As(err, &stale) || !strings.Contains(err.Error(), "alice set repulsive at ") {
 		t.Fatalf("bob's stale decision: %v", err)
 	}
-	if now, _ := alice.GasTable(ctx, "fab"); now.Row(1).Cells[field].Value != "repulsive" {
+	if now, _ := alice.Gas().Table(ctx, "fab"); now.Row(1).Cells[field].Value != "repulsive" {
 		t.Errorf("the refused decision wrote %+v", now.Row(1).Cells[field])
 	}
 	if c, ok := next(t, aliceFeed); ok {
@@ -82,13 +82,13 @@ func TestTwoAnalystsOnOneGasTable(t *testing.T) {
 	}
 
 	// Alice's undo is refused: her cell is bob's now.
-	if _, _, err := alice.UndoGas(ctx, "fab"); !errors.Is(err, gas.ErrStale) {
+	if _, _, err := alice.Gas().Undo(ctx, "fab"); !errors.Is(err, gas.ErrStale) {
 		t.Errorf("alice's undo of a cell bob changed since: %v", err)
 	}
 
 	// The export's Provenance sheet names the analyst.
 	file := filepath.Join(t.TempDir(), "fab.xlsx")
-	if _, err := alice.ExportGas(ctx, "fab", file); err != nil {
+	if _, err := alice.Gas().Export(ctx, "fab", file); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenFile(file)
@@ -136,18 +136,18 @@ func TestTwoAnalystsOnOneProfile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	alice, bob := s.As("alice", false), s.As("bob", false)
-	aliceFeed := alice.Changes(ctx)
-	if _, err := alice.ToxImport(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
+	aliceFeed := alice.Team().Changes(ctx)
+	if _, err := alice.Tox().Import(ctx, filepath.Join(testkb.SampleDir(), "tox", "profiles.json")); err != nil {
 		t.Fatal(err)
 	}
 	if c, ok := next(t, aliceFeed); ok { // her own import is not news to her
 		t.Fatalf("alice hears her own import: %+v", c)
 	}
-	plan, err := alice.ToxPlanRollback(ctx, "EUGENOL", 1)
+	plan, err := alice.Tox().PlanRollback(ctx, "EUGENOL", 1)
 	if err == nil {
 		t.Fatalf("a rollback to the only version was planned: %+v", plan)
 	}
-	res, err := bob.ToxEdit(ctx, "EUGENOL", eugenolPatch, true)
+	res, err := bob.Tox().Edit(ctx, "EUGENOL", eugenolPatch, true)
 	if err != nil || res.Status != ToxSaved || res.Version != 2 {
 		t.Fatalf("bob's edit: %+v %v", res, err)
 	}
@@ -160,17 +160,17 @@ func TestTwoAnalystsOnOneProfile(t *testing.T) {
 	}
 
 	// Alice plans a rollback to version 1 on version 2; bob saves version 3 meanwhile.
-	plan, err = alice.ToxPlanRollback(ctx, "EUGENOL", 1)
+	plan, err = alice.Tox().PlanRollback(ctx, "EUGENOL", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bob.ToxRollback(ctx, "EUGENOL", 1, 2, ""); err != nil {
+	if _, err := bob.Tox().Rollback(ctx, "EUGENOL", 1, 2, ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := alice.ToxRollbackPlanned(ctx, plan); !errors.Is(err, tox.ErrStale) || !strings.Contains(err.Error(), "saved by bob") {
+	if _, err := alice.Tox().RollbackPlanned(ctx, plan); !errors.Is(err, tox.ErrStale) || !strings.Contains(err.Error(), "saved by bob") {
 		t.Errorf("alice's stale rollback: %v", err)
 	}
-	h, err := alice.ToxHistory(ctx, "eugenol")
+	h, err := alice.Tox().History(ctx, "eugenol")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,19 @@ import (
 	"strings"
 
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/registry"
 	"warren/retrieval"
 )
+
+// Knowledge is the knowledge desk: ingesting files, the collections and documents, search,
+// references and the registry. It owns the served view's rule that an analyst ingests only
+// from serve.ingest_roots (ErrOutsideIngestRoots), so the CLI and the workbench are refused
+// alike.
+type Knowledge struct{ s *Service }
+
+// Knowledge is the knowledge desk of this view.
+func (s *Service) Knowledge() *Knowledge { return &Knowledge{s: s} }
 
 // UnknownCollectionError names a collection the knowledge base does not have, with the ones
 // it has (none when nothing was ingested yet).
@@ -28,11 +38,11 @@ func (e *UnknownCollectionError) Error() string {
 
 // CheckCollections refuses names the knowledge base has no collection for with an
 // *UnknownCollectionError.
-func (s *Service) CheckCollections(ctx context.Context, names []string) error {
+func (k *Knowledge) CheckCollections(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	cols, err := s.store.Collections(ctx)
+	cols, err := k.s.store.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -58,17 +68,17 @@ type Listing struct {
 
 // List lists the collections and their documents; a collection given narrows both to it
 // (one the knowledge base lacks is an *UnknownCollectionError).
-func (s *Service) List(ctx context.Context, collection string) (Listing, error) {
+func (k *Knowledge) List(ctx context.Context, collection string) (Listing, error) {
 	if collection != "" {
-		if err := s.CheckCollections(ctx, []string{collection}); err != nil {
+		if err := k.CheckCollections(ctx, []string{collection}); err != nil {
 			return Listing{}, err
 		}
 	}
-	cols, err := s.store.Collections(ctx)
+	cols, err := k.s.store.Collections(ctx)
 	if err != nil {
 		return Listing{}, err
 	}
-	docs, err := s.store.Documents(ctx, collection)
+	docs, err := k.s.store.Documents(ctx, collection)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -88,20 +98,20 @@ func (s *Service) List(ctx context.Context, collection string) (Listing, error) 
 // chunks and vectors, and returns their IDs; their registry entries stay, so a later ingest
 // can bring them back. It stops at the first name that finds no single document; the vectors
 // of the documents removed before it are saved all the same.
-func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string, error) {
+func (k *Knowledge) RemoveDocuments(ctx context.Context, names []string) ([]string, error) {
 	var removed []string
 	var err error
 	for _, name := range names {
 		var id string
-		if id, err = s.FindDocument(ctx, name); err != nil {
+		if id, err = k.FindDocument(ctx, name); err != nil {
 			break
 		}
-		if _, err = s.store.RemoveDocument(ctx, id); err != nil {
+		if _, err = k.s.store.RemoveDocument(ctx, id); err != nil {
 			break
 		}
 		removed = append(removed, id)
 	}
-	if serr := s.store.Flush(ctx); err == nil {
+	if serr := k.s.store.Flush(ctx); err == nil {
 		err = serr
 	}
 	return removed, err
@@ -110,8 +120,8 @@ func (s *Service) RemoveDocuments(ctx context.Context, names []string) ([]string
 // FindDocument turns what an analyst typed into a stored document ID: the ID itself, or else
 // a registry name (synonym, title) or the file or folder name, with or without a known
 // extension. When these point at different documents the name is ambiguous and says so.
-func (s *Service) FindDocument(ctx context.Context, name string) (string, error) {
-	docs, err := s.store.Documents(ctx, "")
+func (k *Knowledge) FindDocument(ctx context.Context, name string) (string, error) {
+	docs, err := k.s.store.Documents(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +135,7 @@ func (s *Service) FindDocument(ctx context.Context, name string) (string, error)
 			candidates[d.ID] = true
 		}
 	}
-	reg, err := s.Registry()
+	reg, err := k.s.Registry()
 	if err != nil {
 		return "", err
 	}
@@ -165,16 +175,36 @@ func trimKnownExt(name string) string {
 // document (req.Scope.Doc, when not empty) may be given by any name FindDocument understands
 // ("rfc6902", a registry synonym), not only by its stored ID; a name that matches none, or
 // more than one, is refused in words.
-func (s *Service) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
-	if err := s.CheckCollections(ctx, req.Scope.Collections); err != nil {
+func (k *Knowledge) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
+	if err := k.CheckCollections(ctx, req.Scope.Collections); err != nil {
 		return nil, err
 	}
 	if req.Scope.Doc != "" {
-		id, err := s.FindDocument(ctx, req.Scope.Doc)
+		id, err := k.FindDocument(ctx, req.Scope.Doc)
 		if err != nil {
 			return nil, err
 		}
 		req.Scope.Doc = id
 	}
-	return s.Searcher().Search(ctx, req)
+	return k.s.Searcher().Search(ctx, req)
+}
+
+// Collections lists the knowledge base's collections.
+func (k *Knowledge) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
+	return k.s.store.Collections(ctx)
+}
+
+// Documents lists a collection's documents ("" for all).
+func (k *Knowledge) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
+	return k.s.store.Documents(ctx, collection)
+}
+
+// DocumentChunks is a document's chunks in order.
+func (k *Knowledge) DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error) {
+	return k.s.store.DocumentChunks(ctx, doc)
+}
+
+// Chunks loads chunks by ID.
+func (k *Knowledge) Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error) {
+	return k.s.store.Chunks(ctx, ids)
 }

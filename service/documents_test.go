@@ -11,7 +11,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/research"
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval"
 )
 
@@ -25,7 +25,7 @@ func twoProcedures(t *testing.T) *Service {
 		os.MkdirAll(filepath.Join(dir, "docs", sub), 0o755)
 		os.WriteFile(filepath.Join(dir, "docs", sub, "procedure.md"), []byte("# Procedure "+sub+"\n\n## 4.2 Purge\nPurge the pigtail with nitrogen.\n"), 0o644)
 	}
-	if _, err := s.Ingest(context.Background(), nil, IngestOptions{Paths: []string{filepath.Join(dir, "docs")}, Collection: "standards"}); err != nil {
+	if _, err := s.Knowledge().Ingest(context.Background(), nil, IngestOptions{Paths: []string{filepath.Join(dir, "docs")}, Collection: "standards"}); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -34,16 +34,16 @@ func twoProcedures(t *testing.T) *Service {
 func TestFindDocumentByIDNameOrNameWithoutExtensionAndSaysWhenAmbiguous(t *testing.T) {
 	s := twoProcedures(t)
 	ctx := context.Background()
-	if id, err := s.FindDocument(ctx, "docs/a/procedure.md"); err != nil || id != "docs/a/procedure.md" {
+	if id, err := s.Knowledge().FindDocument(ctx, "docs/a/procedure.md"); err != nil || id != "docs/a/procedure.md" {
 		t.Errorf("by ID: %q %v", id, err)
 	}
 	for _, name := range []string{"procedure.md", "PROCEDURE"} {
-		_, err := s.FindDocument(ctx, name)
+		_, err := s.Knowledge().FindDocument(ctx, name)
 		if err == nil || !strings.Contains(err.Error(), "docs/a/procedure.md or docs/b/procedure.md") {
 			t.Errorf("%s names two documents: %v", name, err)
 		}
 	}
-	if _, err := s.FindDocument(ctx, "nothing"); err == nil || !strings.Contains(err.Error(), "warren kb list") {
+	if _, err := s.Knowledge().FindDocument(ctx, "nothing"); err == nil || !strings.Contains(err.Error(), "warren kb list") {
 		t.Errorf("an unknown name says where to look: %v", err)
 	}
 }
@@ -52,23 +52,23 @@ func TestListAndSearchRefuseAnUnknownCollection(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
 	var unknown *UnknownCollectionError
-	if _, err := s.List(ctx, "standards"); !errors.As(err, &unknown) || unknown.Name != "standards" || len(unknown.Have) != 0 {
+	if _, err := s.Knowledge().List(ctx, "standards"); !errors.As(err, &unknown) || unknown.Name != "standards" || len(unknown.Have) != 0 {
 		t.Errorf("an empty knowledge base has no collections: %v", err)
 	}
 	s = twoProcedures(t)
-	if _, err := s.Search(ctx, retrieval.Request{Query: "purge"}); err != nil {
+	if _, err := s.Knowledge().Search(ctx, retrieval.Request{Query: "purge"}); err != nil {
 		t.Fatal(err)
 	}
 	req := retrieval.Request{Query: "purge"}
 	req.Scope.Collections = []string{"standards", "rfc"}
-	if _, err := s.Search(ctx, req); !errors.As(err, &unknown) || unknown.Name != "rfc" || strings.Join(unknown.Have, ",") != "standards" {
+	if _, err := s.Knowledge().Search(ctx, req); !errors.As(err, &unknown) || unknown.Name != "rfc" || strings.Join(unknown.Have, ",") != "standards" {
 		t.Errorf("rfc is no collection: %v", err)
 	}
-	l, err := s.List(ctx, "standards")
+	l, err := s.Knowledge().List(ctx, "standards")
 	if err != nil || len(l.Collections) != 1 || len(l.Documents) != 2 {
 		t.Errorf("list: %+v %v", l, err)
 	}
-	hits, err := s.Search(ctx, retrieval.Request{Query: "purge nitrogen", Mode: retrieval.Lexical, Scope: kb.Scope{Doc: "docs/b/procedure.md"}})
+	hits, err := s.Knowledge().Search(ctx, retrieval.Request{Query: "purge nitrogen", Mode: retrieval.Lexical, Scope: chunk.Scope{Doc: "docs/b/procedure.md"}})
 	if err != nil || len(hits) == 0 || hits[0].Doc != "docs/b/procedure.md" {
 		t.Errorf("search in one document: %+v %v", hits, err)
 	}
@@ -77,22 +77,22 @@ func TestListAndSearchRefuseAnUnknownCollection(t *testing.T) {
 func TestRemoveDocumentsStopsAtAnUnknownNameKeepingWhatItRemoved(t *testing.T) {
 	s := twoProcedures(t)
 	ctx := context.Background()
-	removed, err := s.RemoveDocuments(ctx, []string{"docs/a/procedure.md", "nothing"})
+	removed, err := s.Knowledge().RemoveDocuments(ctx, []string{"docs/a/procedure.md", "nothing"})
 	if err == nil || len(removed) != 1 {
 		t.Fatalf("removed %v, %v", removed, err)
 	}
-	if id, err := s.FindDocument(ctx, "procedure"); err != nil || id != "docs/b/procedure.md" {
+	if id, err := s.Knowledge().FindDocument(ctx, "procedure"); err != nil || id != "docs/b/procedure.md" {
 		t.Errorf("with a removed, procedure names b alone: %q %v", id, err)
 	}
 }
 
 func TestResolveReferencesFromANamedDocument(t *testing.T) {
 	s := twoProcedures(t)
-	res, err := s.ResolveReferences(context.Background(), retrieval.DetectorRegex, "See Section 4.2.", "docs/a/procedure.md", "", nil)
+	res, err := s.Knowledge().ResolveReferences(context.Background(), retrieval.DetectorRegex, "See Section 4.2.", "docs/a/procedure.md", "", nil)
 	if err != nil || len(res) != 1 || res[0].Resolved == nil || res[0].Resolved.Doc != "docs/a/procedure.md" || res[0].Resolved.Section != "4.2" {
 		t.Fatalf("Section 4.2 resolves in the document it comes from: %+v %v", res, err)
 	}
-	if _, err := s.ResolveReferences(context.Background(), retrieval.DetectorRegex, "See Section 4.2.", "procedure", "", nil); err == nil {
+	if _, err := s.Knowledge().ResolveReferences(context.Background(), retrieval.DetectorRegex, "See Section 4.2.", "procedure", "", nil); err == nil {
 		t.Error("an ambiguous --from is refused")
 	}
 }
@@ -107,7 +107,7 @@ func TestSessionShowsARunAndRemoveRunsRemovesIt(t *testing.T) {
 	if err := store.Save(ctx, agent.Checkpoint{Run: "r1", Step: 1, Node: "refine", Status: agent.StatusDone, State: data}); err != nil {
 		t.Fatal(err)
 	}
-	sess, err := s.Session(ctx, "r1")
+	sess, err := s.Research().Session(ctx, "r1")
 	if err != nil || sess.State.Question != "Which purge?" || sess.References[research.RefFollowed] != 2 || len(sess.Steps) != 1 {
 		t.Fatalf("session: %+v %v", sess, err)
 	}
@@ -117,13 +117,13 @@ func TestSessionShowsARunAndRemoveRunsRemovesIt(t *testing.T) {
 	if _, ok := keys["usage"]; len(keys) != 5 || !ok || string(keys["decisions"]) != "[]" || !strings.HasPrefix(string(out), `{"checkpoint":`) {
 		t.Errorf("the JSON is the checkpoint, ledger, steps, usage and decisions ([] for a run nobody answered): %s", out)
 	}
-	if err := s.RemoveRuns(ctx, []string{"r1"}); err != nil {
+	if err := s.Research().RemoveRuns(ctx, []string{"r1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Session(ctx, "r1"); !errors.Is(err, agent.ErrNoRun) {
+	if _, err := s.Research().Session(ctx, "r1"); !errors.Is(err, agent.ErrNoRun) {
 		t.Errorf("the run is gone: %v", err)
 	}
-	if err := s.RemoveRuns(ctx, []string{"r1"}); err == nil || !strings.Contains(err.Error(), "warren sessions list") {
+	if err := s.Research().RemoveRuns(ctx, []string{"r1"}); err == nil || !strings.Contains(err.Error(), "warren sessions list") {
 		t.Errorf("removing it again says where the runs are: %v", err)
 	}
 }
@@ -131,19 +131,19 @@ func TestSessionShowsARunAndRemoveRunsRemovesIt(t *testing.T) {
 func TestFinishedReportIsWrittenOnlyWhenMissingOrAsked(t *testing.T) {
 	s := openService(t)
 	st := &research.State{Question: "Which purge?", Report: "# Purge\n\nWith nitrogen."}
-	path, err := s.FinishedReport("r1", st, "")
+	path, err := s.Research().FinishedReport("r1", st, "")
 	if err != nil || path != filepath.Join(s.ws.Dir, "exports", "research-r1.md") {
 		t.Fatalf("%q %v", path, err)
 	}
 	os.WriteFile(path, []byte("edited"), 0o644)
-	if _, err := s.FinishedReport("r1", st, ""); err != nil {
+	if _, err := s.Research().FinishedReport("r1", st, ""); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "edited" {
 		t.Errorf("an existing report is left alone: %q", data)
 	}
 	out := filepath.Join(t.TempDir(), "r.md")
-	if p, err := s.FinishedReport("r1", st, out); err != nil || p != out {
+	if p, err := s.Research().FinishedReport("r1", st, out); err != nil || p != out {
 		t.Fatalf("%q %v", p, err)
 	}
 	if data, _ := os.ReadFile(out); !strings.Contains(string(data), "With nitrogen") {

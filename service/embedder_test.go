@@ -15,7 +15,9 @@ import (
 	"warren/config"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 )
 
@@ -45,7 +47,7 @@ Purge the line with nitrogen before every cylinder change.
 // gatewayEmbedder embeds through the scripted server with the given embed model.
 func gatewayEmbedder(t *testing.T, srv *llmtest.Server, model string) kb.Ollama {
 	t.Helper()
-	return ollamaEmbedder(gatewayFor(t, srv, model))
+	return llmkb.Embedder(gatewayFor(t, srv, model))
 }
 
 func TestChangedEmbedModelIsCaughtBeforeVectorsAreCompared(t *testing.T) {
@@ -78,7 +80,7 @@ func TestChangedEmbedModelIsCaughtBeforeVectorsAreCompared(t *testing.T) {
 	}
 
 	query := llmtest.Embed("pyrophoric silane", 384)
-	for _, scope := range []kb.Scope{{}, {Collections: []string{"sop"}}, {Doc: "sop/silane.md"}} {
+	for _, scope := range []chunk.Scope{{}, {Collections: []string{"sop"}}, {Doc: "sop/silane.md"}} {
 		_, err := kb.NewStore(ws).Dense(ctx, query, scope, 3)
 		if !errors.As(err, &mismatch) || mismatch.Collection != "sop" || mismatch.BuiltDim != 768 || mismatch.AskedDim != 384 {
 			t.Errorf("scope %+v: want a typed mismatch, got %v", scope, err)
@@ -116,7 +118,7 @@ func TestRebuildAfterTheModelChangedItsDimension(t *testing.T) {
 		!strings.Contains(failedReasons(rep), "nomic-embed-text (768 dims) but nomic-embed-text now gives 384 dims") {
 		t.Errorf("want the changed file refused: %+v %v", rep, err)
 	}
-	if _, err := store.Dense(ctx, llmtest.Embed("silane", 384), kb.Scope{}, 3); !errors.Is(err, kb.ErrEmbedderChanged) {
+	if _, err := store.Dense(ctx, llmtest.Embed("silane", 384), chunk.Scope{}, 3); !errors.Is(err, kb.ErrEmbedderChanged) {
 		t.Errorf("search before the rebuild: want ErrEmbedderChanged, got %v", err)
 	}
 
@@ -127,7 +129,7 @@ func TestRebuildAfterTheModelChangedItsDimension(t *testing.T) {
 	if info, _, _ := store.Collection(ctx, "sop"); info.Dim != 384 || info.Documents != 2 {
 		t.Errorf("after the rebuild: %+v", info)
 	}
-	hits, err := store.Dense(ctx, llmtest.Embed("purge nitrogen gas line", 384), kb.Scope{}, 3)
+	hits, err := store.Dense(ctx, llmtest.Embed("purge nitrogen gas line", 384), chunk.Scope{}, 3)
 	if err != nil || len(hits) == 0 || !strings.HasPrefix(hits[0].ChunkID, "sop/purge.md#") {
 		t.Errorf("search after the rebuild: %+v %v", hits, err)
 	}
@@ -156,7 +158,7 @@ func TestReingestOfUnchangedFilesMakesNoEmbeddingCalls(t *testing.T) {
 	writeFile(t, dir, "docs/silane.md", silaneSheet)
 	arsine := writeFile(t, dir, "docs/arsine.md", "# Arsine\n\nArsine is highly toxic; CAS 7784-42-1.\n")
 	items, _ := kb.CollectItems([]string{filepath.Join(dir, "docs")}, "suppliers")
-	opts := kb.IngestOptions{Embedder: ollamaEmbedder(g)}
+	opts := kb.IngestOptions{Embedder: llmkb.Embedder(g)}
 
 	if rep, err := store.Ingest(context.Background(), items, opts); err != nil || rep.Ingested != 2 {
 		t.Fatalf("first ingest: %+v %v", rep, err)

@@ -11,7 +11,10 @@ import (
 	"warren/config"
 	"warren/internal/schema"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/retrieval"
 	"warren/retrieval/ireval"
 )
@@ -84,20 +87,20 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 		if err := g.CheckModel(ctx, config.RoleEmbed); err != nil {
 			return nil, err
 		}
-		emb = ollamaEmbedder(g)
+		emb = llmkb.Embedder(g)
 		searcher.Model, searcher.Dimension = emb, g.EmbedDimension
 	case "builtin", "":
 	default:
 		return nil, fmt.Errorf("embedder %q: use builtin or ollama", opts.Embedder)
 	}
 	start := time.Now()
-	chunking := kb.ChunkOptions{Size: 20_000, Overlap: 0}
+	chunking := load.ChunkOptions{Size: 20_000, Overlap: 0}
 	for from := 0; from < len(coll.Docs); from += evalEmbedWindow {
-		window := make([]*kb.Document, 0, evalEmbedWindow)
+		window := make([]*load.Document, 0, evalEmbedWindow)
 		for _, d := range coll.Docs[from:min(from+evalEmbedWindow, len(coll.Docs))] {
 			// The title is the document's heading, as a section heading is a chunk's.
-			window = append(window, &kb.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
-				Source: "eval", Meta: map[string]string{}, Sections: []kb.Section{{Heading: d.Title, Text: d.Text}}})
+			window = append(window, &load.Document{ID: d.ID, Collection: "eval", Title: d.Title, Language: "en", Format: "text",
+				Source: "eval", Meta: map[string]string{}, Sections: []load.Section{{Heading: d.Title, Text: d.Text}}})
 		}
 		ahead, err := embedAhead(ctx, emb, window, chunking)
 		if err != nil {
@@ -143,14 +146,14 @@ const evalEmbedWindow = 256
 
 // embedAhead embeds the chunks of a window of documents in one call and returns an embedder
 // that answers AddDocument from those vectors.
-func embedAhead(ctx context.Context, emb kb.Embedder, docs []*kb.Document, chunking kb.ChunkOptions) (kb.Embedder, error) {
+func embedAhead(ctx context.Context, emb kb.Embedder, docs []*load.Document, chunking load.ChunkOptions) (kb.Embedder, error) {
 	var texts []string
 	for _, doc := range docs {
 		// The chunks AddDocument will cut: an evaluation's documents are one section each.
-		chunker := &kb.Chunker{Doc: doc.ID, Collection: doc.Collection, Options: chunking}
+		chunker := &load.Chunker{Doc: doc.ID, Collection: doc.Collection, Options: chunking}
 		for _, sec := range doc.Sections {
 			for _, c := range chunker.Section(sec) {
-				texts = append(texts, kb.IndexText(c))
+				texts = append(texts, chunk.IndexText(c))
 			}
 		}
 	}

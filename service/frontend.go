@@ -133,7 +133,7 @@ const EndRefinement = research.EndCommand
 // MaxPlanTasks bounds a research plan, including tasks added while working.
 const MaxPlanTasks = research.MaxTasks
 
-// NewResearchRunID names a new research run; pass it to StartResearch.
+// NewResearchRunID names a new research run; pass it to Research.Start.
 func NewResearchRunID() string { return research.NewRunID() }
 
 // ResearchReport is a research run's report as Markdown, with its sources and what happened

@@ -300,52 +300,14 @@ func (g *Gas) Undo(ctx context.Context, table string) (row int, field string, er
 }
 
 // DefaultFillRows are the rows of the table a fill takes when none are named (see
-// GasDefaultFillRows); the table is the one ResolveGasTable names.
+// GasDefaultFillRows); the table is the one Resolve names.
 func (g *Gas) DefaultFillRows(ctx context.Context, table string) ([]int, error) {
-	t, err := g.s.LoadGasTable(ctx, table)
+	t, err := g.Table(ctx, table)
 	if err != nil {
 		return nil, err
 	}
 	return GasDefaultFillRows(t), nil
 }
 
-// The gas desk's use cases as the workbench calls them (tui.Backend): each is the desk's
-// method of the same name, which the CLI calls.
-
-// GasTables lists the gas tables.
-func (s *Service) GasTables(ctx context.Context) ([]string, error) { return s.GasStore().Tables(ctx) }
-
-// GasTable loads a gas table.
-func (s *Service) GasTable(ctx context.Context, name string) (*gas.Table, error) {
-	return s.GasStore().LoadTable(ctx, name)
-}
-
-// GasApprove is Gas.Approve.
-func (s *Service) GasApprove(ctx context.Context, table string, row int, field string, seen gas.Cell) (GasDecided, error) {
-	return s.Gas().Approve(ctx, table, row, field, seen)
-}
-
-// GasApproveRow is Gas.ApproveRow.
-func (s *Service) GasApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (GasDecided, error) {
-	return s.Gas().ApproveRow(ctx, table, row, seen)
-}
-
-// GasReject is Gas.Reject.
-func (s *Service) GasReject(ctx context.Context, table string, row int, field string, seen gas.Cell) (GasDecided, error) {
-	return s.Gas().Reject(ctx, table, row, field, seen)
-}
-
-// GasEdit is Gas.Edit.
-func (s *Service) GasEdit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (GasDecided, error) {
-	return s.Gas().Edit(ctx, table, row, field, value, seen)
-}
-
-// UndoGas is Gas.Undo.
-func (s *Service) UndoGas(ctx context.Context, table string) (int, string, error) {
-	return s.Gas().Undo(ctx, table)
-}
-
-// StartGasFill is Gas.StartFill: without rows, the fill takes GasDefaultFillRows.
-func (s *Service) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink RunSink) (GasFillResult, error) {
-	return s.Gas().StartFill(ctx, table, rows, tiers, sink)
-}
+// Tables lists the gas tables by name.
+func (g *Gas) Tables(ctx context.Context) ([]string, error) { return g.s.GasStore().Tables(ctx) }

@@ -232,13 +232,13 @@ func TestGasDecisions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, _ := deskService(t)
 			ctx := context.Background()
-			view, err := s.GasTable(ctx, "fab")
+			view, err := s.Gas().Table(ctx, "fab")
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := view.Row(tc.row).Cells[tc.field]
 			res, err := tc.decide(ctx, s.Gas(), view)
-			after, _ := s.GasTable(ctx, "fab")
+			after, _ := s.Gas().Table(ctx, "fab")
 			got := after.Row(tc.row).Cells[tc.field]
 			ds, _ := s.GasStore().Decisions(ctx, "fab", 0, "")
 			if tc.kind != nil {
@@ -314,7 +314,7 @@ func TestGasApproveRowAndUndo(t *testing.T) {
 	if err != nil || len(res.Cells) != 2 {
 		t.Fatalf("approve row: %+v %v", res, err)
 	}
-	now, _ := s.GasTable(ctx, "fab")
+	now, _ := s.Gas().Table(ctx, "fab")
 	for field, c := range now.Row(1).Cells {
 		approved := field == "un_number" || field == "boiling_point_c" || field == "lel_vol_pct"
 		if (c.Status == gas.StatusApproved) != approved {
@@ -333,7 +333,7 @@ func TestGasApproveRowAndUndo(t *testing.T) {
 	if _, _, err := g.Undo(ctx, "fab"); !errors.Is(err, gas.ErrNothingToUndo) {
 		t.Errorf("undo with nothing left: %v", err)
 	}
-	if now, _ := s.GasTable(ctx, "fab"); now.Row(1).Cells["un_number"].Status != gas.StatusFilled {
+	if now, _ := s.Gas().Table(ctx, "fab"); now.Row(1).Cells["un_number"].Status != gas.StatusFilled {
 		t.Errorf("after the undos: %+v", now.Row(1).Cells["un_number"])
 	}
 }

@@ -58,12 +58,12 @@ func GasFillRun(fill int64) string { return fmt.Sprintf("gasfill-%d", fill) }
 // *GasRefusal that wraps ErrGasNothingToFill. The fill runs as a job on the graph runtime, one
 // checkpointed step per row: each finished row is saved at once, its model calls go into the
 // workspace ledger under the run id and its events to sink (which may be nil). Cancelling ctx
-// cancels the job; finished rows stay saved and ResumeGasFill goes on with the rest. The table
-// is the one ResolveGasTable names, and it must have every row asked for (a *GasRowError names
+// cancels the job; finished rows stay saved and ResumeFill goes on with the rest. The table
+// is the one Resolve names, and it must have every row asked for (a *GasRowError names
 // the first it has not).
 func (g *Gas) StartFill(ctx context.Context, table string, rows []int, tiers []string, sink RunSink) (GasFillResult, error) {
 	s := g.s
-	t, err := s.LoadGasTable(ctx, table, rows...)
+	t, err := s.Gas().Table(ctx, table, rows...)
 	if err != nil {
 		return GasFillResult{}, err
 	}
@@ -98,32 +98,32 @@ func (g *Gas) StartFill(ctx context.Context, table string, rows []int, tiers []s
 	})
 }
 
-// UnfinishedGasFill returns the table's latest fill when it has not finished: ResumeGasFill
+// UnfinishedFill returns the table's latest fill when it has not finished: ResumeFill
 // goes on with it.
-func (s *Service) UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error) {
-	last, ok, err := s.GasStore().LastFill(ctx, table)
+func (g *Gas) UnfinishedFill(ctx context.Context, table string) (gas.Fill, bool, error) {
+	last, ok, err := g.s.GasStore().LastFill(ctx, table)
 	if err != nil || !ok || last.Finished {
 		return gas.Fill{}, false, err
 	}
 	return last, true, nil
 }
 
-// ResumeGasFill goes on with the table's latest unfinished fill: a cancelled, stopped or
+// ResumeFill goes on with the table's latest unfinished fill: a cancelled, stopped or
 // killed run continues with its remaining rows (the row in flight is worked again, and the
 // call journal replays the model calls it had finished), and a run whose rows all ran works
 // its failed rows again. The error wraps ErrNoUnfinishedFill when there is nothing to resume.
-func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Sink) (GasFillResult, error) {
-	last, ok, err := s.UnfinishedGasFill(ctx, table)
+func (g *Gas) ResumeFill(ctx context.Context, table string, sink agent.Sink) (GasFillResult, error) {
+	last, ok, err := g.UnfinishedFill(ctx, table)
 	if err != nil {
 		return GasFillResult{}, err
 	}
 	if !ok {
 		return GasFillResult{Table: table}, fmt.Errorf("%w of %q to resume", ErrNoUnfinishedFill, table)
 	}
-	run, store := GasFillRun(last.ID), s.RunStore()
+	run, store := GasFillRun(last.ID), g.s.RunStore()
 	title := "gas fill of " + table // a job recorded before keeps its own title
 	nothingLeft := func() (GasFillResult, error) {
-		if err := s.GasStore().FinishFill(ctx, last.ID); err != nil {
+		if err := g.s.GasStore().FinishFill(ctx, last.ID); err != nil {
 			return GasFillResult{}, fmt.Errorf("couldn't close fill %d: %w", last.ID, err)
 		}
 		return GasFillResult{Run: run, Fill: last.ID, Table: table, Status: agent.StatusDone, AlreadyDone: true, Finished: true}, nil
@@ -132,7 +132,7 @@ func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Si
 	if errors.Is(err, agent.ErrNoRun) {
 		// A fill recorded without a run (an older warren, or a run removed with `warren
 		// sessions rm`): a new run under its id works the rows it had not finished.
-		t, err := s.GasStore().LoadTable(ctx, table)
+		t, err := g.s.GasStore().LoadTable(ctx, table)
 		if err != nil {
 			return GasFillResult{}, err
 		}
@@ -141,7 +141,7 @@ func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Si
 			return nothingLeft()
 		}
 		title = fmt.Sprintf("gas fill of %s (%d rows)", table, len(state.Rows))
-		return s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
+		return g.s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
 			return r.Start(ctx, run, title, state)
 		})
 	}
@@ -167,7 +167,7 @@ func (s *Service) ResumeGasFill(ctx context.Context, table string, sink agent.Si
 			return GasFillResult{}, err
 		}
 	}
-	return s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
+	return g.s.gasFillJob(ctx, run, title, state, sink, func(ctx context.Context, r *agent.Runner[gasfill.State]) (agent.Outcome, error) {
 		return r.Resume(ctx, run, nil, state)
 	})
 }
@@ -209,7 +209,12 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 			}
 			em.Agent(agent.Event{Time: time.Now(), Run: run, Node: e.Node, Kind: agent.EventLedger, Ledger: &e})
 		}
-		steps := &gasfill.Steps{Filler: filler, Row: s.gasRow, Save: s.saveFilledRow,
+		// A worked row is written in one transaction; cells the analyst changed meanwhile are
+		// kept, and a failed row is not marked done, so that a resume works it again.
+		save := func(ctx context.Context, state *gasfill.State, r *gasfill.RowResult) error {
+			return gasfill.SaveRow(ctx, s.GasStore(), state, r)
+		}
+		steps := &gasfill.Steps{Filler: filler, Row: s.gasRow, Save: save,
 			Working: func(done, total int, name string) {
 				if name != "" {
 					em.Agent(agent.Event{Time: time.Now(), Run: run, Node: gasfill.NodeRow, Kind: agent.EventNote,
@@ -256,31 +261,6 @@ func (s *Service) gasRow(ctx context.Context, table string, id int) (*gas.Row, e
 		return nil, fmt.Errorf("gas table %q has no row %d any more", table, id)
 	}
 	return row, nil
-}
-
-// saveFilledRow writes a worked row in one transaction and marks it done in the fill record;
-// cells the analyst changed meanwhile are kept, and dropped from the row's result. A failed
-// row's findings are kept, but it is not done: a resume works it again.
-func (s *Service) saveFilledRow(ctx context.Context, state *gasfill.State, r *gasfill.RowResult) error {
-	changes := make([]gas.FillChange, len(r.Changes))
-	for i, c := range r.Changes {
-		changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
-	}
-	fill := state.Fill
-	if r.Err != "" {
-		fill = 0
-	}
-	written, err := s.GasStore().SaveFillRow(ctx, fill, state.Table, r.Row, changes)
-	if err != nil {
-		return err
-	}
-	kept := map[string]bool{}
-	for _, w := range written {
-		kept[w.Field] = true
-	}
-	r.Changes = slices.DeleteFunc(r.Changes, func(c gasfill.CellChange) bool { return !kept[c.Field] })
-	r.Filled = len(r.Changes)
-	return nil
 }
 
 // remainingRows lists the rows of an unfinished fill it had not finished, in table order.

@@ -29,12 +29,12 @@ func (s *Service) GasStore() *gas.Store {
 	return &gas.Store{DB: s.ws.DB, Analyst: s.Owner, Decided: s.gasDecided}
 }
 
-// GasQuery answers a question over a table: the model writes a filter expression (or the
+// Query answers a question over a table: the model writes a filter expression (or the
 // analyst gave one), it is compiled against the table's typed schema, then run over its rows.
 // The model's calls are kept in the ledger under their own run. The table is the one
-// ResolveGasTable names.
-func (s *Service) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
-	t, err := s.LoadGasTable(ctx, table)
+// Resolve names.
+func (g *Gas) Query(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
+	t, err := g.Table(ctx, table)
 	if err != nil {
 		return GasQueryResult{}, err
 	}
@@ -42,10 +42,10 @@ func (s *Service) GasQuery(ctx context.Context, table, question, expression stri
 	res := GasQueryResult{Expression: expression, Total: len(t.Rows)}
 	rows := QueryRows(t, schema)
 	if expression == "" {
-		ans, err := tablequery.AskOver(ctx, s.gateway, llm.Call{}, schema, rows, question)
+		ans, err := tablequery.AskOver(ctx, g.s.gateway, llm.Call{}, schema, rows, question)
 		if ans != nil {
 			res.LedgerRun = QueryLedgerRun()
-			s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)
+			g.s.KeepLedger(ctx, res.LedgerRun, ans.Ledger...)
 			res.Expression, res.Explanation, res.Fallback, res.Note, res.Calls = ans.Expression, ans.Explanation, ans.Fallback, ans.Note, ans.Calls
 		}
 		if err != nil {

@@ -45,11 +45,11 @@ func (e *GasRowError) Error() string {
 	return fmt.Sprintf("gas table %q has no row %d (it has %d rows)", e.Table, e.Row, e.Rows)
 }
 
-// ResolveGasTable names the table a use case works on: name itself when the workspace has such
+// Resolve names the table a use case works on: name itself when the workspace has such
 // a table, else the only table when name is empty. The error wraps ErrNoGasTable when there
 // is no table at all, and is a *GasTableError when name is unknown or ambiguous.
-func (s *Service) ResolveGasTable(ctx context.Context, name string) (string, error) {
-	names, err := s.GasTables(ctx)
+func (g *Gas) Resolve(ctx context.Context, name string) (string, error) {
+	names, err := g.Tables(ctx)
 	switch {
 	case err != nil:
 		return "", err
@@ -65,14 +65,14 @@ func (s *Service) ResolveGasTable(ctx context.Context, name string) (string, err
 	return "", &GasTableError{Tables: names}
 }
 
-// LoadGasTable loads the table ResolveGasTable names; given rows, it checks that the table
+// Table loads the table Resolve names; given rows, it checks that the table
 // has each of them (a *GasRowError names the first it has not).
-func (s *Service) LoadGasTable(ctx context.Context, name string, rows ...int) (*gas.Table, error) {
-	name, err := s.ResolveGasTable(ctx, name)
+func (g *Gas) Table(ctx context.Context, name string, rows ...int) (*gas.Table, error) {
+	name, err := g.Resolve(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.GasStore().LoadTable(ctx, name)
+	t, err := g.s.GasStore().LoadTable(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -97,11 +97,11 @@ type GasImportSummary struct {
 	*gas.ImportReport
 }
 
-// ImportGas imports a gas table from an .xlsx or .csv file (ErrGasFileFormat otherwise) under
+// Import imports a gas table from an .xlsx or .csv file (ErrGasFileFormat otherwise) under
 // name, by default the file's name without its extension. A table of that name is replaced
 // (its decision log and fill runs start afresh) only when replace is set; otherwise the error
 // wraps ErrGasTableExists and the summary names the table.
-func (s *Service) ImportGas(ctx context.Context, file, name string, replace bool) (GasImportSummary, error) {
+func (g *Gas) Import(ctx context.Context, file, name string, replace bool) (GasImportSummary, error) {
 	var t *gas.Table
 	var rep *gas.ImportReport
 	var err error
@@ -122,7 +122,7 @@ func (s *Service) ImportGas(ctx context.Context, file, name string, replace bool
 	t.Name = name
 	sum := GasImportSummary{Table: name, Rows: len(t.Rows), Columns: len(t.Columns), EmptyCells: len(t.EmptyCells()),
 		FlaggedInSheet: len(rep.InvalidCells), ImportReport: rep}
-	existing, err := s.GasTables(ctx)
+	existing, err := g.Tables(ctx)
 	if err != nil {
 		return sum, err
 	}
@@ -130,11 +130,11 @@ func (s *Service) ImportGas(ctx context.Context, file, name string, replace bool
 	if replacing && !replace {
 		return sum, fmt.Errorf("%w: %q", ErrGasTableExists, name)
 	}
-	if err := s.GasStore().SaveTable(ctx, t); err != nil {
+	if err := g.s.GasStore().SaveTable(ctx, t); err != nil {
 		return sum, err
 	}
 	if replacing {
-		if err := s.GasStore().ClearHistory(ctx, name); err != nil {
+		if err := g.s.GasStore().ClearHistory(ctx, name); err != nil {
 			return sum, err
 		}
 	}
@@ -148,10 +148,10 @@ type GasExport struct {
 	Table string `json:"table"`
 }
 
-// ExportGas writes the table ResolveGasTable names to an xlsx file: original columns, cells
+// Export writes the table Resolve names to an xlsx file: original columns, cells
 // coloured by status, sources in comments, a provenance sheet.
-func (s *Service) ExportGas(ctx context.Context, table, file string) (GasExport, error) {
-	t, err := s.LoadGasTable(ctx, table)
+func (g *Gas) Export(ctx context.Context, table, file string) (GasExport, error) {
+	t, err := g.Table(ctx, table)
 	if err != nil {
 		return GasExport{}, err
 	}

@@ -17,35 +17,35 @@ import (
 func TestResolveGasTable(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
-	if _, err := s.ResolveGasTable(ctx, ""); !errors.Is(err, ErrNoGasTable) {
+	if _, err := s.Gas().Resolve(ctx, ""); !errors.Is(err, ErrNoGasTable) {
 		t.Errorf("no table: %v", err)
 	}
 	sample := filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv")
-	sum, err := s.ImportGas(ctx, sample, "", false)
+	sum, err := s.Gas().Import(ctx, sample, "", false)
 	if err != nil || sum.Table != "hmis-sample" || sum.Rows == 0 || sum.ImportReport == nil {
 		t.Fatalf("import: %+v %v", sum, err)
 	}
-	if name, err := s.ResolveGasTable(ctx, ""); err != nil || name != "hmis-sample" {
+	if name, err := s.Gas().Resolve(ctx, ""); err != nil || name != "hmis-sample" {
 		t.Errorf("the only table: %q %v", name, err)
 	}
 	var te *GasTableError
-	if _, err := s.ResolveGasTable(ctx, "nope"); !errors.As(err, &te) || te.Name != "nope" || len(te.Tables) != 1 {
+	if _, err := s.Gas().Resolve(ctx, "nope"); !errors.As(err, &te) || te.Name != "nope" || len(te.Tables) != 1 {
 		t.Errorf("unknown table: %v", err)
 	}
-	if _, err := s.ImportGas(ctx, sample, "fab-k2", false); err != nil {
+	if _, err := s.Gas().Import(ctx, sample, "fab-k2", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ResolveGasTable(ctx, ""); !errors.As(err, &te) || te.Name != "" || len(te.Tables) != 2 {
+	if _, err := s.Gas().Resolve(ctx, ""); !errors.As(err, &te) || te.Name != "" || len(te.Tables) != 2 {
 		t.Errorf("two tables, no name: %v", err)
 	}
-	if name, err := s.ResolveGasTable(ctx, "fab-k2"); err != nil || name != "fab-k2" {
+	if name, err := s.Gas().Resolve(ctx, "fab-k2"); err != nil || name != "fab-k2" {
 		t.Errorf("a named table: %q %v", name, err)
 	}
 	var re *GasRowError
-	if _, err := s.LoadGasTable(ctx, "fab-k2", 1, 9999); !errors.As(err, &re) || re.Row != 9999 || re.Rows != sum.Rows {
+	if _, err := s.Gas().Table(ctx, "fab-k2", 1, 9999); !errors.As(err, &re) || re.Row != 9999 || re.Rows != sum.Rows {
 		t.Errorf("a row the table lacks: %v", err)
 	}
-	if tab, err := s.LoadGasTable(ctx, "fab-k2", 1, 2); err != nil || tab.Name != "fab-k2" {
+	if tab, err := s.Gas().Table(ctx, "fab-k2", 1, 2); err != nil || tab.Name != "fab-k2" {
 		t.Errorf("rows it has: %v", err)
 	}
 }
@@ -56,24 +56,24 @@ func TestImportAndExportGas(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := s.ImportGas(ctx, filepath.Join(dir, "fab.txt"), "", false); !errors.Is(err, ErrGasFileFormat) {
+	if _, err := s.Gas().Import(ctx, filepath.Join(dir, "fab.txt"), "", false); !errors.Is(err, ErrGasFileFormat) {
 		t.Errorf("a .txt file: %v", err)
 	}
 	csv := filepath.Join(dir, "fab.csv")
 	if err := os.WriteFile(csv, []byte("Chemical Name,CAS No.\nSilane,7803-62-5\nArsine,7784-42-1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ImportGas(ctx, csv, "", false); err != nil {
+	if _, err := s.Gas().Import(ctx, csv, "", false); err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := s.ImportGas(ctx, csv, "", false); !errors.Is(err, ErrGasTableExists) || sum.Table != "fab" {
+	if sum, err := s.Gas().Import(ctx, csv, "", false); !errors.Is(err, ErrGasTableExists) || sum.Table != "fab" {
 		t.Errorf("a second import without replace: %+v %v", sum, err)
 	}
-	if sum, err := s.ImportGas(ctx, csv, "", true); err != nil || sum.Rows != 2 || sum.Columns != 2 {
+	if sum, err := s.Gas().Import(ctx, csv, "", true); err != nil || sum.Rows != 2 || sum.Columns != 2 {
 		t.Errorf("a replacing import: %+v %v", sum, err)
 	}
 	out := filepath.Join(dir, "fab.xlsx")
-	exp, err := s.ExportGas(ctx, "", out)
+	exp, err := s.Gas().Export(ctx, "", out)
 	if err != nil || exp != (GasExport{File: out, Rows: 2, Table: "fab"}) {
 		t.Fatalf("export: %+v %v", exp, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"warren/agent"
 	"warren/kb"
+	"warren/kb/load"
 	"warren/registry"
 	"warren/service/jobs"
 )
@@ -20,6 +21,9 @@ type IngestOptions struct {
 	// beginning with the name of one of the folders of serve.ingest_roots.
 	Paths      []string
 	Collection string
+	// FollowSymlinks reads what symbolic links in a folder of Paths lead to even outside it;
+	// a served view never follows them.
+	FollowSymlinks bool
 	// Embedder is auto, builtin or ollama; "" is the configured choice.
 	Embedder string
 	// Force re-ingests unchanged documents too, and moves a collection off an embedder that is
@@ -33,7 +37,7 @@ type IngestOptions struct {
 	Progress func(kb.Progress)
 	Note     func(string)
 
-	confine []string            // served: the only folders read (kb.LoadOptions.Confine)
+	confine []string            // served: the only folders read (load.LoadOptions.Confine)
 	shown   func(string) string // served: names server paths as the analyst does
 }
 
@@ -51,26 +55,26 @@ type IngestOptions struct {
 // them met while walking, or swapped in before a file is read, are reported as skipped; items
 // are refused. Elsewhere a path is read wherever it leads, as the account may, but links out of
 // a walked folder are not followed (see kb.CollectItems).
-func (s *Service) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
-	if s.served {
+func (k *Knowledge) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+	if k.s.served {
 		if len(items) > 0 {
 			return nil, fmt.Errorf("couldn't ingest: %w: a served analyst names files by their path in one of them", ErrOutsideIngestRoots)
 		}
-		served, o, err := s.servedItems(opts.Paths, opts.Collection)
+		served, o, err := k.s.servedItems(opts.Paths, opts.Collection)
 		if err != nil {
 			return nil, err
 		}
 		opts.confine, opts.shown = o.confine, o.shown
-		return s.ingestJob(ctx, served, opts)
+		return k.s.ingestJob(ctx, served, opts)
 	}
 	if len(opts.Paths) > 0 {
-		more, err := kb.CollectItems(opts.Paths, opts.Collection)
+		more, err := kb.CollectItemsWith(opts.Paths, opts.Collection, kb.CollectOptions{FollowSymlinks: opts.FollowSymlinks})
 		if err != nil {
 			return nil, err
 		}
 		items = append(items[:len(items):len(items)], more...)
 	}
-	return s.ingestJob(ctx, items, opts)
+	return k.s.ingestJob(ctx, items, opts)
 }
 
 // ingestJob runs ingest as a job (see Ingest) over items already collected and checked.
@@ -156,8 +160,8 @@ func (s *Service) ingest(ctx context.Context, items []kb.Item, opts IngestOption
 		offset, before := done, total.Chunks
 		rep, err := kb.Ingest(ctx, s.store, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: opts.Force,
-			Chunk: kb.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-			Load:  kb.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine},
+			Chunk: load.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
+			Load:  load.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine},
 			Progress: func(p kb.Progress) {
 				if opts.Progress != nil {
 					p.Files, p.FilesDone = len(items), p.FilesDone+offset

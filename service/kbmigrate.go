@@ -9,7 +9,7 @@ import (
 	"warren/kb/kbcopy"
 )
 
-// MigrateOptions steer MigrateKB.
+// MigrateOptions steer Knowledge.Migrate.
 type MigrateOptions struct {
 	// To is the backend that receives the knowledge base: kb.BackendWeaviate (the server of
 	// kb.weaviate.url) or kb.BackendEmbedded (this workspace's warren.db and vector files);
@@ -21,7 +21,7 @@ type MigrateOptions struct {
 	Progress func(kbcopy.Progress)
 }
 
-// MigrateReport is the outcome of MigrateKB.
+// MigrateReport is the outcome of Knowledge.Migrate.
 type MigrateReport struct {
 	From string `json:"from"`
 	To   string `json:"to"`
@@ -29,17 +29,17 @@ type MigrateReport struct {
 	*kbcopy.Report
 }
 
-// KBBackend names the backend that searches use (kb.backend: embedded or weaviate); MigrateKB
+// Backend names the backend that searches use (kb.backend: embedded or weaviate); Migrate
 // leaves it as it is.
-func (s *Service) KBBackend() string { return s.ws.Config.KB.Backend }
+func (k *Knowledge) Backend() string { return k.s.ws.Config.KB.Backend }
 
-// MigrateKB copies the knowledge base between the embedded backend and the Weaviate server
+// Migrate copies the knowledge base between the embedded backend and the Weaviate server
 // of the configuration, with the vectors as stored (nothing is embedded again). A run that
 // was killed or cancelled goes on where it stopped (see kbcopy.Copy); the copy is verified
 // by counts and checksum. kb.backend is left as it is: the analyst switches when the copy is
 // verified.
-func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateReport, error) {
-	url := s.ws.Config.KB.Weaviate.URL
+func (k *Knowledge) Migrate(ctx context.Context, opts MigrateOptions) (*MigrateReport, error) {
+	url := k.s.ws.Config.KB.Weaviate.URL
 	rep := &MigrateReport{To: opts.To, URL: url}
 	if opts.To != kb.BackendWeaviate && opts.To != kb.BackendEmbedded { // before any server is asked
 		return rep, fmt.Errorf("couldn't migrate the knowledge base to %q: allowed is %s or %s", opts.To, kb.BackendWeaviate, kb.BackendEmbedded)
@@ -47,15 +47,15 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 	if url == "" {
 		return rep, errors.New("couldn't migrate the knowledge base: kb.weaviate.url is not set (the Weaviate server to copy to or from)")
 	}
-	embedded, err := s.backendOf(ctx, kb.BackendEmbedded)
+	embedded, err := k.s.backendOf(ctx, kb.BackendEmbedded)
 	if err != nil {
 		return rep, err
 	}
-	server, err := s.backendOf(ctx, kb.BackendWeaviate)
+	server, err := k.s.backendOf(ctx, kb.BackendWeaviate)
 	if err != nil {
 		return rep, err
 	}
-	if server != s.store {
+	if server != k.s.store {
 		defer closeBackend(server) // opened for the copy: its gRPC connection ends with it
 	}
 	var src, dst kb.Backend
@@ -68,7 +68,7 @@ func (s *Service) MigrateKB(ctx context.Context, opts MigrateOptions) (*MigrateR
 		src, dst, target = server, embedded, "embedded from weaviate "+url
 		rep.From = kb.BackendWeaviate
 	}
-	rep.Report, err = kbcopy.Copy(ctx, s.ws.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
+	rep.Report, err = kbcopy.Copy(ctx, k.s.ws.DB, src, dst, kbcopy.Options{Target: target, Prune: opts.Prune, Progress: opts.Progress})
 	return rep, err
 }
 

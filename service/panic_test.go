@@ -110,7 +110,7 @@ func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 
 	// A clean shutdown while the resume works leaves the run interrupted: the next start
 	// resumes it again.
-	resumed, err := s.ResumeInterrupted(ctx)
+	resumed, err := s.Jobs().ResumeInterrupted(ctx)
 	if err != nil || len(resumed) != 1 || resumed[0].ID != run {
 		t.Fatalf("first start resumed %+v, %v", resumed, err)
 	}
@@ -124,7 +124,7 @@ func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 	// step before it stays checkpointed.
 	restart(t, s)
 	index.hold.Store(false)
-	resumed, err = s.ResumeInterrupted(ctx)
+	resumed, err = s.Jobs().ResumeInterrupted(ctx)
 	if err != nil || len(resumed) != 1 {
 		t.Fatalf("the start after the shutdown resumed %+v, %v", resumed, err)
 	}
@@ -150,7 +150,7 @@ func TestAResumeThatPanicsFailsOnceAndIsNotResumedAgain(t *testing.T) {
 	// The start after that leaves it alone.
 	s.jobs.Shutdown()
 	restart(t, s)
-	resumed, err = s.ResumeInterrupted(ctx)
+	resumed, err = s.Jobs().ResumeInterrupted(ctx)
 	if err != nil || len(resumed) != 0 {
 		t.Fatalf("a run that failed at the last start was resumed again: %+v %v", resumed, err)
 	}
@@ -176,7 +176,7 @@ func TestAResumeThatFailsBeforeItRunsIsNotTriedAgain(t *testing.T) {
 VALUES ('gasfill-7', 'gasfill', 'bob', 'gas fill of lab', 'interrupted', '', '')`); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := s.ResumeInterrupted(ctx)
+	resumed, err := s.Jobs().ResumeInterrupted(ctx)
 	if err != nil || len(resumed) != 0 {
 		t.Fatalf("resumed %+v, %v", resumed, err)
 	}
@@ -185,7 +185,7 @@ VALUES ('gasfill-7', 'gasfill', 'bob', 'gas fill of lab', 'interrupted', '', '')
 		t.Fatalf("a fill that could not be resumed: %+v", j)
 	}
 	restart(t, s)
-	if resumed, _ := s.ResumeInterrupted(ctx); len(resumed) != 0 {
+	if resumed, _ := s.Jobs().ResumeInterrupted(ctx); len(resumed) != 0 {
 		t.Fatalf("the next start tried it again: %+v", resumed)
 	}
 }
@@ -194,7 +194,7 @@ func TestAPanicOutsideTheStepsFailsTheCallAndTheJobAlike(t *testing.T) {
 	s := openService(t)
 	ctx := context.Background()
 	bob := s.As("bob", false)
-	svc, err := bob.Research(0, nil, nil)
+	svc, err := bob.researchAgent(0, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestAPanicOutsideTheStepsFailsTheCallAndTheJobAlike(t *testing.T) {
 		t.Errorf("the caller's sink never heard the step failed: %+v", events)
 	}
 	// Someone who opens the run afterwards is told the same.
-	if _, _, err := s.As("alice", false).WatchResearch(ctx, "run-x", nil); err == nil || err.Error() != want {
+	if _, _, err := s.As("alice", false).Research().Watch(ctx, "run-x", nil); err == nil || err.Error() != want {
 		t.Errorf("watching it: %v", err)
 	}
 }

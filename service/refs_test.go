@@ -35,10 +35,10 @@ func TestFuzzyMatchThresholdDecidesAMisspeltDocumentName(t *testing.T) {
 			docs := filepath.Join(t.TempDir(), "docs")
 			os.MkdirAll(docs, 0o755)
 			os.WriteFile(filepath.Join(docs, "gcp.md"), []byte("# Gas Cabinet Procedure\n\n## 4.2 Purge\nPurge the pigtail with nitrogen.\n"), 0o644)
-			if _, err := s.Ingest(context.Background(), nil, IngestOptions{Paths: []string{docs}, Collection: "standards"}); err != nil {
+			if _, err := s.Knowledge().Ingest(context.Background(), nil, IngestOptions{Paths: []string{docs}, Collection: "standards"}); err != nil {
 				t.Fatal(err)
 			}
-			res, err := s.ResolveReferences(context.Background(), retrieval.DetectorRegex, "Purge as set out in the Gaz Cabinet Procedure.", "", "", nil)
+			res, err := s.Knowledge().ResolveReferences(context.Background(), retrieval.DetectorRegex, "Purge as set out in the Gaz Cabinet Procedure.", "", "", nil)
 			if err != nil || len(res) != 1 {
 				t.Fatalf("one document mention: %+v %v", res, err)
 			}

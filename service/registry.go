@@ -71,12 +71,12 @@ type SynonymProposal struct {
 // SuggestSynonyms proposes, for each document of the knowledge base in its order, the names
 // its registry entry lacks: its title, abbreviations, document numbers and codes from its
 // front matter. With apply they are added to the workspace registry.
-func (s *Service) SuggestSynonyms(ctx context.Context, apply bool) ([]SynonymProposal, error) {
-	reg, err := s.Registry()
+func (k *Knowledge) SuggestSynonyms(ctx context.Context, apply bool) ([]SynonymProposal, error) {
+	reg, err := k.s.Registry()
 	if err != nil {
 		return nil, err
 	}
-	docs, err := s.store.Documents(ctx, "")
+	docs, err := k.s.store.Documents(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (s *Service) SuggestSynonyms(ctx context.Context, apply bool) ([]SynonymPro
 		}
 	}
 	if apply && len(out) > 0 {
-		if err := reg.Save(filepath.Join(s.ws.Dir, registry.FileName)); err != nil {
+		if err := reg.Save(filepath.Join(k.s.ws.Dir, registry.FileName)); err != nil {
 			return out, err
 		}
 	}

@@ -53,7 +53,7 @@ func TestIngestRegistryFollowsSymlinksOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := openService(t)
-	rep, err := s.Ingest(context.Background(), items, IngestOptions{Registry: reg})
+	rep, err := s.Knowledge().Ingest(context.Background(), items, IngestOptions{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestIngestRegistryByARelativePathReadsItsDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.Ingest(context.Background(), items, IngestOptions{Registry: reg})
+	rep, err := s.Knowledge().Ingest(context.Background(), items, IngestOptions{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,14 +60,14 @@ func TestSuggestSynonyms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Ingest(ctx, items, IngestOptions{}); err != nil {
+	if _, err := s.Knowledge().Ingest(ctx, items, IngestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	proposals, err := s.SuggestSynonyms(ctx, false)
+	proposals, err := s.Knowledge().SuggestSynonyms(ctx, false)
 	if err != nil || len(proposals) != 1 || len(proposals[0].Synonyms) == 0 {
 		t.Fatalf("proposals: %+v %v", proposals, err)
 	}
-	if again, _ := s.SuggestSynonyms(ctx, true); len(again) != 1 {
+	if again, _ := s.Knowledge().SuggestSynonyms(ctx, true); len(again) != 1 {
 		t.Errorf("not applied, the same is proposed again: %+v", again)
 	}
 	reg, err := s.Registry()
@@ -78,7 +78,7 @@ func TestSuggestSynonyms(t *testing.T) {
 	if len(entry.Synonyms) != len(proposals[0].Synonyms) {
 		t.Errorf("applied: the registry entry is %+v", entry)
 	}
-	if after, err := s.SuggestSynonyms(ctx, false); err != nil || len(after) != 0 {
+	if after, err := s.Knowledge().SuggestSynonyms(ctx, false); err != nil || len(after) != 0 {
 		t.Errorf("once applied: %+v %v", after, err)
 	}
 }

@@ -13,13 +13,22 @@ import (
 	"warren/internal/atomicfile"
 	"warren/kb"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/retrieval"
 )
 
-// Research wires the research agent to the workspace. sink receives the run's events and note
+// Research is the research desk: research runs, their sessions (checkpoints, ledgers) and
+// their reports. Only a run's owner or an admin answers or resumes it (ErrNotOwner), whichever
+// front end asks.
+type Research struct{ s *Service }
+
+// Research is the research desk of this view: the runs it starts are this view's analyst's.
+func (s *Service) Research() *Research { return &Research{s: s} }
+
+// researchAgent wires the research agent to the workspace. sink receives the run's events and note
 // its progress lines (either may be nil); budgetCalls above 0 replaces the configured call
 // budget.
-func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) (*research.Service, error) {
+func (s *Service) researchAgent(budgetCalls int, sink agent.Sink, note func(string)) (*research.Service, error) {
 	reg, err := s.Registry()
 	if err != nil {
 		return nil, err
@@ -35,35 +44,30 @@ func (s *Service) Research(budgetCalls int, sink agent.Sink, note func(string)) 
 
 // Searcher searches the workspace's knowledge base.
 func (s *Service) Searcher() *retrieval.Searcher {
-	return newSearcher(s.store, s.gateway, s.ws.Config.KB.DenseWeight)
+	return llmkb.Searcher(s.store, s.gateway, s.ws.Config.KB.DenseWeight)
 }
 
-// newSearcher searches store, embedding the queries of collections that a model built with
-// g's embed role (and asking g for the model's dimension when a collection no longer matches).
-func newSearcher(store kb.Backend, g *llm.Gateway, denseWeight float64) *retrieval.Searcher {
-	return &retrieval.Searcher{Store: store, Model: ollamaEmbedder(g), Dimension: g.EmbedDimension, DenseWeight: denseWeight}
-}
-
-// StartResearch starts a research run as a job and works it until it ends or waits for the
-// analyst; sink receives its events. It is the workbench's step of the research use case: the
-// analyst answers each interrupt on screen (ResumeResearch) and exports the report when they
-// choose. RunResearch is the headless one, which answers interrupts itself and writes the
-// report; both start and resume a run through the same job (startResearch, resumeResearch).
-func (s *Service) StartResearch(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
-	svc, err := s.Research(0, sink, nil)
+// Start starts a research run as a job and works it until it ends or waits for the
+// analyst; sink receives its events. Start and Run are two use cases, not two front ends'
+// variants: here the analyst answers each interrupt as it comes (Resume) and exports the report
+// when they choose; Run answers them itself and writes the report. Both start and resume a run
+// through the same job and the same checks (startResearch, resumeResearch).
+func (rs *Research) Start(ctx context.Context, run, question string, opts research.Options, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	svc, err := rs.s.researchAgent(0, sink, nil)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
-	return s.startResearch(ctx, svc, run, question, opts)
+	return rs.s.startResearch(ctx, svc, run, question, opts)
 }
 
-// ResumeResearch goes on with a saved run, with the analyst's answer when it waits for one.
-func (s *Service) ResumeResearch(ctx context.Context, run string, answer json.RawMessage, sink agent.Sink) (agent.Outcome, *research.State, error) {
-	svc, err := s.Research(0, sink, nil)
+// Resume goes on with a saved run, with the analyst's answer when it waits for one. Only the
+// run's owner or an admin may: others are refused with an error that wraps ErrNotOwner.
+func (rs *Research) Resume(ctx context.Context, run string, answer json.RawMessage, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	svc, err := rs.s.researchAgent(0, sink, nil)
 	if err != nil {
 		return agent.Outcome{}, nil, err
 	}
-	return s.resumeResearch(ctx, svc, run, answer)
+	return rs.s.resumeResearch(ctx, svc, run, answer)
 }
 
 // startResearch starts run as a job of svc's and works it until it ends or waits.
@@ -82,8 +86,8 @@ func (s *Service) resumeResearch(ctx context.Context, svc *research.Service, run
 
 // Runs lists the saved research runs, newest first (gas fills and edits are runs too, of
 // other graphs, and have their own desks).
-func (s *Service) Runs(ctx context.Context) ([]agent.RunInfo, error) {
-	all, err := s.RunStore().Runs(ctx)
+func (rs *Research) Runs(ctx context.Context) ([]agent.RunInfo, error) {
+	all, err := rs.s.RunStore().Runs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +101,8 @@ func (s *Service) Runs(ctx context.Context) ([]agent.RunInfo, error) {
 }
 
 // RunState is a run's latest checkpoint and its research state.
-func (s *Service) RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error) {
-	cp, err := s.RunStore().Latest(ctx, run)
+func (rs *Research) RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error) {
+	cp, err := rs.s.RunStore().Latest(ctx, run)
 	if err != nil {
 		return cp, nil, err
 	}
@@ -110,26 +114,26 @@ func (s *Service) RunState(ctx context.Context, run string) (agent.Checkpoint, *
 }
 
 // Ledger is a run's model calls.
-func (s *Service) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, error) {
-	return s.RunStore().Ledger(ctx, run)
+func (rs *Research) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, error) {
+	return rs.s.RunStore().Ledger(ctx, run)
 }
 
 // ExportReport writes a run's report as Markdown into the workspace's exports folder, and
 // only there: a run name that would make it another folder is refused. A served view for an
 // analyst who is not an admin returns the file's path inside the workspace
 // (exports/research-RUN.md), not its server path.
-func (s *Service) ExportReport(run, markdown string) (string, error) {
+func (rs *Research) ExportReport(run, markdown string) (string, error) {
 	if run == "" || run == "." || run == ".." || strings.ContainsAny(run, `/\`) || filepath.Base(run) != run {
 		return "", fmt.Errorf("couldn't export the report of run %q: a run name has no folders in it; export a run the sessions list shows", run)
 	}
-	path := s.reportPath(run, "")
+	path := rs.s.reportPath(run, "")
 	shown := path
-	if s.hidesPaths() {
+	if rs.s.hidesPaths() {
 		shown = filepath.ToSlash(filepath.Join(kb.ExportsDir, filepath.Base(path)))
 	}
 	if err := atomicfile.WriteFile(path, []byte(markdown), 0o644); err != nil {
-		if s.hidesPaths() {
-			err = errors.New(s.pathHider(nil)(err.Error()))
+		if rs.s.hidesPaths() {
+			err = errors.New(rs.s.pathHider(nil)(err.Error()))
 		}
 		return shown, fmt.Errorf("couldn't export the report of run %s: %w", run, err)
 	}

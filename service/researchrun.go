@@ -37,7 +37,7 @@ type ResearchRequest struct {
 	Out string
 }
 
-// ResearchSummary is where a research run stands when RunResearch returns.
+// ResearchSummary is where a research run stands when Research.Run returns.
 type ResearchSummary struct {
 	Run         string           `json:"run"`
 	Status      string           `json:"status"`
@@ -65,23 +65,24 @@ type RunError struct {
 func (e *RunError) Error() string { return e.Err.Error() }
 func (e *RunError) Unwrap() error { return e.Err }
 
-// RunResearch is the headless research use case (`warren research`): it works a run as a
+// Run is the headless research use case (`warren research`): it works a run as a
 // job until it ends, or waits for an answer that req.Answer does not give, answering each
-// interrupt it can on the analyst's behalf. The workbench takes the same run a step at a time
-// (StartResearch, ResumeResearch) because the analyst answers on screen. A run that ends has
+// interrupt it can on the analyst's behalf. It is a use case of its own, not the CLI's copy of
+// Start: Start stops at each interrupt for the analyst to answer (Resume). A run that ends has
 // its report written to req.Out; resuming a run that had finished writes its report only when
-// req.Out is given or the default file is missing. Failures of a started run are *RunError; an error of req.Answer is returned as is.
-func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (ResearchSummary, error) {
-	svc, err := s.Research(req.BudgetCalls, req.Sink, req.Note)
+// req.Out is given or the default file is missing. Failures of a started run are *RunError;
+// an error of req.Answer is returned as is.
+func (rs *Research) Run(ctx context.Context, req ResearchRequest) (ResearchSummary, error) {
+	svc, err := rs.s.researchAgent(req.BudgetCalls, req.Sink, req.Note)
 	if err != nil {
 		return ResearchSummary{}, err
 	}
 	var outcome agent.Outcome
 	var state *research.State
 	if req.Resume != "" {
-		outcome, state, err = s.resumeResearch(ctx, svc, req.Resume, nil)
+		outcome, state, err = rs.s.resumeResearch(ctx, svc, req.Resume, nil)
 		if finished := (*research.FinishedError)(nil); errors.As(err, &finished) {
-			path, err := s.FinishedReport(req.Resume, state, req.Out)
+			path, err := rs.FinishedReport(req.Resume, state, req.Out)
 			return ResearchSummary{Run: req.Resume, Status: agent.StatusDone, Report: path, Finished: true}, err
 		}
 	} else {
@@ -91,7 +92,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 		if req.Started != nil {
 			req.Started(req.Run)
 		}
-		outcome, state, err = s.startResearch(ctx, svc, req.Run, req.Question, req.Options)
+		outcome, state, err = rs.s.startResearch(ctx, svc, req.Run, req.Question, req.Options)
 	}
 	for err == nil && outcome.Status == agent.StatusInterrupted && req.Answer != nil {
 		answer, ok, aerr := req.Answer(outcome.Interrupt)
@@ -101,7 +102,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 		if !ok {
 			break
 		}
-		outcome, state, err = s.resumeResearch(ctx, svc, outcome.Run, answer)
+		outcome, state, err = rs.s.resumeResearch(ctx, svc, outcome.Run, answer)
 	}
 	if err != nil {
 		if outcome.Run == "" {
@@ -109,7 +110,7 @@ func (s *Service) RunResearch(ctx context.Context, req ResearchRequest) (Researc
 		}
 		return ResearchSummary{Run: outcome.Run}, &RunError{Run: outcome.Run, Err: err}
 	}
-	return s.finishResearch(ctx, outcome, state, req.Out)
+	return rs.s.finishResearch(ctx, outcome, state, req.Out)
 }
 
 // finishResearch sums a run up; one that has ended gets its report written.
@@ -131,8 +132,8 @@ func (s *Service) finishResearch(ctx context.Context, outcome agent.Outcome, st 
 
 // FinishedReport is where a finished run's report is: it is written (from the saved run) to
 // out when that is given, else to exports/research-RUN.md when that file is not there.
-func (s *Service) FinishedReport(run string, st *research.State, out string) (string, error) {
-	path := s.reportPath(run, out)
+func (rs *Research) FinishedReport(run string, st *research.State, out string) (string, error) {
+	path := rs.s.reportPath(run, out)
 	if _, err := os.Stat(path); out != "" || err != nil {
 		if err := atomicfile.WriteFile(path, []byte(research.FullReport(st)), 0o644); err != nil {
 			return path, fmt.Errorf("couldn't write the report of run %s: %w", run, err)

@@ -16,8 +16,8 @@ import (
 // their analyst to start again (they are cheap to repeat and need their files). A job whose
 // resume fails (an error or a panic, logged) ends failed, with the reason, so that the next
 // start does not resume it into the same failure; one a shutdown stops stays interrupted.
-func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
-	list, err := s.jobs.List(ctx)
+func (js *Jobs) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
+	list, err := js.s.jobs.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -26,27 +26,27 @@ func (s *Service) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 		if j.State != jobs.JobInterrupted {
 			continue
 		}
-		view := s.As(j.Owner, false)
+		view := js.s.As(j.Owner, false)
 		var resume func(context.Context) error
 		switch j.Kind {
 		case jobs.KindResearch:
 			resume = func(ctx context.Context) error {
-				_, _, err := view.ResumeResearch(ctx, j.ID, nil, nil)
+				_, _, err := view.Research().Resume(ctx, j.ID, nil, nil)
 				return err
 			}
 		case jobs.KindGasFill:
-			table, err := s.gasFillTable(ctx, j.ID)
+			table, err := js.s.gasFillTable(ctx, j.ID)
 			if err != nil {
-				s.log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
+				js.s.log.Warn("couldn't resume an interrupted gas fill", "job", j.ID, "error", err)
 				view.resumeFailed(ctx, j, err)
 				continue
 			}
 			resume = func(ctx context.Context) error {
-				_, err := view.ResumeGasFill(ctx, table, nil)
+				_, err := view.Gas().ResumeFill(ctx, table, nil)
 				return err
 			}
 		default:
-			s.log.Info("an interrupted job is left for its analyst to start again", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
+			js.s.log.Info("an interrupted job is left for its analyst to start again", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
 			continue
 		}
 		resumed = append(resumed, j)

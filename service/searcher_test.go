@@ -13,7 +13,10 @@ import (
 	"warren/config"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 	"warren/retrieval"
 )
@@ -38,13 +41,13 @@ func mixedStore(t *testing.T, srv *llmtest.Server) *kb.Store {
 	_, store := testkb.Empty(t)
 	ctx := context.Background()
 	add := func(id, collection, text string, emb kb.Embedder) {
-		doc := &kb.Document{ID: id, Collection: collection, Language: "en", Meta: map[string]string{},
-			Sections: []kb.Section{{Heading: "Procedure", Text: text}}}
-		if _, err := store.AddDocument(ctx, doc, emb, kb.DefaultChunkOptions, nil); err != nil {
+		doc := &load.Document{ID: id, Collection: collection, Language: "en", Meta: map[string]string{},
+			Sections: []load.Section{{Heading: "Procedure", Text: text}}}
+		if _, err := store.AddDocument(ctx, doc, emb, load.DefaultChunkOptions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	add("sop/cylinder.md", "sop", "Change a silane cylinder only after purging the pigtail with nitrogen.", ollamaEmbedder(gatewayFor(t, srv, llmtest.EmbedModel)))
+	add("sop/cylinder.md", "sop", "Change a silane cylinder only after purging the pigtail with nitrogen.", llmkb.Embedder(gatewayFor(t, srv, llmtest.EmbedModel)))
 	add("general/arsine.md", "general", "Arsine is a highly toxic hydride gas; purge with nitrogen.", kb.Builtin{})
 	return store
 }
@@ -53,20 +56,20 @@ func TestSearchAfterTheEmbedModelChangedNamesTheRebuild(t *testing.T) {
 	srv := llmtest.New(t)
 	store := mixedStore(t, srv)
 	ctx := context.Background()
-	before := newSearcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
+	before := llmkb.Searcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
 	if res, err := before.Search(ctx, retrieval.Request{Query: "silane cylinder purge", K: 3}); err != nil || len(res) == 0 {
 		t.Fatalf("with the model the collection was built with: %v %v", res, err)
 	}
 
 	srv.AddModel(llmtest.Model{Name: "all-minilm", Embedding: true})
 	srv.SetDimension(384)
-	after := newSearcher(store, gatewayFor(t, srv, "all-minilm"), 0)
+	after := llmkb.Searcher(store, gatewayFor(t, srv, "all-minilm"), 0)
 	want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but warren is set to all-minilm (384 dims): run `warren ingest --rebuild`"
 	for _, req := range []retrieval.Request{
 		{Query: "silane cylinder purge", Mode: retrieval.Hybrid},
 		{Query: "silane cylinder purge", Mode: retrieval.Dense},
-		{Query: "silane cylinder purge", Scope: kb.Scope{Collections: []string{"sop"}}},
-		{Query: "silane cylinder purge", Scope: kb.Scope{Doc: "sop/cylinder.md"}},
+		{Query: "silane cylinder purge", Scope: chunk.Scope{Collections: []string{"sop"}}},
+		{Query: "silane cylinder purge", Scope: chunk.Scope{Doc: "sop/cylinder.md"}},
 	} {
 		_, err := after.Search(ctx, req)
 		var mismatch *kb.EmbedderMismatchError
@@ -83,7 +86,7 @@ func TestSearchAfterTheEmbedModelChangedNamesTheRebuild(t *testing.T) {
 	if res, err := after.Search(ctx, retrieval.Request{Query: "silane cylinder purge", Mode: retrieval.Lexical}); err != nil || len(res) == 0 {
 		t.Errorf("lexical search: %v %v", res, err)
 	}
-	if res, err := after.Search(ctx, retrieval.Request{Query: "toxic hydride", Scope: kb.Scope{Collections: []string{"general"}}}); err != nil || len(res) == 0 {
+	if res, err := after.Search(ctx, retrieval.Request{Query: "toxic hydride", Scope: chunk.Scope{Collections: []string{"general"}}}); err != nil || len(res) == 0 {
 		t.Errorf("built-in collection: %v %v", res, err)
 	}
 }
@@ -92,8 +95,8 @@ func TestSearchAfterTheModelChangedItsDimension(t *testing.T) {
 	srv := llmtest.New(t)
 	store := mixedStore(t, srv)
 	srv.SetDimension(384) // the same model name, now giving shorter vectors
-	s := newSearcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
-	for _, scope := range []kb.Scope{{}, {Doc: "sop/cylinder.md"}} {
+	s := llmkb.Searcher(store, gatewayFor(t, srv, llmtest.EmbedModel), 0)
+	for _, scope := range []chunk.Scope{{}, {Doc: "sop/cylinder.md"}} {
 		_, err := s.Search(context.Background(), retrieval.Request{Query: "silane cylinder", Scope: scope})
 		want := "collection \"sop\" was embedded with nomic-embed-text (768 dims) but nomic-embed-text now gives 384 dims: run `warren ingest --rebuild` on its documents"
 		if !errors.Is(err, kb.ErrEmbedderChanged) || err.Error() != want {

@@ -10,6 +10,7 @@ import (
 
 	"warren/internal/realpath"
 	"warren/kb"
+	"warren/kb/load"
 )
 
 // ErrOutsideIngestRoots means an analyst of `warren serve` named a path the server does not
@@ -36,12 +37,12 @@ func (s *Service) Served() *Service {
 // them: the last name of each folder of serve.ingest_roots ("inbox"). It is nil when this
 // view is not served (the account's own rights decide what it reads), and empty when the
 // server allows no ingest.
-func (s *Service) IngestRoots() []string {
-	if !s.served {
+func (k *Knowledge) IngestRoots() []string {
+	if !k.s.served {
 		return nil
 	}
 	names := []string{}
-	for _, r := range s.ws.Config.Serve.IngestRoots {
+	for _, r := range k.s.ws.Config.Serve.IngestRoots {
 		names = append(names, filepath.Base(filepath.Clean(r)))
 	}
 	return names
@@ -143,7 +144,7 @@ func (s *Service) servedItems(paths []string, collection string) ([]kb.Item, Ing
 	}
 	hide := s.pathHider(roots)
 	items, err := kb.CollectItemsWith(full, collection, kb.CollectOptions{FollowSymlinks: true, Confine: reals})
-	var out *kb.OutsideError
+	var out *load.OutsideError
 	switch {
 	case errors.As(err, &out):
 		return nil, IngestOptions{}, s.outside(hide(out.Path), "a symbolic link leads out of them", roots)

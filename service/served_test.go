@@ -53,7 +53,7 @@ func servedWorkspace(t *testing.T) *Service {
 // searchable reports whether a word is found in the knowledge base.
 func searchable(t *testing.T, s *Service, word string) bool {
 	t.Helper()
-	res, err := s.Search(context.Background(), retrieval.Request{Query: word, K: 5, Mode: retrieval.Lexical})
+	res, err := s.Knowledge().Search(context.Background(), retrieval.Request{Query: word, K: 5, Mode: retrieval.Lexical})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +85,14 @@ func TestServedIngestRefusesPathsOutsideTheRoots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := alice.Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
+			_, err := alice.Knowledge().Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
 			if !errors.Is(err, ErrOutsideIngestRoots) || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("got %v, want ErrOutsideIngestRoots saying %q", err, tc.why)
 			}
 			if msg := err.Error(); !strings.Contains(msg, "only inbox/ may be ingested from, e.g. inbox/report.pdf") || strings.Contains(msg, filepath.Join(ws, "inbox")) {
 				t.Errorf("an analyst is told the folders by name, not server path: %s", msg)
 			}
-			_, err = lead.Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
+			_, err = lead.Knowledge().Ingest(context.Background(), nil, IngestOptions{Paths: []string{tc.path}, Collection: "general"})
 			if !errors.Is(err, ErrOutsideIngestRoots) || !strings.Contains(err.Error(), "inbox/ ("+filepath.Join(ws, "inbox")+")") {
 				t.Errorf("an admin is told the server path too: %v", err)
 			}
@@ -109,7 +109,7 @@ func TestServedIngestTakesPathsOnly(t *testing.T) {
 	s := servedWorkspace(t)
 	alice := s.As("alice", false).Served()
 	items := []kb.Item{{Path: filepath.Join(s.ws.Dir, serveDir, "host_ed25519"), ID: "key", Collection: "general"}}
-	if rep, err := alice.Ingest(context.Background(), items, IngestOptions{}); !errors.Is(err, ErrOutsideIngestRoots) || rep != nil {
+	if rep, err := alice.Knowledge().Ingest(context.Background(), items, IngestOptions{}); !errors.Is(err, ErrOutsideIngestRoots) || rep != nil {
 		t.Fatalf("items on a served view: %+v %v", rep, err)
 	}
 	if searchable(t, s, "hostkeysecret") {
@@ -122,7 +122,7 @@ func TestServedIngestOfTheInbox(t *testing.T) {
 	alice := s.As("alice", false).Served()
 	ctx := context.Background()
 
-	rep, err := alice.Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
+	rep, err := alice.Knowledge().Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
 	if err != nil || rep.Ingested != 1 || rep.Files[0].Path != "inbox/note.md" {
 		t.Fatalf("a file in the inbox: %+v %v", rep, err)
 	}
@@ -131,7 +131,7 @@ func TestServedIngestOfTheInbox(t *testing.T) {
 	}
 
 	// The whole inbox: links out are skipped with their reason, named as the analyst does.
-	rep, err = alice.Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox"}, Collection: "general"})
+	rep, err = alice.Knowledge().Ingest(ctx, nil, IngestOptions{Paths: []string{"inbox"}, Collection: "general"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestServedIngestRootsMisconfigured(t *testing.T) {
 				view *Service
 				want string
 			}{{s.As("alice", false).Served(), tc.analyst}, {s.As("lead", true).Served(), tc.admin}} {
-				_, err := v.view.Ingest(context.Background(), nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
+				_, err := v.view.Knowledge().Ingest(context.Background(), nil, IngestOptions{Paths: []string{"inbox/note.md"}, Collection: "general"})
 				if err == nil || !strings.Contains(err.Error(), v.want) || errors.Is(err, ErrOutsideIngestRoots) != tc.isOutside {
 					t.Errorf("%s: got %v, want %q", v.view.Owner, err, v.want)
 				}
@@ -247,7 +247,7 @@ func TestServedViewNamesTheWorkspace(t *testing.T) {
 			if got := tc.view.Workspace(); got != tc.ws {
 				t.Errorf("Workspace() = %q, want %q", got, tc.ws)
 			}
-			if got := tc.view.IngestRoots(); strings.Join(got, ",") != strings.Join(tc.roots, ",") || (got == nil) != (tc.roots == nil) {
+			if got := tc.view.Knowledge().IngestRoots(); strings.Join(got, ",") != strings.Join(tc.roots, ",") || (got == nil) != (tc.roots == nil) {
 				t.Errorf("IngestRoots() = %q, want %q", got, tc.roots)
 			}
 		})
@@ -270,7 +270,7 @@ func TestServedExportStaysInExports(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.view.ExportReport(tc.run, "# Report\n")
+			got, err := tc.view.Research().ExportReport(tc.run, "# Report\n")
 			if tc.want == "" {
 				if err == nil {
 					t.Fatalf("%q should be refused, wrote %s", tc.run, got)

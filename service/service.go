@@ -15,6 +15,7 @@ import (
 	"warren/internal/schema"
 	"warren/kb"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/registry"
 	"warren/service/jobs"
 )
@@ -140,12 +141,12 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			return nil, err
 		}
-		return ollamaEmbedder(s.gateway), nil
+		return llmkb.Embedder(s.gateway), nil
 	case "auto":
 		if info, ok, err := s.store.Collection(ctx, collection); err != nil {
 			return nil, err
 		} else if ok {
-			return info.QueryEmbedder(ollamaEmbedder(s.gateway))
+			return info.QueryEmbedder(llmkb.Embedder(s.gateway))
 		}
 		if err := s.CheckEmbedModel(ctx); err != nil {
 			if !s.noted {
@@ -154,16 +155,9 @@ func (s *Service) EmbedderFor(ctx context.Context, collection, choice string, no
 			}
 			return kb.Builtin{}, nil
 		}
-		return ollamaEmbedder(s.gateway), nil
+		return llmkb.Embedder(s.gateway), nil
 	}
 	return nil, fmt.Errorf("embedder %q: use auto, builtin or ollama", choice)
-}
-
-// ollamaEmbedder is the embed role of g as the knowledge base takes an embedder: the model's
-// name and the gateway's Embed, outside any run.
-func ollamaEmbedder(g *llm.Gateway) kb.Ollama {
-	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
 }
 
 // CheckEmbedModel asks once whether the embed role's model is available.

@@ -38,7 +38,7 @@ func TestIngestIsARecordedJobThatUpdatesTheRegistry(t *testing.T) {
 	}
 	items := RegistryItems(reg, testkb.SampleDir())
 	var last kb.Progress
-	rep, err := s.Ingest(ctx, items, IngestOptions{Registry: reg, Progress: func(p kb.Progress) { last = p }})
+	rep, err := s.Knowledge().Ingest(ctx, items, IngestOptions{Registry: reg, Progress: func(p kb.Progress) { last = p }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestCancelledIngestEndsItsJobCanceled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rep, err := s.Ingest(ctx, RegistryItems(reg, testkb.SampleDir()), IngestOptions{Progress: func(p kb.Progress) {
+	rep, err := s.Knowledge().Ingest(ctx, RegistryItems(reg, testkb.SampleDir()), IngestOptions{Progress: func(p kb.Progress) {
 		if p.FilesDone == 2 {
 			cancel()
 		}
@@ -93,7 +93,7 @@ func TestMigrateRefusesAnUnknownDestinationFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	_, err = s.MigrateKB(context.Background(), MigrateOptions{To: "qdrant"})
+	_, err = s.Knowledge().Migrate(context.Background(), MigrateOptions{To: "qdrant"})
 	if err == nil || !strings.Contains(err.Error(), `to "qdrant": allowed is weaviate or embedded`) {
 		t.Errorf("want the destination refused, got %v", err)
 	}

@@ -11,8 +11,8 @@ import (
 )
 
 // Sessions lists every saved run, of every graph (research, gas fills, edits), newest first.
-func (s *Service) Sessions(ctx context.Context) ([]agent.RunInfo, error) {
-	return s.RunStore().Runs(ctx)
+func (rs *Research) Sessions(ctx context.Context) ([]agent.RunInfo, error) {
+	return rs.s.RunStore().Runs(ctx)
 }
 
 // Session is one saved run: where it stands, its trail of steps, its ledger and usage, who
@@ -31,8 +31,8 @@ type Session struct {
 }
 
 // Session loads a saved run; a run that is not there is an error wrapping agent.ErrNoRun.
-func (s *Service) Session(ctx context.Context, run string) (Session, error) {
-	store := s.RunStore()
+func (rs *Research) Session(ctx context.Context, run string) (Session, error) {
+	store := rs.s.RunStore()
 	latest, err := store.Latest(ctx, run)
 	if err != nil {
 		return Session{}, err
@@ -63,8 +63,8 @@ func ReferenceStates(st *research.State) map[string]int {
 
 // RemoveRuns removes saved runs with their checkpoints, ledger and call journal, stopping at
 // the first run that is not there.
-func (s *Service) RemoveRuns(ctx context.Context, runs []string) error {
-	store := s.RunStore()
+func (rs *Research) RemoveRuns(ctx context.Context, runs []string) error {
+	store := rs.s.RunStore()
 	for _, run := range runs {
 		ok, err := store.DeleteRun(ctx, run)
 		if err != nil {

@@ -4,18 +4,67 @@ import (
 	"context"
 
 	"warren/agent/toxedit"
+	"warren/tox"
 )
 
-// ToxWaiting lists the toxicology proposals that wait for approval, oldest first: those that
+// Tox is the toxicology desk: profiles, their versions, the edits proposed to them (an
+// instruction, a JSON payload or a JSON Patch) and the decisions on them. A save against a
+// version that is no longer the latest is refused (tox.ErrStale), and an invalid patch saves
+// nothing, whichever front end asks.
+type Tox struct{ s *Service }
+
+// Tox is the toxicology desk of this view: what it saves is saved in its analyst's name.
+func (s *Service) Tox() *Tox { return &Tox{s: s} }
+
+// Waiting lists the toxicology proposals that wait for approval, oldest first: those that
 // `warren tox edit` without --yes or `warren tox batch` left, and those of a workbench that
 // closed before its decision.
-func (s *Service) ToxWaiting(ctx context.Context) ([]toxedit.Waiting, error) {
-	return s.ToxEditor().Waiting(ctx)
+func (x *Tox) Waiting(ctx context.Context) ([]toxedit.Waiting, error) {
+	return x.s.toxEditor().Waiting(ctx)
 }
 
-// ToxWaitingProposal loads a waiting proposal by its run, with its operations and diff, to
-// approve (ToxApprove) or reject (ToxReject) it; a run decided meanwhile gives an error that
+// WaitingProposal loads a waiting proposal by its run, with its operations and diff, to
+// approve (Approve) or reject (Reject) it; a run decided meanwhile gives an error that
 // wraps toxedit.ErrNotWaiting.
-func (s *Service) ToxWaitingProposal(ctx context.Context, run string) (*toxedit.Proposal, error) {
-	return s.ToxEditor().LoadWaiting(ctx, run)
+func (x *Tox) WaitingProposal(ctx context.Context, run string) (*toxedit.Proposal, error) {
+	return x.s.toxEditor().LoadWaiting(ctx, run)
+}
+
+// toxStore is the workspace's toxicology profiles, saved in this view's analyst's name; what it
+// saves is published on the change feed.
+func (s *Service) toxStore() *tox.Store {
+	return &tox.Store{DB: s.ws.DB, Analyst: s.Owner, Saved: s.toxSaved}
+}
+
+// toxEditor is the edit engine over the workspace: every edit is a checkpointed run whose
+// model calls are in the ledger.
+func (s *Service) toxEditor() *toxedit.Editor {
+	return &toxedit.Editor{Gateway: s.gateway, Profiles: s.toxStore(), Runs: s.RunStore()}
+}
+
+// Profiles lists the profiles at their latest versions.
+func (x *Tox) Profiles(ctx context.Context) ([]tox.ProfileInfo, error) {
+	return x.s.toxStore().List(ctx)
+}
+
+// Propose turns an instruction, a JSON payload or a JSON Patch into a proposal.
+func (x *Tox) Propose(ctx context.Context, inci, input string) (*toxedit.Proposal, error) {
+	return x.s.toxEditor().Propose(ctx, inci, input)
+}
+
+// Approve saves a proposal as the profile's next version.
+func (x *Tox) Approve(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
+	return x.s.toxEditor().Approve(ctx, p, summary)
+}
+
+// Reject closes a proposal without saving it.
+func (x *Tox) Reject(ctx context.Context, p *toxedit.Proposal, reason string) error {
+	return x.s.toxEditor().Reject(ctx, p, reason)
+}
+
+// Rollback saves a new version equal to version to; seen is the latest version the analyst
+// saw: when another was saved since, the rollback is refused with an error that wraps
+// tox.ErrStale and nothing is saved.
+func (x *Tox) Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
+	return x.s.toxStore().Rollback(ctx, inci, to, seen, summary)
 }

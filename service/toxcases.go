@@ -55,7 +55,7 @@ func ToxNameKey(s string) string {
 // toxLatest loads the latest version of the profile named inci (case-insensitively); for an
 // unknown name the error is a *ToxUnknownError.
 func (s *Service) toxLatest(ctx context.Context, inci string) (tox.ProfileVersion, error) {
-	st := s.ToxStore()
+	st := s.toxStore()
 	v, err := st.Latest(ctx, inci)
 	if !errors.Is(err, tox.ErrNoProfile) {
 		return v, err
@@ -75,35 +75,35 @@ func (s *Service) toxLatest(ctx context.Context, inci string) (tox.ProfileVersio
 	return v, unknown
 }
 
-// ToxResolve returns the stored name of the profile named inci (case-insensitively); for an
+// Resolve returns the stored name of the profile named inci (case-insensitively); for an
 // unknown name the error is a *ToxUnknownError.
-func (s *Service) ToxResolve(ctx context.Context, inci string) (string, error) {
-	v, err := s.toxLatest(ctx, inci)
+func (x *Tox) Resolve(ctx context.Context, inci string) (string, error) {
+	v, err := x.s.toxLatest(ctx, inci)
 	return v.INCI, err
 }
 
-// ToxProfile loads version n of the profile named inci (case-insensitively); version 0 is the
+// Profile loads version n of the profile named inci (case-insensitively); version 0 is the
 // latest. An unknown name gives a *ToxUnknownError, an unknown version an error that wraps
 // tox.ErrNoVersion and names the way to the versions.
-func (s *Service) ToxProfile(ctx context.Context, inci string, n int) (tox.ProfileVersion, error) {
-	latest, err := s.toxLatest(ctx, inci)
+func (x *Tox) Profile(ctx context.Context, inci string, n int) (tox.ProfileVersion, error) {
+	latest, err := x.s.toxLatest(ctx, inci)
 	if err != nil || n == 0 {
 		return latest, err
 	}
-	v, err := s.ToxStore().Version(ctx, latest.INCI, n)
+	v, err := x.s.toxStore().Version(ctx, latest.INCI, n)
 	if errors.Is(err, tox.ErrNoVersion) {
 		return v, fmt.Errorf("%w; `warren tox history %s` lists them", err, ShellQuote(latest.INCI))
 	}
 	return v, err
 }
 
-// ToxHistory lists the versions of the profile named inci (case-insensitively), newest first.
-func (s *Service) ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
-	name, err := s.ToxResolve(ctx, inci)
+// History lists the versions of the profile named inci (case-insensitively), newest first.
+func (x *Tox) History(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
+	name, err := x.Resolve(ctx, inci)
 	if err != nil {
 		return nil, err
 	}
-	return s.ToxStore().History(ctx, name)
+	return x.s.toxStore().History(ctx, name)
 }
 
 // ToxShown is one version of a profile and the number of the latest one.
@@ -112,13 +112,13 @@ type ToxShown struct {
 	Latest int
 }
 
-// ToxShow loads version n of a profile (0: the latest) with the latest version's number.
-func (s *Service) ToxShow(ctx context.Context, inci string, n int) (*ToxShown, error) {
-	v, err := s.ToxProfile(ctx, inci, n)
+// Show loads version n of a profile (0: the latest) with the latest version's number.
+func (x *Tox) Show(ctx context.Context, inci string, n int) (*ToxShown, error) {
+	v, err := x.Profile(ctx, inci, n)
 	if err != nil {
 		return nil, err
 	}
-	latest, err := s.ToxStore().Latest(ctx, v.INCI)
+	latest, err := x.s.toxStore().Latest(ctx, v.INCI)
 	if err != nil {
 		return nil, err
 	}
@@ -180,10 +180,10 @@ func (f *ToxImportFailure) Error() string {
 // Unwrap returns the store's *tox.ImportError.
 func (f *ToxImportFailure) Unwrap() error { return f.err }
 
-// ToxImport imports the profiles of a .json file (whole profiles) or any other file as CSV (NOAEL
+// Import imports the profiles of a .json file (whole profiles) or any other file as CSV (NOAEL
 // rows). A file with bad records imports nothing and gives a *ToxImportFailure.
-func (s *Service) ToxImport(ctx context.Context, path string) (*ToxImported, error) {
-	st := s.ToxStore()
+func (x *Tox) Import(ctx context.Context, path string) (*ToxImported, error) {
+	st := x.s.toxStore()
 	var results []tox.ImportResult
 	var err error
 	if strings.EqualFold(filepath.Ext(path), ".json") {
@@ -224,13 +224,13 @@ type ToxDiff struct {
 	Ops      jsonpatch.Patch // the RFC 6902 operations that turn From into To ([] when equal)
 }
 
-// ToxDiffVersions compares versions v1 and v2 of the profile named inci.
-func (s *Service) ToxDiffVersions(ctx context.Context, inci string, v1, v2 int) (*ToxDiff, error) {
-	from, err := s.ToxProfile(ctx, inci, v1)
+// Diff compares versions v1 and v2 of the profile named inci.
+func (x *Tox) Diff(ctx context.Context, inci string, v1, v2 int) (*ToxDiff, error) {
+	from, err := x.Profile(ctx, inci, v1)
 	if err != nil {
 		return nil, err
 	}
-	to, err := s.ToxProfile(ctx, from.INCI, v2)
+	to, err := x.Profile(ctx, from.INCI, v2)
 	if err != nil {
 		return nil, err
 	}
@@ -251,15 +251,15 @@ type ToxRollbackPlan struct {
 	Target, Latest tox.ProfileVersion
 }
 
-// ToxPlanRollback prepares the rollback of the profile named inci to version to; rolling back
+// PlanRollback prepares the rollback of the profile named inci to version to; rolling back
 // to the latest version is refused.
-func (s *Service) ToxPlanRollback(ctx context.Context, inci string, to int) (*ToxRollbackPlan, error) {
-	target, err := s.ToxProfile(ctx, inci, to)
+func (x *Tox) PlanRollback(ctx context.Context, inci string, to int) (*ToxRollbackPlan, error) {
+	target, err := x.Profile(ctx, inci, to)
 	if err != nil {
 		return nil, err
 	}
 	name := target.INCI
-	latest, err := s.ToxStore().Latest(ctx, name)
+	latest, err := x.s.toxStore().Latest(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -269,10 +269,10 @@ func (s *Service) ToxPlanRollback(ctx context.Context, inci string, to int) (*To
 	return &ToxRollbackPlan{INCI: name, Target: target, Latest: latest}, nil
 }
 
-// ToxRollbackPlanned saves a planned rollback as a new version and returns its number; when
+// RollbackPlanned saves a planned rollback as a new version and returns its number; when
 // another version was saved since the plan, nothing is saved.
-func (s *Service) ToxRollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
-	v, err := s.ToxRollback(ctx, p.INCI, p.Target.Version, p.Latest.Version, "")
+func (x *Tox) RollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
+	v, err := x.Rollback(ctx, p.INCI, p.Target.Version, p.Latest.Version, "")
 	if stale := (*tox.StaleError)(nil); errors.As(err, &stale) {
 		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; run the rollback again to see the new diff: %w",
 			p.INCI, stale.Latest, tox.AnalystName(stale.By), tox.ErrStale)
@@ -295,10 +295,10 @@ type ToxEditResult struct {
 	Version  int               `json:"version,omitempty"`
 }
 
-// ToxEdit proposes an edit of the profile inci from an instruction, a JSON payload or a form;
-// with approve it is saved at once, else it waits for a decision (ToxDecide, ToxDecideRun).
-func (s *Service) ToxEdit(ctx context.Context, inci, input string, approve bool) (*ToxEditResult, error) {
-	p, err := s.ToxPropose(ctx, inci, input)
+// Edit proposes an edit of the profile inci from an instruction, a JSON payload or a form;
+// with approve it is saved at once, else it waits for a decision (Decide, DecideRun).
+func (x *Tox) Edit(ctx context.Context, inci, input string, approve bool) (*ToxEditResult, error) {
+	p, err := x.Propose(ctx, inci, input)
 	switch {
 	case err != nil:
 		return nil, err
@@ -307,40 +307,40 @@ func (s *Service) ToxEdit(ctx context.Context, inci, input string, approve bool)
 	case !approve:
 		return &ToxEditResult{Proposal: p, Status: ToxPending}, nil
 	}
-	return s.ToxDecide(ctx, p, false, "")
+	return x.Decide(ctx, p, false, "")
 }
 
-// ToxDecide approves a proposal, saving it with the summary note (default: the proposal's), or
+// Decide approves a proposal, saving it with the summary note (default: the proposal's), or
 // with reject turns it down, recording note as the reason.
-func (s *Service) ToxDecide(ctx context.Context, p *toxedit.Proposal, reject bool, note string) (*ToxEditResult, error) {
+func (x *Tox) Decide(ctx context.Context, p *toxedit.Proposal, reject bool, note string) (*ToxEditResult, error) {
 	if reject {
-		if err := s.ToxReject(ctx, p, note); err != nil {
+		if err := x.Reject(ctx, p, note); err != nil {
 			return nil, err
 		}
 		return &ToxEditResult{Proposal: p, Status: ToxRejected}, nil
 	}
-	v, err := s.ToxApprove(ctx, p, note)
+	v, err := x.Approve(ctx, p, note)
 	if err != nil {
 		return nil, err
 	}
 	return &ToxEditResult{Proposal: p, Status: ToxSaved, Version: v}, nil
 }
 
-// ToxDecideRun decides the proposal that the edit run left waiting (see ToxDecide).
-func (s *Service) ToxDecideRun(ctx context.Context, run string, reject bool, note string) (*ToxEditResult, error) {
-	p, waiting, err := s.ToxEditor().Load(ctx, run)
+// DecideRun decides the proposal that the edit run left waiting (see Decide).
+func (x *Tox) DecideRun(ctx context.Context, run string, reject bool, note string) (*ToxEditResult, error) {
+	p, waiting, err := x.s.toxEditor().Load(ctx, run)
 	if err != nil {
 		return nil, err
 	}
 	if !waiting {
 		return nil, fmt.Errorf("edit %s is not waiting for approval", run)
 	}
-	return s.ToxDecide(ctx, p, reject, note)
+	return x.Decide(ctx, p, reject, note)
 }
 
-// ToxBatch proposes the edits of a JSONL file (toxedit.Editor.BatchWith); with yes the edits
+// Batch proposes the edits of a JSONL file (toxedit.Editor.BatchWith); with yes the edits
 // that need no model are saved at once. A failing line is in the result, not an error.
-func (s *Service) ToxBatch(ctx context.Context, path string, yes bool, progress func(done, total int)) (*toxedit.BatchResult, error) {
+func (x *Tox) Batch(ctx context.Context, path string, yes bool, progress func(done, total int)) (*toxedit.BatchResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the batch: %w", err)
@@ -350,7 +350,7 @@ func (s *Service) ToxBatch(ctx context.Context, path string, yes bool, progress 
 	// watched; cancelling ctx cancels it between lines.
 	var res *toxedit.BatchResult
 	work := func(jctx context.Context, em *jobs.Emitter) (string, error) {
-		res, err = s.ToxEditor().BatchWith(jctx, f, toxedit.BatchOptions{Yes: yes, Progress: func(done, total int) {
+		res, err = x.s.toxEditor().BatchWith(jctx, f, toxedit.BatchOptions{Yes: yes, Progress: func(done, total int) {
 			em.Progress(jobs.Progress{Done: done, Total: total})
 			if progress != nil {
 				progress(done, total)
@@ -361,7 +361,7 @@ func (s *Service) ToxBatch(ctx context.Context, path string, yes bool, progress 
 		}
 		return jobs.JobDone, nil
 	}
-	if jerr := s.runJob(ctx, agent.NewRunID("toxbatch-"), jobs.KindToxBatch, "toxicology batch "+filepath.Base(path), work, nil); jerr != nil {
+	if jerr := x.s.runJob(ctx, agent.NewRunID("toxbatch-"), jobs.KindToxBatch, "toxicology batch "+filepath.Base(path), work, nil); jerr != nil {
 		return nil, jerr
 	}
 	return res, err

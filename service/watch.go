@@ -11,6 +11,14 @@ import (
 	"warren/service/jobs"
 )
 
+// Jobs is the long work of every analyst (research runs, gas fills, ingests, batches) as jobs:
+// listing them, cancelling them and resuming those a stop interrupted. Only a job's owner or
+// an admin cancels it (ErrNotOwner).
+type Jobs struct{ s *Service }
+
+// Jobs is the jobs desk of this view: it cancels as this view's analyst.
+func (s *Service) Jobs() *Jobs { return &Jobs{s: s} }
+
 // ErrNotOwner means an analyst tried to answer, approve or cancel another analyst's job.
 var ErrNotOwner = errors.New("not your job")
 
@@ -20,9 +28,9 @@ var ErrDetached = errors.New("stopped watching; the job goes on")
 // Analyst names who this view of the service acts for, and whether they are an admin.
 func (s *Service) Analyst() (name string, admin bool) { return s.Owner, s.Admin }
 
-// JobOwner is the analyst who started the job (or run) id; "" when none is recorded.
-func (s *Service) JobOwner(ctx context.Context, id string) (string, error) {
-	job, err := s.jobs.Get(ctx, id)
+// Owner is the analyst who started the job (or run) id; "" when none is recorded.
+func (js *Jobs) Owner(ctx context.Context, id string) (string, error) {
+	job, err := js.s.jobs.Get(ctx, id)
 	if errors.Is(err, jobs.ErrNoJob) {
 		return "", nil
 	}
@@ -31,7 +39,7 @@ func (s *Service) JobOwner(ctx context.Context, id string) (string, error) {
 
 // mayDecide refuses, in words, an analyst who is neither the job's owner nor an admin.
 func (s *Service) mayDecide(ctx context.Context, id, what string) error {
-	owner, err := s.JobOwner(ctx, id)
+	owner, err := s.Jobs().Owner(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -42,28 +50,28 @@ func (s *Service) mayDecide(ctx context.Context, id, what string) error {
 	return nil
 }
 
-// CancelJob cancels a running job of this analyst's (any job, for an admin).
-func (s *Service) CancelJob(ctx context.Context, id string) error {
-	if err := s.mayDecide(ctx, id, "cancel"); err != nil {
+// Cancel cancels a running job of this analyst's (any job, for an admin).
+func (js *Jobs) Cancel(ctx context.Context, id string) error {
+	if err := js.s.mayDecide(ctx, id, "cancel"); err != nil {
 		return err
 	}
-	return s.jobs.Cancel(id)
+	return js.s.jobs.Cancel(id)
 }
 
-// JobList lists every analyst's jobs, newest first.
-func (s *Service) JobList(ctx context.Context) ([]jobs.Job, error) { return s.jobs.List(ctx) }
+// List lists every analyst's jobs, newest first.
+func (js *Jobs) List(ctx context.Context) ([]jobs.Job, error) { return js.s.jobs.List(ctx) }
 
-// LiveResearch is the run to land in when this analyst comes back: their latest research run
+// Live is the run to land in when this analyst comes back: their latest research run
 // that is running or waiting for them, else (when since is set) the latest that ended after
 // since, when they were last here; ok is false when there is none.
-func (s *Service) LiveResearch(ctx context.Context, since time.Time) (jobs.Job, bool, error) {
-	list, err := s.jobs.List(ctx)
+func (rs *Research) Live(ctx context.Context, since time.Time) (jobs.Job, bool, error) {
+	list, err := rs.s.jobs.List(ctx)
 	if err != nil {
 		return jobs.Job{}, false, err
 	}
 	var ended *jobs.Job
 	for i, j := range list {
-		if j.Kind != jobs.KindResearch || j.Owner != s.Owner {
+		if j.Kind != jobs.KindResearch || j.Owner != rs.s.Owner {
 			continue
 		}
 		if j.State == jobs.JobRunning || j.State == jobs.JobWaiting {
@@ -79,12 +87,12 @@ func (s *Service) LiveResearch(ctx context.Context, since time.Time) (jobs.Job, 
 	return jobs.Job{}, false, nil
 }
 
-// WatchResearch attaches to a research run's job: sink first gets the run's latest state, then
+// Watch attaches to a research run's job: sink first gets the run's latest state, then
 // every live event, until the job ends; cancelling ctx only detaches (ErrDetached), the run
 // goes on. The outcome is read from the run's checkpoint once the job has ended, so a run that
 // stopped at a question comes back with it. A run that is not running gives its saved state.
-func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
-	sub, err := s.jobs.Subscribe(ctx, run)
+func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	sub, err := rs.s.jobs.Subscribe(ctx, run)
 	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
 		return agent.Outcome{Run: run}, nil, err
 	}
@@ -122,7 +130,7 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 		}
 		if ctx.Err() == nil && last.State == jobs.JobRunning {
 			// Its record says running but it is not live here: another warren process runs it.
-			cp, st, _ := s.RunState(context.WithoutCancel(ctx), run)
+			cp, st, _ := rs.RunState(context.WithoutCancel(ctx), run)
 			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st,
 				fmt.Errorf("run %s is running in another warren process (a terminal of its own, or warren research): open it here when it has stopped", run)
 		}
@@ -130,7 +138,7 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 	if ctx.Err() != nil {
 		return agent.Outcome{Run: run}, nil, ErrDetached
 	}
-	cp, st, err := s.RunState(context.WithoutCancel(ctx), run)
+	cp, st, err := rs.RunState(context.WithoutCancel(ctx), run)
 	if failed != "" {
 		// The job's own words: a panic outside the run's steps leaves no failed checkpoint.
 		return agent.Outcome{Run: run, Status: agent.StatusFailed, Step: cp.Step}, st, errors.New(failed)
@@ -148,12 +156,12 @@ func (s *Service) WatchResearch(ctx context.Context, run string, sink agent.Sink
 	return out, st, nil
 }
 
-// WatchGasFill follows the table's unfinished fill while it runs as a job (started by another
+// WatchFill follows the table's unfinished fill while it runs as a job (started by another
 // connection, or before this analyst's connection dropped): attached gets the job once, sink
 // where it stands and then its live events, until it ends. Cancelling ctx only stops watching
 // (ErrDetached). With no fill of the table running, the error wraps jobs.ErrNoJob at once.
-func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink agent.Sink) (jobs.Job, error) {
-	last, ok, err := s.UnfinishedGasFill(ctx, table)
+func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Job), sink agent.Sink) (jobs.Job, error) {
+	last, ok, err := g.UnfinishedFill(ctx, table)
 	if err != nil {
 		return jobs.Job{}, err
 	}
@@ -161,10 +169,10 @@ func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(
 		return jobs.Job{}, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
 	run := GasFillRun(last.ID)
-	if job, err := s.jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
+	if job, err := g.s.jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
 		return job, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
-	sub, err := s.jobs.Subscribe(ctx, run)
+	sub, err := g.s.jobs.Subscribe(ctx, run)
 	if err != nil {
 		return jobs.Job{}, err
 	}
@@ -207,22 +215,22 @@ func (s *Service) WatchGasFill(ctx context.Context, table string, attached func(
 	return job, nil
 }
 
-// Job returns one job: the live one if it runs in this process, else its record; the error
+// Get returns one job: the live one if it runs in this process, else its record; the error
 // wraps jobs.ErrNoJob when there is none.
-func (s *Service) Job(ctx context.Context, id string) (jobs.Job, error) { return s.jobs.Get(ctx, id) }
+func (js *Jobs) Get(ctx context.Context, id string) (jobs.Job, error) { return js.s.jobs.Get(ctx, id) }
 
-// StartJob runs work as the job id in this view's analyst's name and returns once the job is
+// Start runs work as the job id in this view's analyst's name and returns once the job is
 // recorded; it ends as the work says, and any analyst's workbench can follow it. The use cases
 // start their own jobs; this one is for work of the caller's (a server's own, a test's).
-func (s *Service) StartJob(ctx context.Context, id, kind, title string, work jobs.Work) (jobs.Job, error) {
-	return s.jobs.Start(ctx, id, kind, s.Owner, title, work)
+func (js *Jobs) Start(ctx context.Context, id, kind, title string, work jobs.Work) (jobs.Job, error) {
+	return js.s.jobs.Start(ctx, id, kind, js.s.Owner, title, work)
 }
 
-// LimitJobsPerAnalyst caps the jobs one analyst may have running at once (0: no cap), for
+// LimitPerAnalyst caps the jobs one analyst may have running at once (0: no cap), for
 // every view of this service.
-func (s *Service) LimitJobsPerAnalyst(n int) { s.jobs.LimitPerOwner(n) }
+func (js *Jobs) LimitPerAnalyst(n int) { js.s.jobs.LimitPerOwner(n) }
 
-// ShutdownJobs stops every running job at a consistent point and records it as interrupted,
+// Shutdown stops every running job at a consistent point and records it as interrupted,
 // so that the next process resumes it (see ResumeInterrupted); no job starts afterwards. Close
 // still closes the workspace.
-func (s *Service) ShutdownJobs() { s.jobs.Shutdown() }
+func (js *Jobs) Shutdown() { js.s.jobs.Shutdown() }

@@ -42,7 +42,7 @@ var tabNames = []string{"Research", "Knowledge", "Gas", "Toxicology", "Log"}
 
 // Model is the workbench.
 type Model struct {
-	be     Backend
+	desks  Desks
 	st     *styles.Styles
 	keys   globalKeys
 	help   help.Model
@@ -75,15 +75,15 @@ type Model struct {
 	admin   bool
 }
 
-// New builds the workbench over a backend.
-func New(be Backend) *Model {
+// New builds the workbench over warren's desks.
+func New(d Desks) *Model {
 	st := styles.New(true)
-	m := &Model{be: be, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24, statuses: map[int]statusEntry{}}
+	m := &Model{desks: d, st: st, keys: newGlobalKeys(), help: help.New(), width: 80, height: 24, statuses: map[int]statusEntry{}}
 	m.log = logview.New(st)
-	m.research = researchpanel.New(be, st)
-	m.knowledge = knowledge.New(be, st)
-	m.gas = gaspanel.New(be, st)
-	m.tox = toxpanel.New(be, st)
+	m.research = researchpanel.New(researchDesks{d.Research, d.Jobs, d.Knowledge, d.Session}, st)
+	m.knowledge = knowledge.New(d.Knowledge, st)
+	m.gas = gaspanel.New(gasDesks{d.Gas, d.Jobs}, st)
+	m.tox = toxpanel.New(d.Tox, st)
 	m.panels = []panel{m.research, m.knowledge, m.gas, m.tox, m.log}
 	m.layout()
 	return m
@@ -127,7 +127,7 @@ func (m *Model) checkDoctor() tea.Cmd {
 		defer m.checks.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		return doctorMsg{report: m.be.Doctor(ctx)}
+		return doctorMsg{report: m.desks.Session.Doctor(ctx)}
 	}
 }
 
@@ -360,13 +360,13 @@ func (m *Model) header() string {
 			models = fmt.Sprintf("models: %d problem(s)", fails)
 		}
 	}
-	left := m.st.Header.Render("warren") + " " + m.st.Subtle.Render(safeLine(m.be.Workspace()))
+	left := m.st.Header.Render("warren") + " " + m.st.Subtle.Render(safeLine(m.desks.Session.Workspace()))
 	if m.served {
 		who := m.analyst
 		if m.admin {
 			who += " (admin)"
 		}
-		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(safeLine(m.be.Workspace()))
+		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(safeLine(m.desks.Session.Workspace()))
 	}
 	right := models + " · " + m.research.StateLabel()
 	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)

@@ -173,7 +173,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 	var all []time.Duration
 	for b.Loop() {
 		all = append(all, durations(b, 100, func(int) {
-			m := New(fixture{})
+			m := New(desksOf(fixture{}, noTox{}))
 			m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 			if m.Render() == "" {
 				b.Fatal("empty frame")

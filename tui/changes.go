@@ -21,7 +21,7 @@ func (m *Model) watchChanges() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	q := component.NewQueue[service.Change]()
 	m.changes, m.stopChanges = q, cancel
-	feed := m.be.Changes(ctx)
+	feed := m.desks.Team.Changes(ctx)
 	go func() {
 		for c := range feed {
 			q.Push(c)

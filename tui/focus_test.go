@@ -87,7 +87,7 @@ func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
 }
 
 func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
-	m := New(blocking{})
+	m := New(desksOf(blocking{}, noTox{}))
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.RestoreDrafts(Drafts{Question: "How are cylinders purged?"})
 	cmd := m.research.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -141,7 +141,7 @@ func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 }
 
 func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
-	m := New(newToxBackend(t))
+	m := New(desksOf(fixture{}, newToxBackend(t)))
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	settle(t, m, drain(m.tox.Load())...)
 	m.tab = toxTabIndex

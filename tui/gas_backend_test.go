@@ -15,7 +15,6 @@ import (
 	"warren/kb"
 	"warren/llm/llmtest"
 	"warren/service"
-	"warren/service/jobs"
 )
 
 // gasBackend is the fixture with a real gas desk behind it: the service over a fresh
@@ -53,43 +52,12 @@ func newGasBackend(t *testing.T, srv *llmtest.Server, tables ...*gas.Table) *gas
 	return be
 }
 
-// The desk's methods are the service's.
-
-func (b *gasBackend) GasTables(ctx context.Context) ([]string, error) { return b.svc.GasTables(ctx) }
-func (b *gasBackend) GasTable(ctx context.Context, name string) (*gas.Table, error) {
-	return b.svc.GasTable(ctx, name)
+// desks is the fixture's workbench with the service's own gas desk (and jobs, to cancel a fill).
+func (b *gasBackend) desks() Desks {
+	d := desksOf(b.fixture, noTox{})
+	d.Gas, d.Jobs = b.svc.Gas(), b.svc.Jobs()
+	return d
 }
-func (b *gasBackend) GasApprove(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error) {
-	return b.svc.GasApprove(ctx, table, row, field, seen)
-}
-func (b *gasBackend) GasApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (service.GasDecided, error) {
-	return b.svc.GasApproveRow(ctx, table, row, seen)
-}
-func (b *gasBackend) GasReject(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error) {
-	return b.svc.GasReject(ctx, table, row, field, seen)
-}
-func (b *gasBackend) GasEdit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (service.GasDecided, error) {
-	return b.svc.GasEdit(ctx, table, row, field, value, seen)
-}
-func (b *gasBackend) UndoGas(ctx context.Context, table string) (int, string, error) {
-	return b.svc.UndoGas(ctx, table)
-}
-func (b *gasBackend) GasQuery(ctx context.Context, table, question, expression string) (GasQueryResult, error) {
-	return b.svc.GasQuery(ctx, table, question, expression)
-}
-func (b *gasBackend) StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink service.RunSink) (service.GasFillResult, error) {
-	return b.svc.StartGasFill(ctx, table, rows, tiers, sink)
-}
-func (b *gasBackend) ResumeGasFill(ctx context.Context, table string, sink service.RunSink) (service.GasFillResult, error) {
-	return b.svc.ResumeGasFill(ctx, table, sink)
-}
-func (b *gasBackend) WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink service.RunSink) (jobs.Job, error) {
-	return b.svc.WatchGasFill(ctx, table, attached, sink)
-}
-func (b *gasBackend) UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error) {
-	return b.svc.UnfinishedGasFill(ctx, table)
-}
-func (b *gasBackend) CancelJob(ctx context.Context, id string) error { return b.svc.CancelJob(ctx, id) }
 
 var fixedTime = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
 
@@ -159,9 +127,9 @@ func gasFixture() *gas.Table {
 }
 
 // gasDesk opens the workbench at a size on the Gas tab with the backend's first table loaded.
-func gasDesk(t *testing.T, be Backend, w, h int) *Model {
+func gasDesk(t *testing.T, be *gasBackend, w, h int) *Model {
 	t.Helper()
-	m := New(be)
+	m := New(be.desks())
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenGas("")

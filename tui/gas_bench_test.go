@@ -26,7 +26,7 @@ func BenchmarkGasView(b *testing.B) {
 		}
 		t.Rows = append(t.Rows, r)
 	}
-	m := New(fixture{})
+	m := New(desksOf(fixture{}, noTox{}))
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.tab = gasTabIndex
 	m.Update(gaspanel.Loaded([]string{"big"}, t))

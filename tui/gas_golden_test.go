@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"warren/service"
 	gaspanel "warren/tui/gas"
 )
 
@@ -27,7 +28,7 @@ func TestGoldenGas(t *testing.T) {
 		"help": func(t *testing.T, m *Model) { m.showHelp = true },
 		// A query that fell back to the word match, with its label and note.
 		"query-fallback": func(t *testing.T, m *Model) {
-			settle(t, m, gaspanel.QueryAnswered(m.gas.Snapshot().AskSeq, "fab-k2", "gases that ignite in air", GasQueryResult{
+			settle(t, m, gaspanel.QueryAnswered(m.gas.Snapshot().AskSeq, "fab-k2", "gases that ignite in air", service.GasQueryResult{
 				Expression: `any_text contains "ignite"`, Fallback: true, Rows: []int{1},
 				Note: `fallback: rows whose text mentions any of "ignite" (a word search without the model; edit the filter to refine it)` +
 					` — no expression from the model compiled after 6 attempt(s)`}))

@@ -348,7 +348,7 @@ func TestGasTablesAndEmptyState(t *testing.T) {
 	second := gasFixture()
 	second.Name, second.Rows = "fab-k3", second.Rows[:2]
 	be := newGasBackend(t, nil, gasFixture(), second)
-	m := New(be)
+	m := New(be.desks())
 	m.OpenGas("fab-k3")
 	st := settle(t, m, drain(m.gas.Load())...)
 	if m.tab != gasTabIndex || m.gas.Snapshot().Table.Name != "fab-k3" || len(st) != 0 {
@@ -359,13 +359,13 @@ func TestGasTablesAndEmptyState(t *testing.T) {
 		t.Errorf("t switches to the next table: %s", m.gas.Snapshot().Table.Name)
 	}
 
-	m = New(be)
+	m = New(be.desks())
 	m.OpenGas("fab-k9")
 	if st := settle(t, m, drain(m.gas.Load())...); !anyContains(st, `no gas table "fab-k9"`) || m.gas.Snapshot().Table.Name != "fab-k2" {
 		t.Errorf("a missing table: %q, showing %s", st, m.gas.Snapshot().Table.Name)
 	}
 
-	empty := New(newGasBackend(t, nil))
+	empty := New(newGasBackend(t, nil).desks())
 	empty.OpenGas("")
 	settle(t, empty, drain(empty.gas.Load())...)
 	if f := frame(empty); !strings.Contains(f, "No gas table: import one with `warren gas import FILE`") {
@@ -484,7 +484,7 @@ func TestGasUndoOfAHiddenRowLeavesTheCursor(t *testing.T) {
 	g := m.gas
 	g.Focus(2, "boiling_point_c")
 	press(t, m, "a") // Arsine's boiling point approved
-	settle(t, m, gaspanel.QueryAnswered(g.Snapshot().AskSeq, "fab-k2", "silane", GasQueryResult{Expression: `formula == "SiH4"`, Rows: []int{1}}))
+	settle(t, m, gaspanel.QueryAnswered(g.Snapshot().AskSeq, "fab-k2", "silane", service.GasQueryResult{Expression: `formula == "SiH4"`, Rows: []int{1}}))
 	press(t, m, "down")           // from the query bar to the table
 	press(t, m, "home", "l", "l") // Silane's formula
 	st := press(t, m, "u")
@@ -518,7 +518,7 @@ func TestGasValueWithALineBreakStaysOnItsRow(t *testing.T) {
 // gasTabLoading opens the Gas tab with its first table's load in flight (the table is not
 // there yet); the returned command answers the load.
 func gasTabLoading(t *testing.T) (*Model, tea.Cmd) {
-	m := New(newGasBackend(t, nil, gasFixture()))
+	m := New(newGasBackend(t, nil, gasFixture()).desks())
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.OpenGas("")

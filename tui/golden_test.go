@@ -16,40 +16,62 @@ import (
 	"warren/doctor"
 	"warren/gas"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval"
 	"warren/retrieval/refs"
 	"warren/service"
 	"warren/service/jobs"
 	"warren/tox"
+	gaspanel "warren/tui/gas"
 	"warren/tui/knowledge"
 	researchpanel "warren/tui/research"
+	toxpanel "warren/tui/tox"
 )
 
-// fixture is a fixed backend for snapshots: the same data every run, so the golden files are
-// byte-stable. The interaction flows use the real backend (cmd/warren).
+// fixture is a fixed stand-in for every desk but toxicology's (noTox), for snapshots: the same
+// data every run, so the golden files are byte-stable. The interaction flows use the service's
+// desks (cmd/warren).
 type fixture struct{}
 
-func (fixture) Workspace() string                           { return "/work/lab/.warren" }
-func (fixture) Analyst() (string, bool)                     { return "analyst", false }
-func (fixture) JobList(context.Context) ([]jobs.Job, error) { return nil, nil }
-func (fixture) LiveResearch(context.Context, time.Time) (jobs.Job, bool, error) {
+// noTox is a toxicology desk without profiles.
+type noTox struct{}
+
+// fake is one stand-in for every desk but toxicology's.
+type fake interface {
+	researchpanel.Desk
+	Knowledge
+	gaspanel.Desk
+	Jobs
+	Team
+	Session
+}
+
+// desksOf is the workbench's desks served by be, and by tx for toxicology.
+func desksOf(be fake, tx toxpanel.Service) Desks {
+	return Desks{Research: be, Knowledge: be, Gas: be, Tox: tx, Jobs: be, Team: be, Session: be}
+}
+
+func (fixture) Workspace() string                        { return "/work/lab/.warren" }
+func (fixture) Analyst() (string, bool)                  { return "analyst", false }
+func (fixture) List(context.Context) ([]jobs.Job, error) { return nil, nil }
+func (fixture) Live(context.Context, time.Time) (jobs.Job, bool, error) {
 	return jobs.Job{}, false, nil
 }
-func (fixture) CancelJob(context.Context, string) error { return nil }
-func (fixture) WatchGasFill(context.Context, string, func(jobs.Job), service.RunSink) (jobs.Job, error) {
+func (fixture) Cancel(context.Context, string) error { return nil }
+func (fixture) WatchFill(context.Context, string, func(jobs.Job), service.RunSink) (jobs.Job, error) {
 	return jobs.Job{}, jobs.ErrNoJob
 }
-func (fixture) WatchResearch(ctx context.Context, run string, _ service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (fixture) Watch(ctx context.Context, run string, _ service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{Run: run}, nil, nil
 }
 func (fixture) Budgets() config.Budgets { return config.Default().Budgets }
 func (fixture) Doctor(context.Context) doctor.Report {
 	return doctor.Report{OK: true}
 }
-func (fixture) StartResearch(context.Context, string, string, service.ResearchOptions, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (fixture) Start(context.Context, string, string, service.ResearchOptions, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{}, nil, nil
 }
-func (fixture) ResumeResearch(context.Context, string, json.RawMessage, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (fixture) Resume(context.Context, string, json.RawMessage, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{}, nil, nil
 }
 func (fixture) Runs(context.Context) ([]service.RunInfo, error) {
@@ -69,65 +91,65 @@ func (fixture) Documents(context.Context, string) ([]kb.DocInfo, error) {
 	return []kb.DocInfo{{ID: "standards/gas-cabinet-procedure.md", Collection: "standards", Chunks: 22, Title: "Gas Cabinet Procedure"},
 		{ID: "suppliers/nordgas-silane.md", Collection: "suppliers", Chunks: 5, Title: "Silane gas data sheet"}}, nil
 }
-func (fixture) DocumentChunks(context.Context, string) ([]kb.Chunk, error) { return nil, nil }
-func (fixture) Chunks(context.Context, []string) ([]kb.Chunk, error)       { return nil, nil }
+func (fixture) DocumentChunks(context.Context, string) ([]chunk.Chunk, error) { return nil, nil }
+func (fixture) Chunks(context.Context, []string) ([]chunk.Chunk, error)       { return nil, nil }
 func (fixture) Search(context.Context, retrieval.Request) ([]retrieval.Result, error) {
 	return nil, nil
 }
-func (fixture) IngestPaths(context.Context, []string, string, func(kb.Progress)) (*kb.IngestReport, error) {
+func (fixture) Ingest(context.Context, []kb.Item, service.IngestOptions) (*kb.IngestReport, error) {
 	return &kb.IngestReport{}, nil
 }
 func (fixture) IngestRoots() []string { return nil }
 
 // The fixture's workspace has no gas table: the Gas tab shows its empty state. The desk's own
 // snapshots and flows run on gasBackend (gas_backend_test.go), over SQLite and a scripted model.
-func (fixture) GasTables(context.Context) ([]string, error)          { return nil, nil }
-func (fixture) GasTable(context.Context, string) (*gas.Table, error) { return nil, gas.ErrNoTable }
-func (fixture) UndoGas(context.Context, string) (int, string, error) {
+func (fixture) Tables(context.Context) ([]string, error)                  { return nil, nil }
+func (fixture) Table(context.Context, string, ...int) (*gas.Table, error) { return nil, gas.ErrNoTable }
+func (fixture) Undo(context.Context, string) (int, string, error) {
 	return 0, "", gas.ErrNothingToUndo
 }
-func (fixture) StartGasFill(context.Context, string, []int, []string, service.RunSink) (service.GasFillResult, error) {
+func (fixture) StartFill(context.Context, string, []int, []string, service.RunSink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, nil
 }
-func (fixture) ResumeGasFill(context.Context, string, service.RunSink) (service.GasFillResult, error) {
+func (fixture) ResumeFill(context.Context, string, service.RunSink) (service.GasFillResult, error) {
 	return service.GasFillResult{}, service.ErrNoUnfinishedFill
 }
-func (fixture) UnfinishedGasFill(context.Context, string) (gas.Fill, bool, error) {
+func (fixture) UnfinishedFill(context.Context, string) (gas.Fill, bool, error) {
 	return gas.Fill{}, false, nil
 }
-func (fixture) GasApprove(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
+func (fixture) Approve(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
 	return service.GasDecided{}, gas.ErrNoTable
 }
-func (fixture) GasApproveRow(context.Context, string, int, map[string]gas.Cell) (service.GasDecided, error) {
+func (fixture) ApproveRow(context.Context, string, int, map[string]gas.Cell) (service.GasDecided, error) {
 	return service.GasDecided{}, gas.ErrNoTable
 }
-func (fixture) GasReject(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
+func (fixture) Reject(context.Context, string, int, string, gas.Cell) (service.GasDecided, error) {
 	return service.GasDecided{}, gas.ErrNoTable
 }
-func (fixture) GasEdit(context.Context, string, int, string, string, gas.Cell) (service.GasDecided, error) {
+func (fixture) Edit(context.Context, string, int, string, string, gas.Cell) (service.GasDecided, error) {
 	return service.GasDecided{}, gas.ErrNoTable
 }
-func (fixture) GasQuery(context.Context, string, string, string) (GasQueryResult, error) {
-	return GasQueryResult{}, gas.ErrNoTable
+func (fixture) Query(context.Context, string, string, string) (service.GasQueryResult, error) {
+	return service.GasQueryResult{}, gas.ErrNoTable
 }
 
 // The fixture's workspace has no toxicology profile: the Toxicology tab shows its empty state.
 // The desk's own snapshots and flows run on toxBackend (tox_backend_test.go), over SQLite.
-func (fixture) ToxProfiles(context.Context) ([]tox.ProfileInfo, error) { return nil, nil }
-func (fixture) ToxProfile(context.Context, string, int) (tox.ProfileVersion, error) {
+func (noTox) Profiles(context.Context) ([]tox.ProfileInfo, error) { return nil, nil }
+func (noTox) Profile(context.Context, string, int) (tox.ProfileVersion, error) {
 	return tox.ProfileVersion{}, tox.ErrNoProfile
 }
-func (fixture) ToxHistory(context.Context, string) ([]tox.VersionInfo, error) {
+func (noTox) History(context.Context, string) ([]tox.VersionInfo, error) {
 	return nil, tox.ErrNoProfile
 }
-func (fixture) ToxPropose(context.Context, string, string) (*service.ToxProposal, error) {
+func (noTox) Propose(context.Context, string, string) (*service.ToxProposal, error) {
 	return nil, tox.ErrNoProfile
 }
-func (fixture) ToxApprove(context.Context, *service.ToxProposal, string) (int, error) {
+func (noTox) Approve(context.Context, *service.ToxProposal, string) (int, error) {
 	return 0, tox.ErrNoProfile
 }
-func (fixture) ToxReject(context.Context, *service.ToxProposal, string) error { return nil }
-func (fixture) ToxRollback(context.Context, string, int, int, string) (int, error) {
+func (noTox) Reject(context.Context, *service.ToxProposal, string) error { return nil }
+func (noTox) Rollback(context.Context, string, int, int, string) (int, error) {
 	return 0, tox.ErrNoProfile
 }
 
@@ -167,7 +189,7 @@ func fixtureState() *service.ResearchState {
 func screen(m *Model) []byte { return []byte(ansi.Strip(m.Render())) }
 
 func sized(w, h int) *Model {
-	m := New(fixture{})
+	m := New(desksOf(fixture{}, noTox{}))
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	return m
@@ -239,7 +261,7 @@ func TestGoldenPanels(t *testing.T) {
 		},
 		"research-passage": func(m *Model) {
 			m.research.SetUp(researchpanel.Fixture{State: fixtureState(), Run: "20261121-101500-a1b2c3", View: "passage", Back: "report",
-				Passage: &kb.Chunk{ID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3",
+				Passage: &chunk.Chunk{ID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3",
 					SectionPath: "5 Purging > 5.3 Silane", Heading: "Silane", Text: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge.", Start: 4100, End: 4172}})
 		},
 		"research-waiting": func(m *Model) {
@@ -303,9 +325,9 @@ func requireWholeHelp(t *testing.T, frame []byte, width int) {
 
 func fixtureResults() []retrieval.Result {
 	return []retrieval.Result{
-		{Chunk: kb.Chunk{ID: "standards/gas-cabinet-procedure.md#0008", Doc: "standards/gas-cabinet-procedure.md", Collection: "standards", Section: "4.2",
+		{Chunk: chunk.Chunk{ID: "standards/gas-cabinet-procedure.md#0008", Doc: "standards/gas-cabinet-procedure.md", Collection: "standards", Section: "4.2",
 			SectionPath: "4 Cylinder change > 4.2 Purge", Heading: "Purge before disconnect", Text: "Close the cylinder valve and run the purge\nsequence of Section 5.2."}, Score: 0.8312},
-		{Chunk: kb.Chunk{ID: "suppliers/nordgas-silane.md#0002", Doc: "suppliers/nordgas-silane.md", Collection: "suppliers", Section: "3",
+		{Chunk: chunk.Chunk{ID: "suppliers/nordgas-silane.md#0002", Doc: "suppliers/nordgas-silane.md", Collection: "suppliers", Section: "3",
 			Heading: "Handling", Text: "Silane ignites spontaneously in air."}, Score: 0.5127},
 	}
 }

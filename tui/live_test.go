@@ -57,7 +57,7 @@ func waitScreen(t *testing.T, m *Model, text string) {
 // with who changed it, keeps its text, and goes through when sent again.
 func TestTwoWorkbenchesSeeEachOthersGasDecisions(t *testing.T) {
 	s := teamService(t)
-	alice, bob := New(s.As("alice", false)), New(s.As("bob", false))
+	alice, bob := New(DesksOf(s.As("alice", false))), New(DesksOf(s.As("bob", false)))
 	alice.OpenGas("fab-k2")
 	bob.OpenGas("fab-k2")
 	ta := teatest.NewTestModel(t, alice, teatest.WithInitialTermSize(160, 40))
@@ -112,7 +112,7 @@ func TestTwoWorkbenchesSeeEachOthersGasDecisions(t *testing.T) {
 
 func storedCell(t *testing.T, s *service.Service, row int, field string) gas.Cell {
 	t.Helper()
-	tab, err := s.GasTable(context.Background(), "fab-k2")
+	tab, err := s.Gas().Table(context.Background(), "fab-k2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // blocking runs until it is cancelled, like a slow model.
 type blocking struct{ fixture }
 
-func (blocking) StartResearch(ctx context.Context, run, q string, o service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (blocking) Start(ctx context.Context, run, q string, o service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	<-ctx.Done()
 	return service.RunOutcome{Run: run, Status: service.RunCanceled}, nil, ctx.Err()
 }
@@ -52,7 +52,7 @@ func TestBudgetBarsShowTheRunsOwnBudget(t *testing.T) {
 // A node that ends with an error is marked as stopped in the trail, not left "running", and
 // the log names it once.
 func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
-	m := New(fixture{})
+	m := New(desksOf(fixture{}, noTox{}))
 	r := m.research
 	r.SetSize(80, 24)
 	r.SetUp(researchpanel.Fixture{Run: "r1", View: "run"})

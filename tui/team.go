@@ -17,7 +17,7 @@ type NoticeMsg struct {
 // after it is opened at its report.
 func (m *Model) Served(since time.Time) {
 	m.served, m.since = true, since
-	m.analyst, m.admin = m.be.Analyst()
+	m.analyst, m.admin = m.desks.Session.Analyst()
 	m.research.SetServed(true)
 	m.gas.SetServed(true)
 	m.knowledge.SetServed(true)

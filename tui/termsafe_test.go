@@ -12,6 +12,7 @@ import (
 
 	"warren/doctor"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval"
 	"warren/tui/knowledge"
 )
@@ -31,13 +32,13 @@ func (hostileKB) Documents(context.Context, string) ([]kb.DocInfo, error) {
 	return []kb.DocInfo{{ID: hostileID, Collection: "general", Chunks: 1, Title: "Red \x1b[31mtitle\x1b]0;pwned\x07"}}, nil
 }
 
-func (hostileKB) hostileChunk() kb.Chunk {
-	return kb.Chunk{ID: hostileID + "#0000", Doc: hostileID, Collection: "general", Section: "1", SectionPath: "1 \x1b[2JPurge",
+func (hostileKB) hostileChunk() chunk.Chunk {
+	return chunk.Chunk{ID: hostileID + "#0000", Doc: hostileID, Collection: "general", Section: "1", SectionPath: "1 \x1b[2JPurge",
 		Heading: "Purge \u009b31mnow", Text: hostileText}
 }
 
-func (b hostileKB) DocumentChunks(context.Context, string) ([]kb.Chunk, error) {
-	return []kb.Chunk{b.hostileChunk()}, nil
+func (b hostileKB) DocumentChunks(context.Context, string) ([]chunk.Chunk, error) {
+	return []chunk.Chunk{b.hostileChunk()}, nil
 }
 
 func (b hostileKB) Search(context.Context, retrieval.Request) ([]retrieval.Result, error) {
@@ -65,7 +66,7 @@ func requireNothingDrives(t *testing.T, where, view string) {
 // controls, searched and opened in the Knowledge tab, is shown as text: the panel draws none
 // of its sequences (before the frame's own filter), and its words are still there.
 func TestKnowledgeTabShowsAHostileDocumentSafely(t *testing.T) {
-	m := New(hostileKB{})
+	m := New(desksOf(hostileKB{}, noTox{}))
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})
 	m.tab = 1 // the question field has the keys at first: 2 would be typed
@@ -118,7 +119,7 @@ func TestKnowledgeTabShowsAHostileDocumentSafely(t *testing.T) {
 // the terminal holds no escape sequence but SGR (the status line here carries an error that
 // quotes the document).
 func TestTheFrameKeepsOnlyWarrensColours(t *testing.T) {
-	m := New(fixture{})
+	m := New(desksOf(fixture{}, noTox{}))
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 24})
 	settle(t, m, newStatus("couldn't read "+hostileID+": "+hostileText, true))
 	frame := m.Render()

@@ -18,6 +18,7 @@ import (
 	"warren/service"
 	"warren/tox"
 	"warren/tox/jsonpatch"
+	toxpanel "warren/tui/tox"
 )
 
 // toxBackend is the fixture with a real toxicology store behind it: the sample profiles
@@ -25,7 +26,6 @@ import (
 // zero-model path only: the input must be a JSON Patch, which is applied to the latest version
 // and saved against its base, so stale refusals are the store's own.
 type toxBackend struct {
-	fixture
 	store    *tox.Store
 	rejected []string               // proposals closed as rejected
 	waiting  []*service.ToxProposal // proposals left waiting, as by `warren tox edit` (see leaveWaiting)
@@ -52,7 +52,7 @@ func stable(v tox.VersionInfo) tox.VersionInfo {
 	return v
 }
 
-func (b *toxBackend) ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error) {
+func (b *toxBackend) Profiles(ctx context.Context) ([]tox.ProfileInfo, error) {
 	ps, err := b.store.List(ctx)
 	for i := range ps {
 		ps[i].UpdatedAt = fixedTime.Add(time.Duration(ps[i].Version) * time.Hour)
@@ -60,7 +60,7 @@ func (b *toxBackend) ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error)
 	return ps, err
 }
 
-func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error) {
+func (b *toxBackend) Profile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error) {
 	var pv tox.ProfileVersion
 	var err error
 	if version == 0 {
@@ -72,7 +72,7 @@ func (b *toxBackend) ToxProfile(ctx context.Context, inci string, version int) (
 	return pv, err
 }
 
-func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
+func (b *toxBackend) History(ctx context.Context, inci string) ([]tox.VersionInfo, error) {
 	vs, err := b.store.History(ctx, inci)
 	for i := range vs {
 		vs[i] = stable(vs[i])
@@ -80,9 +80,9 @@ func (b *toxBackend) ToxHistory(ctx context.Context, inci string) ([]tox.Version
 	return vs, err
 }
 
-// ToxPropose takes the structured path of the edit engine: parse the patch, apply it to the
+// Propose takes the structured path of the edit engine: parse the patch, apply it to the
 // latest version, validate the result, and show the diff.
-func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*service.ToxProposal, error) {
+func (b *toxBackend) Propose(ctx context.Context, inci, input string) (*service.ToxProposal, error) {
 	latest, err := b.store.Latest(ctx, inci)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func (b *toxBackend) ToxPropose(ctx context.Context, inci, input string) (*servi
 		Diff: diff, Summary: "structured edit: " + strings.Join(what, ", ")}, nil
 }
 
-func (b *toxBackend) ToxApprove(ctx context.Context, p *service.ToxProposal, summary string) (int, error) {
+func (b *toxBackend) Approve(ctx context.Context, p *service.ToxProposal, summary string) (int, error) {
 	b.decide(p)
 	ops, err := json.Marshal(p.Patch)
 	if err != nil {
@@ -123,21 +123,21 @@ func (b *toxBackend) ToxApprove(ctx context.Context, p *service.ToxProposal, sum
 	return b.store.Save(ctx, p.INCI, p.BaseVersion, p.After, ops, summary, string(p.EditType), p.BatchID)
 }
 
-func (b *toxBackend) ToxReject(_ context.Context, p *service.ToxProposal, _ string) error {
+func (b *toxBackend) Reject(_ context.Context, p *service.ToxProposal, _ string) error {
 	b.decide(p)
 	b.rejected = append(b.rejected, p.INCI)
 	return nil
 }
 
-func (b *toxBackend) ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
+func (b *toxBackend) Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
 	return b.store.Rollback(ctx, inci, to, seen, summary)
 }
 
 // toxDesk opens the workbench at a size on the Toxicology tab with the profiles loaded and
 // EUGENOL selected.
-func toxDesk(t *testing.T, be Backend, w, h int) *Model {
+func toxDesk(t *testing.T, be toxpanel.Service, w, h int) *Model {
 	t.Helper()
-	m := New(be)
+	m := New(desksOf(fixture{}, be))
 	m.tox.SetLocation(time.UTC)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(doctorMsg{report: doctor.Report{OK: true}})

@@ -76,7 +76,7 @@ func TestGoldenTox(t *testing.T) {
 // when it opens after `warren tox edit` and `warren tox batch`.
 func leaveTwoWaiting(t *testing.T, m *Model) {
 	t.Helper()
-	be := m.be.(*toxBackend)
+	be := m.desks.Tox.(*toxBackend)
 	be.leaveWaiting(t, "EUGENOL", toxPatch, "tox-20261121-101500-aaaaaa", "")
 	be.leaveWaiting(t, "VANILLIN", vanillinPatch, "tox-20261121-111500-bbbbbb", "batch-20261121-111500")
 	settle(t, m, drain(m.tox.Load())...)

@@ -64,11 +64,11 @@ func TestToxStaleApproveIsRefusedAndTheProposalKept(t *testing.T) {
 
 	// Someone else saves a version of the same profile from the same base.
 	ctx := context.Background()
-	other, err := be.ToxPropose(ctx, "EUGENOL", `[{"op":"replace","path":"/noael/1/value","value":120}]`)
+	other, err := be.Propose(ctx, "EUGENOL", `[{"op":"replace","path":"/noael/1/value","value":120}]`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := be.ToxApprove(ctx, other, "the other analyst"); err != nil {
+	if _, err := be.Approve(ctx, other, "the other analyst"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -212,7 +212,7 @@ func TestToxInstructionErrorKeepsTheText(t *testing.T) {
 // blockingBackend proposes nothing until its context is cancelled.
 type blockingBackend struct{ *toxBackend }
 
-func (blockingBackend) ToxPropose(ctx context.Context, _, _ string) (*service.ToxProposal, error) {
+func (blockingBackend) Propose(ctx context.Context, _, _ string) (*service.ToxProposal, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
@@ -246,7 +246,7 @@ func TestToxEscCancelsTheProposal(t *testing.T) {
 // history shows the new version → rollback.
 func TestToxFlow(t *testing.T) {
 	be := newToxBackend(t)
-	m := New(be)
+	m := New(desksOf(fixture{}, be))
 	m.OpenTox("EUGENOL")
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
 	t.Cleanup(func() { tm.Quit() })

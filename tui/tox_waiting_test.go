@@ -12,14 +12,14 @@ import (
 )
 
 // The fixture's workspace has no proposal waiting.
-func (fixture) ToxWaiting(context.Context) ([]service.ToxWaitingEdit, error) { return nil, nil }
-func (fixture) ToxWaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
+func (noTox) Waiting(context.Context) ([]service.ToxWaitingEdit, error) { return nil, nil }
+func (noTox) WaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
 	return nil, fmt.Errorf("couldn't load proposal %s: it is %w", run, service.ErrNotWaiting)
 }
 
-// ToxWaiting lists the proposals left waiting, oldest first, the first made at fixedTime and
+// Waiting lists the proposals left waiting, oldest first, the first made at fixedTime and
 // each next one an hour later.
-func (b *toxBackend) ToxWaiting(context.Context) ([]service.ToxWaitingEdit, error) {
+func (b *toxBackend) Waiting(context.Context) ([]service.ToxWaitingEdit, error) {
 	var out []service.ToxWaitingEdit
 	for i, p := range b.waiting {
 		out = append(out, service.ToxWaitingEdit{Run: p.ID, INCI: p.INCI, BaseVersion: p.BaseVersion, EditType: p.EditType,
@@ -28,7 +28,7 @@ func (b *toxBackend) ToxWaiting(context.Context) ([]service.ToxWaitingEdit, erro
 	return out, nil
 }
 
-func (b *toxBackend) ToxWaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
+func (b *toxBackend) WaitingProposal(_ context.Context, run string) (*service.ToxProposal, error) {
 	for _, p := range b.waiting {
 		if p.ID == run {
 			q := *p
@@ -47,7 +47,7 @@ func (b *toxBackend) decide(p *service.ToxProposal) {
 // without --yes does.
 func (b *toxBackend) leaveWaiting(t *testing.T, inci, input, run, batch string) *service.ToxProposal {
 	t.Helper()
-	p, err := b.ToxPropose(context.Background(), inci, input)
+	p, err := b.Propose(context.Background(), inci, input)
 	if err != nil {
 		t.Fatal(err)
 	}

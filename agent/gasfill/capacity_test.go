@@ -11,6 +11,7 @@ import (
 	"warren/config"
 	"warren/gas"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 )
 
@@ -38,7 +39,7 @@ func (h *harness) useHosts(t testing.TB, latency time.Duration, slots ...int) []
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.filler.Gateway, h.filler.Searcher = g, searcherFor(h.filler.Searcher.Store, g)
+	h.filler.Gateway, h.filler.Searcher = g, llmkb.Searcher(h.filler.Searcher.Store, g, 0)
 	if got := g.Capacity(config.RoleChat); got != total {
 		t.Fatalf("the gateway's capacity is %d, want %d", got, total)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"warren/config"
 	"warren/gas"
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/llm"
 )
 
@@ -48,7 +48,7 @@ func extractionSchema(fields []gas.Field, passages int) *llm.Schema {
 
 // extract asks for every still-empty field in one call over the passages, then validates and
 // merges what comes back.
-func (f *Filler) extract(ctx context.Context, call llm.Call, row *gas.Row, id identity, chunks []kb.Chunk, method string, bar float64, review bool, res *RowResult) error {
+func (f *Filler) extract(ctx context.Context, call llm.Call, row *gas.Row, id identity, chunks []chunk.Chunk, method string, bar float64, review bool, res *RowResult) error {
 	fields := emptyFields(row)
 	if len(fields) == 0 {
 		return nil
@@ -168,7 +168,7 @@ type paragraphPick struct {
 
 // narrow cuts long material down before extraction: a cheap call picks the relevant sections,
 // then (if still long) the paragraphs within them. Short material goes through as it is.
-func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields []gas.Field, chunks []kb.Chunk) ([]kb.Chunk, error) {
+func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields []gas.Field, chunks []chunk.Chunk) ([]chunk.Chunk, error) {
 	if size(chunks) <= f.Options.NarrowAbove || f.Options.NarrowAbove <= 0 {
 		return chunks, nil
 	}
@@ -200,7 +200,7 @@ func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields 
 	for _, n := range pick.Sections {
 		chosen[n] = true
 	}
-	var kept []kb.Chunk
+	var kept []chunk.Chunk
 	for _, c := range chunks {
 		if chosen[index[section{c.Doc, c.SectionPath}]] {
 			kept = append(kept, c)
@@ -236,7 +236,7 @@ func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields 
 			texts[paras[n-1].chunk] = append(texts[paras[n-1].chunk], paras[n-1].text)
 		}
 	}
-	var out []kb.Chunk
+	var out []chunk.Chunk
 	for ci, c := range kept {
 		if t := texts[ci]; len(t) > 0 {
 			c.Text = strings.Join(t, "\n\n")
@@ -246,7 +246,7 @@ func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields 
 	return out, nil
 }
 
-func size(chunks []kb.Chunk) int {
+func size(chunks []chunk.Chunk) int {
 	n := 0
 	for _, c := range chunks {
 		n += len(c.Text)

@@ -21,6 +21,7 @@ import (
 	"warren/agent"
 	"warren/gas"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/llm"
 	"warren/retrieval"
 )
@@ -534,15 +535,15 @@ func (id identity) namedIn(text string) bool {
 
 // material gathers new passages about the substance from the given collections (all when
 // nil): chunks of grounded documents that name the substance or sit in a section that does.
-func (f *Filler) material(ctx context.Context, call llm.Call, id identity, collections []string, seen map[string]bool) ([]kb.Chunk, error) {
-	var out []kb.Chunk
+func (f *Filler) material(ctx context.Context, call llm.Call, id identity, collections []string, seen map[string]bool) ([]chunk.Chunk, error) {
+	var out []chunk.Chunk
 	queries := append(append([]string{}, id.names...), id.cas)
 	for _, q := range queries {
 		if strings.TrimSpace(q) == "" {
 			continue
 		}
 		results, err := f.searcher(call).Search(ctx, retrieval.Request{Query: q, K: max(f.Options.ChunksPerQuery, 1),
-			Scope: kb.Scope{Collections: collections}, Mode: retrieval.Hybrid})
+			Scope: chunk.Scope{Collections: collections}, Mode: retrieval.Hybrid})
 		if err != nil {
 			return nil, err
 		}

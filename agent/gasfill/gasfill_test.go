@@ -19,9 +19,10 @@ import (
 	"warren/gas"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/load"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
-	"warren/retrieval"
 )
 
 // answerKey is sample/gas/hmis-sample-blanked.csv: the values left out of the sample table
@@ -87,7 +88,7 @@ func newHarness(t testing.TB) *harness {
 	if err := tables.SaveTable(context.Background(), table); err != nil {
 		t.Fatal(err)
 	}
-	f := &Filler{Gateway: g, Searcher: searcherFor(store, g), Store: store, Options: DefaultOptions()}
+	f := &Filler{Gateway: g, Searcher: llmkb.Searcher(store, g, 0), Store: store, Options: DefaultOptions()}
 	return &harness{srv: srv, filler: f, kb: store, tables: tables, table: table}
 }
 
@@ -622,16 +623,14 @@ func TestRejectedValuesLeaveOutUndoneRejections(t *testing.T) {
 	}
 }
 
-// searcherFor searches store as the service's searcher does, embedding the queries of
-// collections a model built with g's embed role.
-func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
-	return &retrieval.Searcher{Store: store, Model: gatewayEmbedder(g), Dimension: g.EmbedDimension}
-}
-
-// gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
-func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
-	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
+// addArsineSOP adds a one-section SOP collection, embedded with the gateway's embed role.
+func (h *harness) addArsineSOP(t *testing.T) {
+	t.Helper()
+	doc := &load.Document{ID: "sop/arsine-cylinder.md", Collection: "sop", Language: "en", Meta: map[string]string{},
+		Sections: []load.Section{{Heading: "Arsine cylinder change", Text: "Arsine (CAS 7784-42-1): purge the pigtail with nitrogen before every change."}}}
+	if _, err := h.kb.AddDocument(context.Background(), doc, llmkb.Embedder(h.filler.Gateway), load.DefaultChunkOptions, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A row's query embeddings reach the fill's ledger under the node gasfill with the row's other
@@ -640,11 +639,7 @@ func TestRowQueryEmbeddingsAreInTheLedger(t *testing.T) {
 	h := newHarness(t)
 	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
 	ctx := context.Background()
-	doc := &kb.Document{ID: "sop/arsine-cylinder.md", Collection: "sop", Language: "en", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Arsine cylinder change", Text: "Arsine (CAS 7784-42-1): purge the pigtail with nitrogen before every change."}}}
-	if _, err := h.kb.AddDocument(ctx, doc, gatewayEmbedder(h.filler.Gateway), kb.DefaultChunkOptions, nil); err != nil {
-		t.Fatal(err)
-	}
+	h.addArsineSOP(t)
 	var mu sync.Mutex
 	kinds := map[string]int{}
 	h.filler.Ledger = func(e llm.LedgerEntry) {

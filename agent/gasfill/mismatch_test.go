@@ -10,6 +10,7 @@ import (
 	"warren/config"
 	"warren/kb"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 )
 
@@ -20,12 +21,7 @@ func TestFillStopsWhenACollectionWasEmbeddedWithAnotherModel(t *testing.T) {
 	h := newHarness(t)
 	scriptReader(t, h.srv, loadAnswerKey(t), new(atomic.Bool))
 	ctx := context.Background()
-	// An SOP collection embedded by the server's nomic-embed-text (768 dims)…
-	doc := &kb.Document{ID: "sop/arsine-cylinder.md", Collection: "sop", Language: "en", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Arsine cylinder change", Text: "Arsine (CAS 7784-42-1): purge the pigtail with nitrogen before every change."}}}
-	if _, err := h.kb.AddDocument(ctx, doc, gatewayEmbedder(h.filler.Gateway), kb.DefaultChunkOptions, nil); err != nil {
-		t.Fatal(err)
-	}
+	h.addArsineSOP(t) // embedded by the server's nomic-embed-text (768 dims)…
 	// …then warren is set to all-minilm (384 dims).
 	h.srv.AddModel(llmtest.Model{Name: "all-minilm", Embedding: true})
 	h.srv.SetDimension(384)
@@ -37,7 +33,7 @@ func TestFillStopsWhenACollectionWasEmbeddedWithAnotherModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.filler.Gateway, h.filler.Searcher = g, searcherFor(h.kb, g)
+	h.filler.Gateway, h.filler.Searcher = g, llmkb.Searcher(h.kb, g, 0)
 
 	var rows []int
 	for _, r := range h.table.Rows {

@@ -56,6 +56,31 @@ func (s *State) Failed() []int {
 	return out
 }
 
+// SaveRow is the usual Save: it writes a worked row into store in one transaction, marks it
+// done in the fill record unless it failed (a resume works it again), and keeps in r only the
+// changes written, not those the analyst overtook meanwhile.
+func SaveRow(ctx context.Context, store *gas.Store, s *State, r *RowResult) error {
+	changes := make([]gas.FillChange, len(r.Changes))
+	for i, c := range r.Changes {
+		changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
+	}
+	fill := s.Fill
+	if r.Err != "" {
+		fill = 0
+	}
+	written, err := store.SaveFillRow(ctx, fill, s.Table, r.Row, changes)
+	if err != nil {
+		return err
+	}
+	kept := map[string]bool{}
+	for _, w := range written {
+		kept[w.Field] = true
+	}
+	r.Changes = slices.DeleteFunc(r.Changes, func(c CellChange) bool { return !kept[c.Field] })
+	r.Filled = len(r.Changes)
+	return nil
+}
+
 // Steps is what a fill run needs besides the filler: the table's rows as stored now, and a
 // place to store a finished row. A run works up to the chat role's capacity of rows at once
 // (see Filler.workers), ahead of the step that takes them: each step still takes one row, in

@@ -30,16 +30,7 @@ func (h *harness) runner(t testing.TB, sink agent.Sink) *agent.Runner[State] {
 			return tab.Row(id), nil
 		},
 		Save: func(ctx context.Context, s *State, r *RowResult) error {
-			changes := make([]gas.FillChange, len(r.Changes))
-			for i, c := range r.Changes {
-				changes[i] = gas.FillChange{Field: c.Field, Before: c.Before, After: c.After, Reason: "fill: " + c.Reason}
-			}
-			fill := s.Fill
-			if r.Err != "" {
-				fill = 0
-			}
-			_, err := h.tables.SaveFillRow(ctx, fill, s.Table, r.Row, changes)
-			return err
+			return SaveRow(ctx, h.tables, s, r)
 		}}
 	return &agent.Runner[State]{Graph: Graph(steps), Store: &agent.Store{DB: h.tables.DB}, Sink: sink, Describe: Describe}
 }

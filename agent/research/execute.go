@@ -11,7 +11,7 @@ import (
 	"warren/agent"
 	"warren/config"
 	"warren/internal/snippet"
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/llm"
 	"warren/retrieval"
 	"warren/retrieval/refs"
@@ -53,7 +53,7 @@ type reevaluateOut struct {
 
 // frontierChunk is a chunk to read at some depth of reference following.
 type frontierChunk struct {
-	chunk kb.Chunk
+	chunk chunk.Chunk
 	depth int
 }
 
@@ -371,7 +371,7 @@ func contextNote(r refs.Reference) string {
 }
 
 // follow decides a reference's fate and returns the chunks it leads to, recording the state.
-func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []kb.Chunk {
+func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []chunk.Chunk {
 	switch {
 	case ref.Type == refs.TypeExternal:
 		rec.State, rec.Reason = RefSkipped, "external reference: never followed"

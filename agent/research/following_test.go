@@ -76,8 +76,10 @@ func proceduresKB(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
 	return testkb.FromRegistry(t, path)
 }
 
-// scriptFollowAll answers the work phase: every passage relevant, every reference followed.
+// scriptFollowAll answers a whole run: the refinement, then the work phase with every passage
+// relevant and every reference followed, then the report.
 func scriptFollowAll(srv *llmtest.Server) {
+	scriptRefinement(srv, 0.2, []string{"a"})
 	srv.Handle(&llmtest.Rule{Name: "plan", SchemaHas: "tasks", Replies: []string{`{"tasks":[{"query":"work","rationale":"r","done_when":"d"}]}`}})
 	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "information", Reply: func(c llmtest.Call) string {
 		return reply(map[string]any{"relevant": true, "information": "Auszug: " + snippet.Cut(c.LastUser(), 60)})
@@ -86,6 +88,7 @@ func scriptFollowAll(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "gate", SchemaHas: "follow", Replies: []string{`{"follow":true,"reason":"the task needs it"}`}})
 	srv.Handle(&llmtest.Rule{Name: "relevance", SchemaHas: "relevance", Replies: []string{`{"relevance":0.9}`}})
 	srv.Handle(&llmtest.Rule{Name: "re-evaluate", SchemaHas: "task_done", Replies: []string{`{"task_done":true,"new_tasks":[]}`}})
+	scriptReport(srv)
 }
 
 // runOneTask runs a research run without questions whose approved plan is the given tasks,
@@ -127,9 +130,7 @@ func TestReferenceDepthThreeReadsDepthThreePassages(t *testing.T) {
 	for _, depth := range []int{1, 3} {
 		t.Run(fmt.Sprint("depth ", depth), func(t *testing.T) {
 			h := newHarnessOn(t, proceduresKB, func(c *config.Config) { c.Budgets.ReferenceDepth = depth })
-			scriptRefinement(h.srv, 0.2, []string{"a"})
 			scriptFollowAll(h.srv)
-			scriptReport(h.srv)
 			s := runOneTask(t, h, "depth", "quokka inspection")
 			deepest := map[string]int{}
 			for _, f := range s.Findings {
@@ -159,9 +160,7 @@ func TestReferenceDepthThreeReadsDepthThreePassages(t *testing.T) {
 // followed before are still read, without following their references.
 func TestReferenceLoopStopsWhenOneDocumentComesBackAThirdTime(t *testing.T) {
 	h := newHarnessOn(t, proceduresKB, func(c *config.Config) { c.Budgets.ReferenceDepth = 3 })
-	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptFollowAll(h.srv)
-	scriptReport(h.srv)
 	s := runOneTask(t, h, "converge", "wombat survey")
 	states := map[string]string{}
 	for _, r := range s.References {
@@ -200,9 +199,7 @@ func TestReferenceLoopStopsWhenOneDocumentComesBackAThirdTime(t *testing.T) {
 func TestReferenceTokenBudgetStopsTheTasksFollowing(t *testing.T) {
 	const budget = 300
 	h := newHarnessOn(t, proceduresKB, func(c *config.Config) { c.Budgets.ReferenceTokens = budget })
-	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptFollowAll(h.srv)
-	scriptReport(h.srv)
 	s := runOneTask(t, h, "tokens", "numbat count")
 	states := map[string]string{}
 	for _, r := range s.References {
@@ -238,9 +235,7 @@ func TestReevaluationKeepsATaskOpenUntilItIsDone(t *testing.T) {
 				next := []string{"wombat survey", "numbat count", "nothing"}[min(len(prompts), 3)-1]
 				return reply(map[string]any{"task_done": done, "new_tasks": []any{}, "next_query": next})
 			}})
-			scriptRefinement(h.srv, 0.2, []string{"a"})
 			scriptFollowAll(h.srv)
-			scriptReport(h.srv)
 			s := runOneTask(t, h, "open", "quokka inspection")
 			passes := 2
 			if never {
@@ -280,9 +275,7 @@ func TestFullPlanMakesNoReevaluationCall(t *testing.T) {
 		calls++
 		return `{"task_done":true,"new_tasks":[]}`
 	}})
-	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptFollowAll(h.srv)
-	scriptReport(h.srv)
 	s := runOneTask(t, h, "full", queries...)
 	if n := calls; n != 0 {
 		t.Errorf("a full plan of %d tasks made %d re-evaluation calls", MaxTasks, n)

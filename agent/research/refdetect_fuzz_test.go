@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"warren/config"
+	"warren/internal/refcases"
 	"warren/internal/shareddata"
 	"warren/llm"
 	"warren/retrieval"
@@ -52,21 +52,10 @@ func FuzzDetectHybrid(f *testing.F) {
 	f.Add("see the Gas Cabinet Procedure", "document_mention|Gas Cabinet Procedure|the Gas Cabinet Procedure|")
 	f.Add("ä§ 1", "legal_section|§ 1|\xa7 1|")
 	f.Add("", "external|x|x|")
-	if data, err := os.ReadFile(filepath.Join("..", "..", "retrieval", "testdata", "refcases.json")); err == nil {
-		var cases []struct {
-			Text   string
-			Expect struct {
-				Type, Target    string
-				DocumentContext string `json:"document_context"`
-			}
-		}
-		if json.Unmarshal(data, &cases) == nil {
-			for i, c := range cases {
-				if i%3 == 0 { // a third is plenty: the passages are short and alike
-					e := c.Expect
-					f.Add(c.Text, e.Type+"|"+e.Target+"|"+c.Text+"|"+e.DocumentContext)
-				}
-			}
+	for i, c := range refcases.Load(f) {
+		if i%3 == 0 { // a third is plenty: the passages are short and alike
+			e := c.Expect
+			f.Add(c.Text, e.Type+"|"+e.Target+"|"+c.Text+"|"+e.DocumentContext)
 		}
 	}
 	if p := shareddata.Seeds(f, "corpus/gesetze/GefStoffV/paragraphs/0006.md"); p != "" {

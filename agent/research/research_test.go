@@ -13,7 +13,9 @@ import (
 	"warren/internal/snippet"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/load"
 	"warren/llm"
+	"warren/llm/llmkb"
 	"warren/llm/llmtest"
 	"warren/registry"
 	"warren/retrieval"
@@ -48,7 +50,7 @@ func newHarnessOn(t testing.TB, corpus func(testing.TB) (*kb.Workspace, *kb.Stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	searcher := searcherFor(store, g)
+	searcher := llmkb.Searcher(store, g, 0)
 	h := &harness{srv: srv, store: &agent.Store{DB: ws.DB}}
 	h.svc = &Service{
 		Deps: &Deps{Gateway: g, Searcher: searcher, Resolver: retrieval.NewResolver(store, reg, searcher, cfg.Thresholds.FuzzyMatch), Store: store,
@@ -261,31 +263,17 @@ func TestRunStoppedAsItStartsIsResumed(t *testing.T) {
 	}
 }
 
-// searcherFor searches store as the service's searcher does, embedding the queries of
-// collections a model built with g's embed role.
-func searcherFor(store kb.Backend, g *llm.Gateway) *retrieval.Searcher {
-	return &retrieval.Searcher{Store: store, Model: gatewayEmbedder(g), Dimension: g.EmbedDimension}
-}
-
-// gatewayEmbedder is g's embed role as the knowledge base takes an embedder.
-func gatewayEmbedder(g *llm.Gateway) kb.Ollama {
-	model, _ := g.Model(config.RoleEmbed)
-	return kb.Ollama{Model: model, Func: g.EmbedFor(llm.Call{})}
-}
-
 // The query embeddings of a run's searches are model calls of the run like the others: each
 // is in its ledger, under the node that searched.
 func TestQueryEmbeddingsAreTheRunsCalls(t *testing.T) {
 	h := newHarnessOn(t, proceduresKB)
 	ctx := context.Background()
-	doc := &kb.Document{ID: "sop/quokka.md", Collection: "sop", Language: "en", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Quokka inspection", Text: "The quokka inspection is done at dawn by two rangers."}}}
-	if _, err := h.svc.Deps.Store.(*kb.Store).AddDocument(ctx, doc, gatewayEmbedder(h.svc.Deps.Gateway), kb.DefaultChunkOptions, nil); err != nil {
+	doc := &load.Document{ID: "sop/quokka.md", Collection: "sop", Language: "en", Meta: map[string]string{},
+		Sections: []load.Section{{Heading: "Quokka inspection", Text: "The quokka inspection is done at dawn by two rangers."}}}
+	if _, err := h.svc.Deps.Store.(*kb.Store).AddDocument(ctx, doc, llmkb.Embedder(h.svc.Deps.Gateway), load.DefaultChunkOptions, nil); err != nil {
 		t.Fatal(err)
 	}
-	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptFollowAll(h.srv)
-	scriptReport(h.srv)
 	embeds := h.srv.Count("/api/embed")
 	runOneTask(t, h, "embedded", "quokka inspection")
 	ledger, err := h.store.Ledger(ctx, "embedded")

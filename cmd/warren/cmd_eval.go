@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/internal/cli"
-	"warren/kb"
+	"warren/kb/lexical"
 	"warren/retrieval"
 	"warren/service"
 )
@@ -73,7 +73,7 @@ func (a *app) evalIRCommand() *cobra.Command {
 	f.StringVar(&qrels, "qrels", "", "relevance judgments file")
 	f.StringVar(&mode, "mode", "hybrid", "hybrid, dense or lexical")
 	f.StringVar(&embedder, "embedder", "builtin", "builtin or ollama (the workspace's embed role)")
-	f.Float64Var(&headingWeight, "heading-weight", kb.DefaultHeadingWeight, "BM25 weight of heading (title) terms against body terms")
+	f.Float64Var(&headingWeight, "heading-weight", lexical.DefaultHeadingWeight, "BM25 weight of heading (title) terms against body terms")
 	f.BoolVar(&keepSource, "keep-source-papers", false, "cranfield: count each query's -1 judgment (its source paper) as relevant")
 	return cmd
 }

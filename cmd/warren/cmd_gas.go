@@ -43,7 +43,7 @@ func (a *app) gasImportCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) (service.GasImportSummary, error) {
-				sum, err := e.ImportGas(cmd.Context(), args[0], name, replace)
+				sum, err := e.Gas().Import(cmd.Context(), args[0], name, replace)
 				switch {
 				case errors.Is(err, service.ErrGasFileFormat):
 					return sum, cli.UsageError{Err: err}
@@ -69,7 +69,7 @@ func (a *app) gasListCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) ([]string, error) {
-				names, err := e.GasTables(cmd.Context())
+				names, err := e.Gas().Tables(cmd.Context())
 				return cli.EmptyIfNil(names), err
 			}, func(w io.Writer, names []string) error {
 				if len(names) == 0 {
@@ -87,7 +87,7 @@ func (a *app) gasQueryCommand() *cobra.Command {
 		Use:  "query QUESTION",
 		Args: cobra.MaximumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			answer, err := e.GasQuery(ctx, table, strings.Join(args, ""), expression) // no QUESTION: ""
+			answer, err := e.Gas().Query(ctx, table, strings.Join(args, ""), expression) // no QUESTION: ""
 			if err != nil {
 				return gasErr(err)
 			}
@@ -130,7 +130,7 @@ func (a *app) gasExportCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return call(a, func(e *env) (service.GasExport, error) {
-				out, err := e.ExportGas(cmd.Context(), table, args[0])
+				out, err := e.Gas().Export(cmd.Context(), table, args[0])
 				return out, gasErr(err)
 			}, func(w io.Writer, out service.GasExport) error {
 				_, err := fmt.Fprintf(w, "Exported %q (%d rows) to %s.\n", out.Table, out.Rows, cli.Line(out.File))

@@ -63,7 +63,7 @@ var gasFieldArg = cli.When("FIELD", func(_ *cobra.Command, args []string) error 
 // decision is made on the cell as it is stored now.
 func gasCell(ctx context.Context, e *env, table string, args []string) (*gas.Table, *gas.Row, gas.Field, error) {
 	row, _ := strconv.Atoi(args[0]) // checked before the command started
-	t, err := e.LoadGasTable(ctx, table, row)
+	t, err := e.Gas().Table(ctx, table, row)
 	var rowErr *service.GasRowError
 	if errors.As(err, &rowErr) {
 		return nil, nil, gas.Field{}, cli.Usage("ROW %q: %w", args[0], err)
@@ -182,7 +182,7 @@ func (a *app) gasUndoCommand() *cobra.Command {
 		Use:  "undo",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
-			name, err := e.ResolveGasTable(ctx, table)
+			name, err := e.Gas().Resolve(ctx, table)
 			if err != nil {
 				return gasErr(err)
 			}
@@ -192,7 +192,7 @@ func (a *app) gasUndoCommand() *cobra.Command {
 			} else if err != nil {
 				return err
 			}
-			t, err := e.GasTable(ctx, name)
+			t, err := e.Gas().Table(ctx, name)
 			if err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@ func (a *app) gasFillCommand() *cobra.Command {
 				if rows != "" {
 					ids, _ = cli.ParseRows(rows) // checked before the command started
 				}
-				t, err := e.LoadGasTable(ctx, table, ids...) // a row it lacks is refused: the fill would work none
+				t, err := e.Gas().Table(ctx, table, ids...) // a row it lacks is refused: the fill would work none
 				var rowErr *service.GasRowError
 				if errors.As(err, &rowErr) {
 					return cli.Usage("--rows %q: %w", rows, err)
@@ -47,7 +47,7 @@ func (a *app) gasFillCommand() *cobra.Command {
 				}
 				var res service.GasFillResult
 				if resume {
-					res, err = e.ResumeGasFill(ctx, table, sink)
+					res, err = e.Gas().ResumeFill(ctx, table, sink)
 					if errors.Is(err, service.ErrNoUnfinishedFill) {
 						return fmt.Errorf("no interrupted fill of %q to resume: run `warren gas fill` without --resume", table)
 					}

@@ -20,7 +20,7 @@ func (a *app) gasReviewCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.openWorkbench(func(ctx context.Context, e *env, m *tui.Model) error {
 				var several *service.GasTableError // without --table the desk opens the first
-				if _, err := e.ResolveGasTable(ctx, table); err != nil && !(errors.As(err, &several) && several.Name == "") {
+				if _, err := e.Gas().Resolve(ctx, table); err != nil && !(errors.As(err, &several) && several.Name == "") {
 					return gasErr(err)
 				}
 				if !cli.IsTerminal(a.stdin) {

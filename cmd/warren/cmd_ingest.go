@@ -23,19 +23,20 @@ func (a *app) ingestCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var reg *registry.Registry
 			var items []kb.Item
-			var err error
-			var refused *service.RegistryRefusal
-			if registryFile == "" {
-				items, err = kb.CollectItemsWith(args, collection, kb.CollectOptions{FollowSymlinks: followSymlinks})
-			} else if reg, items, err = service.IngestRegistry(registryFile, allowOutside); errors.As(err, &refused) {
-				return a.refuseRegistry(cmd, refused)
-			}
-			if err != nil {
-				return err
+			if registryFile != "" {
+				var err error
+				var refused *service.RegistryRefusal
+				if reg, items, err = service.IngestRegistry(registryFile, allowOutside); errors.As(err, &refused) {
+					return a.refuseRegistry(cmd, refused)
+				} else if err != nil {
+					return err
+				}
 			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
 				bar := cli.NewProgressLine(a.stderr)
-				rep, err := e.Ingest(ctx, items, service.IngestOptions{Embedder: embedder, Force: force, Registry: reg,
+				// The paths are the desk's to read, as the workbench's are.
+				rep, err := e.Knowledge().Ingest(ctx, items, service.IngestOptions{Paths: args, Collection: collection, FollowSymlinks: followSymlinks,
+					Embedder: embedder, Force: force, Registry: reg,
 					Progress: bar.Ingest, Note: func(msg string) {
 						bar.Done()
 						fmt.Fprintln(a.stderr, "note:", msg)

@@ -15,7 +15,7 @@ func (a *app) jobsCommand() *cobra.Command {
 		Use:  "jobs",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
-			list, err := e.JobList(ctx)
+			list, err := e.Jobs().List(ctx)
 			if err != nil {
 				return err
 			}

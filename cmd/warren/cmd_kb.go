@@ -23,7 +23,7 @@ func (a *app) kbCommand() *cobra.Command {
 		Use:  "list",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			l, err := e.List(ctx, collection)
+			l, err := e.Knowledge().List(ctx, collection)
 			if err != nil {
 				return collectionUsage(err, "collection", collection)
 			}
@@ -52,7 +52,7 @@ func (a *app) kbCommand() *cobra.Command {
 		Use:  "rm DOC...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			removed, err := e.RemoveDocuments(ctx, args)
+			removed, err := e.Knowledge().RemoveDocuments(ctx, args)
 			if err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": removed}, err)
 			}
@@ -88,7 +88,7 @@ func (a *app) kbMigrateCommand() *cobra.Command {
 // migrate runs `warren kb migrate` and prints its report.
 func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string, prune bool) error {
 	bar := cli.NewProgressLine(a.stderr)
-	rep, err := e.MigrateKB(ctx, service.MigrateOptions{To: to, Prune: prune, Progress: func(p kbcopy.Progress) {
+	rep, err := e.Knowledge().Migrate(ctx, service.MigrateOptions{To: to, Prune: prune, Progress: func(p kbcopy.Progress) {
 		bar.Draw(fmt.Sprintf("%d/%d documents · %d chunks copied · %s", p.Done, p.Total, p.Chunks, p.Doc)) // Draw cleans it
 	}})
 	bar.Done()
@@ -117,7 +117,7 @@ func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string
 		}
 		fmt.Fprintf(w, "Verified: %d documents, %d chunks and checksum %s on both sides.\n",
 			rep.Destination.Documents, rep.Destination.Chunks, rep.Destination.Sum)
-		if e.KBBackend() != rep.To {
+		if e.Knowledge().Backend() != rep.To {
 			fmt.Fprintf(w, "To search it, set kb.backend = %q in warren.toml (or %s=%s).\n", rep.To, config.EnvName("kb.backend"), rep.To)
 		}
 		return nil
@@ -127,7 +127,7 @@ func (a *app) migrate(ctx context.Context, cmd *cobra.Command, e *env, to string
 // checkCollections refuses collection names the knowledge base does not have: the value of
 // the flag that named them is a usage error that lists the collections there are.
 func checkCollections(ctx context.Context, e *env, flag, value string, names []string) error {
-	return collectionUsage(e.CheckCollections(ctx, names), flag, value)
+	return collectionUsage(e.Knowledge().CheckCollections(ctx, names), flag, value)
 }
 
 // collectionUsage turns a collection the knowledge base lacks into a usage error of the flag

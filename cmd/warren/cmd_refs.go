@@ -27,7 +27,7 @@ func (a *app) refsCommand() *cobra.Command {
 			found := refs.DetectRegex(text) // the regex needs no workspace
 			if detector != retrieval.DetectorRegex {
 				err = a.serviceRun(func(ctx context.Context, e *env, _ []string) (err error) {
-					found, err = e.DetectReferences(ctx, detector, text, note)
+					found, err = e.Knowledge().DetectReferences(ctx, detector, text, note)
 					return err
 				})(cmd, args)
 			}
@@ -55,7 +55,7 @@ func (a *app) refsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			results, err := e.ResolveReferences(ctx, detector, text, from, section, note)
+			results, err := e.Knowledge().ResolveReferences(ctx, detector, text, from, section, note)
 			if err != nil || a.jsonOut {
 				return a.resultJSON(results, err)
 			}

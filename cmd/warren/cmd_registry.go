@@ -45,7 +45,7 @@ func (a *app) registryCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
-				proposals, err := e.SuggestSynonyms(cmd.Context(), apply)
+				proposals, err := e.Knowledge().SuggestSynonyms(cmd.Context(), apply)
 				if err != nil {
 					return err
 				}

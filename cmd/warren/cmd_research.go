@@ -42,7 +42,7 @@ func (a *app) researchCommand() *cobra.Command {
 				if resume == "" {
 					req.Question = args[0]
 				}
-				sum, err := e.RunResearch(ctx, req)
+				sum, err := e.Research().Run(ctx, req)
 				var failed *service.RunError
 				switch {
 				case errors.As(err, &failed) && ctx.Err() != nil:

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"warren/internal/cli"
-	"warren/kb"
 	"warren/kb/analysis"
+	"warren/kb/chunk"
 	"warren/retrieval"
 )
 
@@ -20,11 +20,11 @@ func (a *app) searchCommand() *cobra.Command {
 		Use:  "search QUERY",
 		Args: cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			scope := kb.Scope{Doc: doc, Section: section}
+			scope := chunk.Scope{Doc: doc, Section: section}
 			if collection != "" {
 				scope.Collections = cli.SplitList(collection)
 			}
-			results, err := e.Search(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: retrieval.Mode(mode), Language: lang})
+			results, err := e.Knowledge().Search(ctx, retrieval.Request{Query: args[0], Scope: scope, K: k, Mode: retrieval.Mode(mode), Language: lang})
 			if err != nil || a.jsonOut {
 				return a.resultJSON(cli.EmptyIfNil(results), collectionUsage(err, "collection", collection))
 			}

@@ -21,7 +21,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Use:  "list",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			runs, err := e.Sessions(ctx)
+			runs, err := e.Research().Sessions(ctx)
 			if err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Use:  "show RUN",
 		Args: cobra.ExactArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			s, err := e.Session(ctx, args[0])
+			s, err := e.Research().Session(ctx, args[0])
 			if err != nil || a.jsonOut {
 				return a.resultJSON(s, err)
 			}
@@ -76,7 +76,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		Use:  "rm RUN...",
 		Args: cobra.MinimumNArgs(1),
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
-			if err := e.RemoveRuns(ctx, args); err != nil || a.jsonOut {
+			if err := e.Research().RemoveRuns(ctx, args); err != nil || a.jsonOut {
 				return a.resultJSON(map[string]any{"removed": args}, err)
 			}
 			fmt.Fprintf(a.stdout, "Removed %d run(s).\n", len(args))

@@ -29,7 +29,7 @@ func (a *app) toxImportCommand() *cobra.Command {
 		Use:  "import FILE",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := call(a, func(e *env) (*service.ToxImported, error) { return e.ToxImport(cmd.Context(), args[0]) }, func(w io.Writer, res *service.ToxImported) error {
+			err := call(a, func(e *env) (*service.ToxImported, error) { return e.Tox().Import(cmd.Context(), args[0]) }, func(w io.Writer, res *service.ToxImported) error {
 				fmt.Fprintf(w, "Imported %s: %d %s — %d new, %d updated, %d unchanged.\n", cli.Line(res.File), res.Profiles,
 					cli.Plural(res.Profiles, "profile", "profiles"), res.New, res.Updated, res.Unchanged)
 				return cli.Table(w, func(tw io.Writer) {
@@ -52,7 +52,7 @@ func (a *app) toxListCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
-				list, err := e.ToxProfiles(cmd.Context())
+				list, err := e.Tox().Profiles(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -73,7 +73,7 @@ func (a *app) toxShowCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
-				v, err := e.ToxShow(cmd.Context(), args[0], version)
+				v, err := e.Tox().Show(cmd.Context(), args[0], version)
 				if err != nil {
 					return err
 				}
@@ -98,7 +98,7 @@ func (a *app) toxHistoryCommand() *cobra.Command {
 		Use:  "history INCI",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return call(a, func(e *env) ([]tox.VersionInfo, error) { return e.ToxHistory(cmd.Context(), args[0]) }, func(w io.Writer, hist []tox.VersionInfo) error {
+			return call(a, func(e *env) ([]tox.VersionInfo, error) { return e.Tox().History(cmd.Context(), args[0]) }, func(w io.Writer, hist []tox.VersionInfo) error {
 				fmt.Fprintf(w, "%s: %d %s\n", cli.Line(hist[0].INCI), len(hist), cli.Plural(len(hist), "version", "versions"))
 				return cli.Rows(w, "VERSION\tWHEN\tBY\tEDIT\tSUMMARY\tBATCH", len(hist), func(i int) string {
 					v := hist[i]
@@ -117,7 +117,7 @@ func (a *app) toxDiffCommand() *cobra.Command {
 			v1, _ := cli.ToxVersion("V1", args[1]) // checked already
 			v2, _ := cli.ToxVersion("V2", args[2])
 			return a.inWorkspace(func(e *env) error {
-				d, err := e.ToxDiffVersions(cmd.Context(), args[0], v1, v2)
+				d, err := e.Tox().Diff(cmd.Context(), args[0], v1, v2)
 				if err != nil {
 					return err
 				}
@@ -145,7 +145,7 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inWorkspace(func(e *env) error {
-				plan, err := e.ToxPlanRollback(cmd.Context(), args[0], to)
+				plan, err := e.Tox().PlanRollback(cmd.Context(), args[0], to)
 				if err != nil {
 					return err
 				}
@@ -169,7 +169,7 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 						return a.fail(cmd, nil, cli.WithHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 					}
 				}
-				v, err := e.ToxRollbackPlanned(cmd.Context(), plan)
+				v, err := e.Tox().RollbackPlanned(cmd.Context(), plan)
 				if err != nil {
 					return err
 				}

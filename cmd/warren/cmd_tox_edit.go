@@ -19,19 +19,19 @@ func (a *app) toxEditCommand() *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
-				res, err := e.ToxEdit(ctx, args[0], args[1], yes)
+				res, err := e.Tox().Edit(ctx, args[0], args[1], yes)
 				if err == nil && res.Status == service.ToxPending && !a.jsonOut && cli.IsTerminal(a.stdin) {
 					p := res.Proposal
 					cli.WriteProposal(a.stdout, p)
 					fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, cli.Line(p.INCI))
 					if !cli.Confirmed(a.stdin) {
-						if _, err := e.ToxDecide(ctx, p, true, "declined at the prompt"); err != nil {
+						if _, err := e.Tox().Decide(ctx, p, true, "declined at the prompt"); err != nil {
 							return err
 						}
 						fmt.Fprintln(a.stdout, "Not saved.")
 						return nil
 					}
-					res, err = e.ToxDecide(ctx, p, false, "")
+					res, err = e.Tox().Decide(ctx, p, false, "")
 					p.Diff = "" // shown already
 				}
 				if err != nil {
@@ -75,7 +75,7 @@ func (a *app) toxApproveCommand() *cobra.Command {
 				note = reject
 			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
-				res, err := e.ToxDecideRun(ctx, args[0], cli.Given(cmd, "reject"), note)
+				res, err := e.Tox().DecideRun(ctx, args[0], cli.Given(cmd, "reject"), note)
 				if err != nil {
 					return err
 				}
@@ -104,7 +104,7 @@ func (a *app) toxBatchCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
 				bar := cli.NewProgressLine(a.stderr)
-				res, err := e.ToxBatch(ctx, args[0], yes, func(done, total int) { bar.Draw(fmt.Sprintf("%d/%d lines", done, total)) })
+				res, err := e.Tox().Batch(ctx, args[0], yes, func(done, total int) { bar.Draw(fmt.Sprintf("%d/%d lines", done, total)) })
 				bar.Done()
 				if err != nil && res == nil {
 					return err

@@ -41,7 +41,7 @@ func workspaceLedger(t *testing.T, env []string, run string) ([]service.LedgerEn
 		return nil, err
 	}
 	defer e.Close()
-	return e.Ledger(context.Background(), run)
+	return e.Research().Ledger(context.Background(), run)
 }
 
 func TestGasImportFillResumeQueryExportRoundTrip(t *testing.T) {

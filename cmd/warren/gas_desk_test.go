@@ -44,7 +44,7 @@ func deskRows(name string) *gas.Table {
 // gasTab opens the workbench on a table's Gas tab over the open workspace.
 func gasTab(t *testing.T, e *env, table string) *screenModel {
 	t.Helper()
-	m := tui.New(e)
+	m := tui.New(tui.DesksOf(e))
 	t.Cleanup(m.Close)
 	m.OpenGas(table)
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(230, 40)), m: m}
@@ -78,7 +78,7 @@ func TestGasDecisionsAreRefusedAlikeOnTheCommandLineAndInTheGasTab(t *testing.T)
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	seen, err := e.GasTable(ctx, "fab")
+	seen, err := e.Gas().Table(ctx, "fab")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func (a *app) openWorkbench(setup func(ctx context.Context, e *env, m *tui.Model
 		return err
 	}
 	defer e.Close()
-	m := tui.New(e)
+	m := tui.New(tui.DesksOf(e))
 	defer m.Close()
 	if setup != nil {
 		if err := setup(context.Background(), e, m); err != nil {

@@ -44,7 +44,7 @@ func TestWorkbenchGasFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	m := tui.New(e)
+	m := tui.New(tui.DesksOf(e))
 	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	m.OpenGas("fab")
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}

@@ -42,7 +42,7 @@ func workbenchOn(t *testing.T, srv *llmtest.Server) (*screenModel, *env, *kb.Wor
 	}
 	t.Cleanup(e.Close)
 	be := e
-	m := tui.New(be)
+	m := tui.New(tui.DesksOf(be))
 	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32))
 	t.Cleanup(func() { tm.Quit() })
@@ -108,11 +108,11 @@ func TestWorkbenchResearchFlow(t *testing.T) {
 	press(tm, tea.KeyEnter)
 	waitFor(t, tm, "collection gesetze")
 
-	runs, err := be.Runs(context.Background())
+	runs, err := be.Research().Runs(context.Background())
 	if err != nil || len(runs) != 1 || runs[0].Status != "done" {
 		t.Fatalf("one finished run: %+v %v", runs, err)
 	}
-	_, s, _ := be.RunState(context.Background(), runs[0].ID)
+	_, s, _ := be.Research().RunState(context.Background(), runs[0].ID)
 	var plan []string
 	for _, task := range s.Plan {
 		plan = append(plan, task.Query)
@@ -135,7 +135,7 @@ func TestWorkbenchCancelAndResumeFromSessions(t *testing.T) {
 	press(tm, tea.KeyEscape)
 	waitFor(t, tm, "run canceled")
 
-	runs, _ := be.Runs(context.Background())
+	runs, _ := be.Research().Runs(context.Background())
 	if len(runs) != 1 || runs[0].Status != "canceled" {
 		t.Fatalf("the cancelled run keeps its checkpoint: %+v", runs)
 	}
@@ -144,7 +144,7 @@ func TestWorkbenchCancelAndResumeFromSessions(t *testing.T) {
 	waitFor(t, tm, " steps ") // the saved run's row
 	tm.Type("r")
 	waitFor(t, tm, "Refinement, round 1")
-	runs, _ = be.Runs(context.Background())
+	runs, _ = be.Research().Runs(context.Background())
 	if len(runs) != 1 || runs[0].Status != "interrupted" {
 		t.Errorf("the resumed run goes on to its questions: %+v", runs)
 	}
@@ -328,7 +328,7 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	m := tui.New(e)
+	m := tui.New(tui.DesksOf(e))
 	t.Cleanup(m.Close) // after the program quits: waits for a doctor check still reading the workspace
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}
 	t.Cleanup(func() { tm.Quit() })
@@ -351,7 +351,7 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 	if err != nil || latest.Version != 2 || !strings.Contains(string(latest.Data), `"value":200`) {
 		t.Fatalf("the approval is version 2: v%d %v", latest.Version, err)
 	}
-	if ws, err := e.ToxWaiting(ctx); err != nil || len(ws) != 0 {
+	if ws, err := e.Tox().Waiting(ctx); err != nil || len(ws) != 0 {
 		t.Errorf("still waiting after the approval: %+v %v", ws, err)
 	}
 	if r := warren(t, env, "tox", "approve", res.Proposal.ID); r.code == 0 {

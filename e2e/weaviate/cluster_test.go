@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/kb/weaviatekb"
 )
 
@@ -112,7 +113,7 @@ func TestClusterNodeKilledDuringSearchesAndIngest(t *testing.T) {
 			a := answer{i: i}
 			if i%2 == 0 {
 				a.kind, a.want = "lexical", seed[doc].ID
-				hits, err := b.Lexical(ctx, fmt.Sprintf("kestrels%03d", doc), "en", kb.Scope{}, 5)
+				hits, err := b.Lexical(ctx, fmt.Sprintf("kestrels%03d", doc), "en", chunk.Scope{}, 5)
 				a.err = err
 				if len(hits) > 0 {
 					if cs, err := b.Chunks(ctx, []string{hits[0].ChunkID}); err == nil && len(cs) == 1 {
@@ -121,7 +122,7 @@ func TestClusterNodeKilledDuringSearchesAndIngest(t *testing.T) {
 				}
 			} else {
 				a.kind, a.want = "dense", probes[doc].chunk
-				hits, err := b.Dense(ctx, probes[doc].vector, kb.Scope{}, 5)
+				hits, err := b.Dense(ctx, probes[doc].vector, chunk.Scope{}, 5)
 				a.err = err
 				// The builtin embedder hashes words into its dimensions, so another chunk
 				// may tie with the probe's own: it must be among the five.

@@ -144,6 +144,26 @@ func TestTheWalkSeesKnownImports(t *testing.T) {
 	}
 }
 
+// The knowledge base's rooms each do one job below the store: kb/load, kb/lexical and
+// kb/vectors import neither the store (package kb) nor each other; what they share is in
+// kb/chunk, which imports no room.
+func TestKnowledgeRoomsStandAlone(t *testing.T) {
+	all := imports(t)
+	rooms := []string{module + "/kb/load", module + "/kb/lexical", module + "/kb/vectors"}
+	for _, r := range append(rooms, module+"/kb/chunk") {
+		if _, ok := all[r]; !ok {
+			t.Fatalf("no package %s: the rooms of kb have moved", r)
+		}
+	}
+	for _, r := range append(rooms, module+"/kb/chunk") {
+		for _, d := range all[r] {
+			if d == module+"/kb" || d != r && slices.Contains(rooms, d) {
+				t.Errorf("%s imports %s: a room of kb reaches neither the store nor another room", r, d)
+			}
+		}
+	}
+}
+
 // A panel never reaches into another: the panel packages under tui/ import neither each other
 // nor the root model (package tui); what they share is in tui/component.
 func TestPanelsStandAlone(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"warren/kb"
+	"warren/kb/chunk"
 )
 
 // Digest sums up a knowledge base: its counts, and a checksum of every chunk that does not
@@ -52,7 +53,7 @@ func Checksum(ctx context.Context, b kb.Backend) (Digest, error) {
 	return d, nil
 }
 
-func chunkSum(c kb.Chunk, vector []float32) [sha256.Size]byte {
+func chunkSum(c chunk.Chunk, vector []float32) [sha256.Size]byte {
 	h := sha256.New()
 	// The lengths keep "ab"+"c" and "a"+"bc" apart.
 	var n [8]byte

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"warren/kb"
+	"warren/kb/load"
 )
 
 // Migrations is the schema step of the copy checkpoint: one row per document a copy to a
@@ -218,7 +219,7 @@ func copyDocument(ctx context.Context, src, dst kb.Backend, d kb.DocInfo, embedd
 	if len(vectors) != len(chunks) {
 		return 0, fmt.Errorf("couldn't copy %s: the source has %d chunks but %d vectors", d.ID, len(chunks), len(vectors))
 	}
-	doc := &kb.Document{ID: d.ID, Collection: d.Collection, Title: d.Title, Source: d.Source, Format: d.Format,
+	doc := &load.Document{ID: d.ID, Collection: d.Collection, Title: d.Title, Source: d.Source, Format: d.Format,
 		Meta: d.Meta, Language: d.Language, Hash: d.Hash}
 	if err := dst.ReplaceDocument(ctx, doc, chunks, vectors, embedder); err != nil {
 		return 0, fmt.Errorf("couldn't write %s to the destination: %w", d.ID, err)

@@ -10,6 +10,8 @@ import (
 
 	"warren/config"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 func workspace(t *testing.T) *kb.Workspace {
@@ -35,12 +37,12 @@ func fill(t *testing.T, s kb.Backend, order []int, variant string) {
 	for _, i := range order {
 		rng := rand.New(rand.NewPCG(uint64(i), 7))
 		col := []string{"rfc", "suppliers"}[i%2]
-		doc := &kb.Document{ID: fmt.Sprintf("%s/doc%02d", col, i), Collection: col, Title: fmt.Sprintf("Doc %d", i),
+		doc := &load.Document{ID: fmt.Sprintf("%s/doc%02d", col, i), Collection: col, Title: fmt.Sprintf("Doc %d", i),
 			Source: fmt.Sprintf("/data/doc%02d.md", i), Format: "markdown", Language: "en", Hash: fmt.Sprintf("h%d%s", i, variant)}
-		var chunks []kb.Chunk
+		var chunks []chunk.Chunk
 		var vectors [][]float32
 		for seq := range 2 + i%3 {
-			chunks = append(chunks, kb.Chunk{ID: kb.ChunkID(doc.ID, seq), Doc: doc.ID, Collection: col, Section: fmt.Sprint(seq + 1),
+			chunks = append(chunks, chunk.Chunk{ID: chunk.ID(doc.ID, seq), Doc: doc.ID, Collection: col, Section: fmt.Sprint(seq + 1),
 				Heading: "Part", Text: fmt.Sprintf("chunk %d of document %d about silane %s", seq, i, variant), Seq: seq})
 			v := make([]float32, 8)
 			for k := range v {
@@ -82,7 +84,7 @@ func TestCopyVerifiesCountsAndChecksum(t *testing.T) {
 	if len(cols) != 2 || cols[0].Embedder != "builtin:test" || cols[0].Dim != 8 {
 		t.Errorf("the destination's collections %+v: want the source's embedder and dimension", cols)
 	}
-	hits, err := dst.Lexical(ctx, "silane", "en", kb.Scope{Collections: []string{"rfc"}}, 3)
+	hits, err := dst.Lexical(ctx, "silane", "en", chunk.Scope{Collections: []string{"rfc"}}, 3)
 	if err != nil || len(hits) != 3 {
 		t.Errorf("a lexical search on the copy: %v %v", hits, err)
 	}
@@ -106,7 +108,7 @@ type failingBackend struct {
 	n int
 }
 
-func (f *failingBackend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks []kb.Chunk, vectors [][]float32, embedder string) error {
+func (f *failingBackend) ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vectors [][]float32, embedder string) error {
 	if f.n == 0 {
 		return errors.New("connection reset by peer")
 	}
@@ -183,11 +185,11 @@ func TestChecksumIgnoresOrderAndSeesEveryChange(t *testing.T) {
 	}
 	v := []float32{1, 2, 3}
 	w := []float32{1, 2, 3.0000002}
-	ch := kb.Chunk{ID: "x#0000", Text: "t"}
+	ch := chunk.Chunk{ID: "x#0000", Text: "t"}
 	if chunkSum(ch, v) == chunkSum(ch, w) {
 		t.Error("a vector that differs in its last bit kept the chunk's sum")
 	}
-	if chunkSum(kb.Chunk{ID: "ab", Text: "c"}, v) == chunkSum(kb.Chunk{ID: "a", Text: "bc"}, v) {
+	if chunkSum(chunk.Chunk{ID: "ab", Text: "c"}, v) == chunkSum(chunk.Chunk{ID: "a", Text: "bc"}, v) {
 		t.Error("an ID and text split elsewhere gave the same sum")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval"
 )
 
@@ -67,11 +68,11 @@ func BenchmarkSampleQueries(b *testing.B) {
 					q := queries[i%len(queries)]
 					switch mode {
 					case "lexical", "lexical-cold":
-						var h []kb.Hit
+						var h []chunk.Hit
 						h, err = backend.Lexical(ctx, q.text, "", q.scope, 10)
 						n = len(h)
 					case "dense":
-						var h []kb.Hit
+						var h []chunk.Hit
 						h, err = backend.Dense(ctx, vecs[i%len(queries)], q.scope, 10)
 						n = len(h)
 					case "hybrid":

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"warren/kb"
+	"warren/kb/lexical"
 )
 
 // What searches read that changes only when the knowledge base is written (the lexical
@@ -70,7 +70,7 @@ type readCache struct {
 	mu      sync.Mutex
 	snap    *snapshot
 	since   time.Time // when a list read first saw snap
-	totals  *kb.LexicalTotals
+	totals  *lexical.Totals
 	df      map[string]int64
 	table   map[string]int64     // every term's frequency (termtable.go); nil when not kept
 	counts  map[string]docCounts // nil when not kept
@@ -82,7 +82,7 @@ type readCache struct {
 type pendingRead struct {
 	key    string
 	done   time.Time
-	totals *kb.LexicalTotals
+	totals *lexical.Totals
 	df     map[string]int64
 	table  map[string]int64
 	counts map[string]docCounts
@@ -165,11 +165,11 @@ func (c *readCache) remember(s *snapshot, done time.Time, p pendingRead) {
 }
 
 // keptTotals returns the lexical totals kept for s.
-func (c *readCache) keptTotals(s *snapshot) (kb.LexicalTotals, bool) {
+func (c *readCache) keptTotals(s *snapshot) (lexical.Totals, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.snap == nil || c.snap.key != s.key || c.totals == nil {
-		return kb.LexicalTotals{}, false
+		return lexical.Totals{}, false
 	}
 	return *c.totals, true
 }

@@ -11,6 +11,9 @@ import (
 
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 )
 
 // The rules of keeping figures between searches, without a server: a figure read under a list
@@ -68,7 +71,7 @@ func TestKeptFiguresNeedAListReadBeforeAndAfter(t *testing.T) {
 	}
 
 	c.observe(k2, t0.Add(8*time.Second))
-	totals := kb.LexicalTotals{Chunks: 4, Heading: 5, Body: 6}
+	totals := lexical.Totals{Chunks: 4, Heading: 5, Body: 6}
 	c.remember(k2, t0.Add(9*time.Second), pendingRead{totals: &totals, df: df(), counts: map[string]docCounts{"a": {1, 4}}})
 	c.observe(k2, t0.Add(10*time.Second))
 	if got, ok := c.keptTotals(k2); !ok || got != totals || !kept(k2) {
@@ -90,9 +93,9 @@ func TestKeptFiguresFollowAnotherWriter(t *testing.T) {
 	wv := sampleOnServer(t)
 	ctx := context.Background()
 	const query = "helium leak check of the gas cabinet"
-	search := func(b *Backend) []kb.Hit {
+	search := func(b *Backend) []chunk.Hit {
 		t.Helper()
-		hits, err := b.Lexical(ctx, query, "", kb.Scope{}, 10)
+		hits, err := b.Lexical(ctx, query, "", chunk.Scope{}, 10)
 		if err != nil || len(hits) == 0 {
 			t.Fatalf("%v %v", hits, err)
 		}
@@ -106,7 +109,7 @@ func TestKeptFiguresFollowAnotherWriter(t *testing.T) {
 	}
 
 	other := openAgain(t, wv, nil)
-	if _, err := kb.AddDocument(ctx, other, heliumNote(), kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
+	if _, err := kb.AddDocument(ctx, other, heliumNote(), kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	after, fresh := search(wv), search(openAgain(t, wv, nil))
@@ -172,10 +175,10 @@ func sampleOnServer(t *testing.T) *Backend {
 
 // heliumNote is a document that another process adds to the sample, changing the scores of
 // the helium queries.
-func heliumNote() *kb.Document {
-	return &kb.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
+func heliumNote() *load.Document {
+	return &load.Document{ID: "standards/helium-note.md", Collection: "standards", Title: "Helium note", Language: "en",
 		Format: "markdown", Source: "/nowhere/helium-note.md", Meta: map[string]string{},
-		Sections: []kb.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
+		Sections: []load.Section{{Heading: "Helium leak check", Text: "Each gas cabinet gets a helium leak check after every cylinder change."}}}
 }
 
 // stampCollection gives a collection a new clean version, as the end of a write does, so that

@@ -2,18 +2,19 @@ package weaviatekb
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"warren/internal/refcases"
 	"warren/internal/shareddata"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
 	"warren/registry"
 	"warren/retrieval"
 	"warren/retrieval/refs"
@@ -120,7 +121,7 @@ func sameContents(t *testing.T, want, got kb.Backend) {
 		}
 		sections := map[string]bool{}
 		for _, c := range wch {
-			for _, s := range kb.SectionScopes(c.Section) {
+			for _, s := range chunk.SectionScopes(c.Section) {
 				sections[s] = s != ""
 			}
 		}
@@ -135,7 +136,7 @@ func sameContents(t *testing.T, want, got kb.Backend) {
 			}
 		}
 	}
-	if got, err := got.Chunks(ctx, []string{"no such chunk", kb.ChunkID(wd[0].ID, 0)}); err != nil || len(got) != 1 || got[0].Doc != wd[0].ID {
+	if got, err := got.Chunks(ctx, []string{"no such chunk", chunk.ID(wd[0].ID, 0)}); err != nil || len(got) != 1 || got[0].Doc != wd[0].ID {
 		t.Errorf("Chunks with an unknown ID: %+v %v", got, err)
 	}
 }
@@ -143,7 +144,7 @@ func sameContents(t *testing.T, want, got kb.Backend) {
 // query is one search of the suite.
 type query struct {
 	text  string
-	scope kb.Scope
+	scope chunk.Scope
 }
 
 // exactQueries are the first words of chunks, searched everywhere, in the chunk's collection,
@@ -166,7 +167,7 @@ func exactQueries(t testing.TB, b kb.Backend) []query {
 			}
 			words := strings.Fields(c.Text)
 			text := strings.Join(words[:min(len(words), 8)], " ")
-			scope := kb.Scope{}
+			scope := chunk.Scope{}
 			switch (i + j) % 4 {
 			case 1:
 				scope.Collections = []string{d.Collection}
@@ -181,7 +182,7 @@ func exactQueries(t testing.TB, b kb.Backend) []query {
 	return out
 }
 
-func hitIDs(hits []kb.Hit) []string {
+func hitIDs(hits []chunk.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.ChunkID
@@ -192,7 +193,7 @@ func hitIDs(hits []kb.Hit) []string {
 // sameRanking compares two top-10 lists: the same chunks in the same order, scores within
 // tol. Chunks whose scores are within tol of each other are a tie, which may come in any
 // order (counted in ties); a tie at the end of the list may be cut at different chunks.
-func sameRanking(want, got []kb.Hit, tol float64) (ties int, ok bool) {
+func sameRanking(want, got []chunk.Hit, tol float64) (ties int, ok bool) {
 	if len(want) != len(got) {
 		return 0, false
 	}
@@ -310,13 +311,13 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		// same, within float32 arithmetic, and leave out what they do not hold.
 		compared := 0
 		for _, q := range queries {
-			hits, err := embedded.Lexical(ctx, q.text, "", kb.Scope{Collections: q.scope.Collections}, 20)
+			hits, err := embedded.Lexical(ctx, q.text, "", chunk.Scope{Collections: q.scope.Collections}, 20)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids := append(hitIDs(hits), "no such chunk")
 			vecs, _ := kb.Builtin{}.Embed(ctx, []string{q.text}, nil)
-			scope := kb.Scope{Collections: q.scope.Collections}
+			scope := chunk.Scope{Collections: q.scope.Collections}
 			want, err := embedded.Similarities(ctx, vecs[0], scope, ids)
 			if err != nil {
 				t.Fatal(err)
@@ -368,11 +369,11 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 				t.Errorf("dense %q %+v:\ngrpc %v\nrest %v", q.text, q.scope, overRPC, overREST)
 			}
 			ids := hitIDs(overRPC)
-			simRPC, err := wv.Similarities(ctx, vecs[0], kb.Scope{}, ids)
+			simRPC, err := wv.Similarities(ctx, vecs[0], chunk.Scope{}, ids)
 			if err != nil {
 				t.Fatal(err)
 			}
-			simREST, err := rest.Similarities(ctx, vecs[0], kb.Scope{}, ids)
+			simREST, err := rest.Similarities(ctx, vecs[0], chunk.Scope{}, ids)
 			if err != nil || len(simRPC) != len(ids) || len(simREST) != len(ids) {
 				t.Errorf("similarities of %v: %d over grpc, %d over rest (%v)", ids, len(simRPC), len(simREST), err)
 			}
@@ -396,7 +397,7 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		d := docs[0]
 		chunks, _ := wv.DocumentChunks(ctx, d.ID)
 		vecs, _ := wv.DocumentVectors(ctx, d.ID)
-		doc := &kb.Document{ID: d.ID, Collection: "moved", Title: d.Title, Source: d.Source, Format: d.Format,
+		doc := &load.Document{ID: d.ID, Collection: "moved", Title: d.Title, Source: d.Source, Format: d.Format,
 			Language: d.Language, Hash: d.Hash, Meta: d.Meta}
 		short := chunks[:1]
 		short[0].Collection = "moved"
@@ -406,7 +407,7 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		if got, _ := wv.DocumentChunks(ctx, d.ID); len(got) != 1 || got[0].Collection != "moved" {
 			t.Errorf("after moving with one chunk: %+v", got)
 		}
-		hits, err := wv.Lexical(ctx, chunks[len(chunks)-1].Text, "", kb.Scope{Doc: d.ID}, 10)
+		hits, err := wv.Lexical(ctx, chunks[len(chunks)-1].Text, "", chunk.Scope{Doc: d.ID}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,22 +426,6 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 	})
 }
 
-type refCase struct {
-	ID          string `json:"id"`
-	FromDoc     string `json:"from_doc"`
-	FromSection string `json:"from_section"`
-	Text        string `json:"text"`
-	Expect      struct {
-		Type            string `json:"type"`
-		Target          string `json:"target"`
-		DocumentContext string `json:"document_context"`
-	} `json:"expect"`
-	Resolve *struct {
-		Doc     string `json:"doc"`
-		Section string `json:"section"`
-	} `json:"resolve"`
-}
-
 // The labelled reference cases of retrieval's tests resolve the same on both backends, every
 // one to the labelled place (an expected section "" is the whole document), none elsewhere.
 func TestReferenceCasesOnBothBackends(t *testing.T) {
@@ -448,32 +433,19 @@ func TestReferenceCasesOnBothBackends(t *testing.T) {
 	_, embedded, reg := testkb.Corpus(t)
 	wv := openTestBackend(t, opts)
 	ingestInto(t, wv, registryItems(t, shareddata.Path(t, "corpus/registry.json")))
-	data, err := os.ReadFile(filepath.Join("..", "..", "retrieval", "testdata", "refcases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []refCase
-	if err := json.Unmarshal(data, &cases); err != nil {
-		t.Fatal(err)
-	}
-	norm := func(s string) string { return strings.TrimPrefix(strings.TrimPrefix(s, "Appendix "), "Anhang ") }
+	cases := refcases.Load(t)
 	ctx := context.Background()
 	outcomes := map[string][]string{}
 	for _, b := range []kb.Backend{embedded, wv} {
 		res := retrieval.NewResolver(b, reg, &retrieval.Searcher{Store: b}, registry.DefaultFuzzyThreshold)
 		right, wrong := 0, 0
 		for _, c := range cases {
-			var ref *refs.Reference
-			for _, r := range refs.DetectRegex(c.Text) {
-				if r.Type == c.Expect.Type && r.Target == c.Expect.Target && r.DocumentContext == c.Expect.DocumentContext {
-					ref = &r
-					break
-				}
-			}
-			if ref == nil {
+			detected := refs.DetectRegex(c.Text)
+			i := slices.IndexFunc(detected, func(r refs.Reference) bool { return c.Expect.Is(r.Type, r.Target, r.DocumentContext) })
+			if i < 0 {
 				t.Fatalf("%s: the expected reference was not detected", c.ID)
 			}
-			got := res.Resolve(ctx, *ref, retrieval.Origin{Doc: c.FromDoc, Section: c.FromSection, Context: c.Text})
+			got := res.Resolve(ctx, detected[i], retrieval.Origin{Doc: c.FromDoc, Section: c.FromSection, Context: c.Text})
 			outcome := "unresolved"
 			if got.Resolved != nil {
 				outcome = got.Resolved.Doc + " " + got.Resolved.Section
@@ -485,7 +457,7 @@ func TestReferenceCasesOnBothBackends(t *testing.T) {
 			case c.Resolve == nil || got.Resolved != nil && got.Resolved.Doc != c.Resolve.Doc:
 				wrong++
 				t.Errorf("%s on %s: %s, want %+v", c.ID, b.Kind(), outcome, c.Resolve)
-			case got.Resolved != nil && (c.Resolve.Section == "" || norm(got.Resolved.Section) == norm(c.Resolve.Section)):
+			case got.Resolved != nil && c.SectionIs(got.Resolved.Section):
 				right++
 			default:
 				t.Errorf("%s on %s: %s (%s), want %s %s", c.ID, b.Kind(), outcome, got.Reason, c.Resolve.Doc, c.Resolve.Section)

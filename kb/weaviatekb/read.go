@@ -13,6 +13,7 @@ import (
 	"github.com/weaviate/weaviate-go-client/v5/weaviate/graphql"
 
 	"warren/kb"
+	"warren/kb/chunk"
 )
 
 // pageSize is how many objects one read asks for; Weaviate answers at most 10,000 per query
@@ -73,8 +74,8 @@ type chunkObject struct {
 	} `json:"_additional"`
 }
 
-func (c chunkObject) chunk() kb.Chunk {
-	return kb.Chunk{ID: c.ChunkID, Doc: c.Doc, Collection: c.Collection, Section: c.Section, SectionPath: c.SectionPath,
+func (c chunkObject) chunk() chunk.Chunk {
+	return chunk.Chunk{ID: c.ChunkID, Doc: c.Doc, Collection: c.Collection, Section: c.Section, SectionPath: c.SectionPath,
 		Heading: c.Heading, Text: c.Text, File: c.File, Start: c.StartByte, End: c.EndByte, Hash: c.Hash, Seq: c.Seq}
 }
 
@@ -406,7 +407,7 @@ func (b *Backend) chunksWhere(ctx context.Context, classes []string, where strin
 }
 
 // Chunks returns the chunks with the given IDs, in that order; unknown IDs are left out.
-func (b *Backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) {
+func (b *Backend) Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -427,11 +428,11 @@ func (b *Backend) Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error) 
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]kb.Chunk, len(got))
+	byID := make(map[string]chunk.Chunk, len(got))
 	for _, c := range got {
 		byID[c.ChunkID] = c.chunk()
 	}
-	out := make([]kb.Chunk, 0, len(ids))
+	out := make([]chunk.Chunk, 0, len(ids))
 	for _, id := range ids {
 		if c, ok := byID[id]; ok {
 			out = append(out, c)
@@ -462,7 +463,7 @@ func (b *Backend) chunksByIDRPC(ctx context.Context, classes, ids []string) ([]c
 }
 
 // DocumentChunks returns all chunks of a document in order.
-func (b *Backend) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error) {
+func (b *Backend) DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error) {
 	classes, err := b.chunkClassesOf(ctx, doc)
 	if err != nil {
 		return nil, err
@@ -473,7 +474,7 @@ func (b *Backend) DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, e
 
 // SectionChunks returns the chunks of one section of a document (with its subsections) in
 // order.
-func (b *Backend) SectionChunks(ctx context.Context, doc, section string) ([]kb.Chunk, error) {
+func (b *Backend) SectionChunks(ctx context.Context, doc, section string) ([]chunk.Chunk, error) {
 	classes, err := b.chunkClassesOf(ctx, doc)
 	if err != nil {
 		return nil, err
@@ -499,8 +500,8 @@ func (b *Backend) DocumentVectors(ctx context.Context, doc string) ([][]float32,
 	return out, nil
 }
 
-func chunksOf(objs []chunkObject) []kb.Chunk {
-	out := make([]kb.Chunk, len(objs))
+func chunksOf(objs []chunkObject) []chunk.Chunk {
+	out := make([]chunk.Chunk, len(objs))
 	for i, o := range objs {
 		out[i] = o.chunk()
 	}

@@ -16,26 +16,28 @@ import (
 
 	"warren/kb"
 	"warren/kb/analysis"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
 )
 
-// Lexical ranks chunks by warren's BM25 with pseudo-relevance feedback (kb.RankLexical), the
+// Lexical ranks chunks by warren's BM25 with pseudo-relevance feedback (lexical.Rank), the
 // candidates and statistics coming from Weaviate, all read over one list of collections.
-func (b *Backend) Lexical(ctx context.Context, query, lang string, scope kb.Scope, k int) ([]kb.Hit, error) {
-	return b.LexicalPooled(ctx, query, lang, scope, k, kb.CandidatePool(k))
+func (b *Backend) Lexical(ctx context.Context, query, lang string, scope chunk.Scope, k int) ([]chunk.Hit, error) {
+	return b.LexicalPooled(ctx, query, lang, scope, k, lexical.CandidatePool(k))
 }
 
 // LexicalPooled is Lexical with the feedback ranking again the best pool candidates, as
 // kb.Store.LexicalPooled.
-func (b *Backend) LexicalPooled(ctx context.Context, query, lang string, scope kb.Scope, k, pool int) ([]kb.Hit, error) {
+func (b *Backend) LexicalPooled(ctx context.Context, query, lang string, scope chunk.Scope, k, pool int) ([]chunk.Hit, error) {
 	terms := analysis.QueryTerms(query, lang)
 	if k <= 0 || len(terms) == 0 {
 		return nil, nil
 	}
-	var hits []kb.Hit
+	var hits []chunk.Hit
 	err := b.read(ctx, func(s *snapshot) error {
 		var err error
 		src := &lexicalReader{b: b, snap: s, prefetch: terms, df: map[string]int64{}}
-		hits, err = kb.RankLexicalPooled(ctx, src, b.opts.Lexical, query, lang, scope, k, pool)
+		hits, err = lexical.RankPooled(ctx, src, b.opts.Lexical, query, lang, scope, k, pool)
 		return err
 	})
 	return hits, err
@@ -51,8 +53,8 @@ type lexicalReader struct {
 	df       map[string]int64 // what this search counted
 }
 
-func (r *lexicalReader) LexicalTotals(ctx context.Context) (kb.LexicalTotals, error) {
-	var t kb.LexicalTotals
+func (r *lexicalReader) LexicalTotals(ctx context.Context) (lexical.Totals, error) {
+	var t lexical.Totals
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
 		t, err = r.b.totals(gctx, r.snap)
@@ -81,12 +83,12 @@ func (r *lexicalReader) DocumentFrequencies(ctx context.Context, terms []string)
 	return out, nil
 }
 
-func (r *lexicalReader) LexicalCandidates(ctx context.Context, rare, common []string, scope kb.Scope, m, want int) ([]kb.LexicalCandidate, error) {
+func (r *lexicalReader) LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
 	return r.b.lexicalCandidates(ctx, r.snap, rare, common, scope, m, want)
 }
 
 // inScope returns the collections of a list that a scope searches.
-func inScope(s *snapshot, scope kb.Scope) []collectionObject {
+func inScope(s *snapshot, scope chunk.Scope) []collectionObject {
 	if len(scope.Collections) == 0 {
 		return s.cols
 	}
@@ -95,7 +97,7 @@ func inScope(s *snapshot, scope kb.Scope) []collectionObject {
 
 // scopeFilters are the filters of a scope within its collections' classes: the document and,
 // with it, the section (which includes its subsections through the chunk's "sections").
-func scopeFilters(scope kb.Scope) []string {
+func scopeFilters(scope chunk.Scope) []string {
 	var out []string
 	if scope.Doc != "" {
 		out = append(out, equal("doc", scope.Doc))
@@ -107,7 +109,7 @@ func scopeFilters(scope kb.Scope) []string {
 }
 
 // scopeWhere is scopeFilters for a gRPC search.
-func scopeWhere(scope kb.Scope) []*filters.WhereBuilder {
+func scopeWhere(scope chunk.Scope) []*filters.WhereBuilder {
 	var out []*filters.WhereBuilder
 	if scope.Doc != "" {
 		out = append(out, whereText("doc", filters.Equal, scope.Doc))
@@ -127,8 +129,8 @@ func whereArg(filters []string) string {
 }
 
 // LexicalTotals counts the chunks of every collection and their heading and body terms.
-func (b *Backend) LexicalTotals(ctx context.Context) (kb.LexicalTotals, error) {
-	var t kb.LexicalTotals
+func (b *Backend) LexicalTotals(ctx context.Context) (lexical.Totals, error) {
+	var t lexical.Totals
 	err := b.read(ctx, func(s *snapshot) (err error) {
 		t, err = b.totals(ctx, s)
 		return err
@@ -137,11 +139,11 @@ func (b *Backend) LexicalTotals(ctx context.Context) (kb.LexicalTotals, error) {
 }
 
 // totals counts the chunks of the listed collections and their heading and body terms.
-func (b *Backend) totals(ctx context.Context, s *snapshot) (kb.LexicalTotals, error) {
+func (b *Backend) totals(ctx context.Context, s *snapshot) (lexical.Totals, error) {
 	if t, ok := b.cache.keptTotals(s); ok {
 		return t, nil
 	}
-	var t kb.LexicalTotals
+	var t lexical.Totals
 	if len(s.cols) == 0 {
 		return t, nil
 	}
@@ -152,27 +154,27 @@ func (b *Backend) totals(ctx context.Context, s *snapshot) (kb.LexicalTotals, er
 		t, err = b.totalsGraphQL(ctx, s)
 	}
 	if err != nil {
-		return kb.LexicalTotals{}, fmt.Errorf("couldn't count the lexical index: %w", err)
+		return lexical.Totals{}, fmt.Errorf("couldn't count the lexical index: %w", err)
 	}
 	b.cache.remember(s, time.Now(), pendingRead{totals: &t})
 	return t, nil
 }
 
-func (b *Backend) totalsRPC(ctx context.Context, s *snapshot) (kb.LexicalTotals, error) {
-	each := make([]kb.LexicalTotals, len(s.cols))
+func (b *Backend) totalsRPC(ctx context.Context, s *snapshot) (lexical.Totals, error) {
+	each := make([]lexical.Totals, len(s.cols))
 	err := eachParallel(ctx, len(s.cols), func(ctx context.Context, i int) error {
 		n, sums, err := b.rpc.sums(ctx, b.chunkClass(s.cols[i].Name), "heading_len", "body_len")
-		each[i] = kb.LexicalTotals{Chunks: n, Heading: sums["heading_len"], Body: sums["body_len"]}
+		each[i] = lexical.Totals{Chunks: n, Heading: sums["heading_len"], Body: sums["body_len"]}
 		return err
 	})
-	var t kb.LexicalTotals
+	var t lexical.Totals
 	for _, e := range each {
 		t.Chunks, t.Heading, t.Body = t.Chunks+e.Chunks, t.Heading+e.Heading, t.Body+e.Body
 	}
 	return t, err
 }
 
-func (b *Backend) totalsGraphQL(ctx context.Context, s *snapshot) (kb.LexicalTotals, error) {
+func (b *Backend) totalsGraphQL(ctx context.Context, s *snapshot) (lexical.Totals, error) {
 	var q strings.Builder
 	q.WriteString("{ Aggregate {")
 	for _, c := range s.cols {
@@ -193,9 +195,9 @@ func (b *Backend) totalsGraphQL(ctx context.Context, s *snapshot) (kb.LexicalTot
 		}
 	}
 	if err := b.graphQL(ctx, q.String(), &data); err != nil {
-		return kb.LexicalTotals{}, err
+		return lexical.Totals{}, err
 	}
-	var t kb.LexicalTotals
+	var t lexical.Totals
 	for _, groups := range data.Aggregate {
 		for _, g := range groups {
 			t.Chunks += g.Meta.Count
@@ -335,12 +337,12 @@ type candidateObject struct {
 
 var candidatePropertyList = []string{"chunk_id", "ingest_order", "heading_terms", "body_terms"}
 
-// LexicalCandidates proposes chunks in scope as kb.LexicalSource asks: those holding a rare
+// LexicalCandidates proposes chunks in scope as lexical.Source asks: those holding a rare
 // term, best first by Weaviate's BM25 (k1 and b as configured, the heading weighted as in
 // warren's ranking); then, while fewer than want, those holding all common terms, then any of
 // them, in the server's order.
-func (b *Backend) LexicalCandidates(ctx context.Context, rare, common []string, scope kb.Scope, m, want int) ([]kb.LexicalCandidate, error) {
-	var out []kb.LexicalCandidate
+func (b *Backend) LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
+	var out []lexical.Candidate
 	err := b.read(ctx, func(s *snapshot) (err error) {
 		out, err = b.lexicalCandidates(ctx, s, rare, common, scope, m, want)
 		return err
@@ -348,13 +350,13 @@ func (b *Backend) LexicalCandidates(ctx context.Context, rare, common []string, 
 	return out, err
 }
 
-func (b *Backend) lexicalCandidates(ctx context.Context, s *snapshot, rare, common []string, scope kb.Scope, m, want int) ([]kb.LexicalCandidate, error) {
+func (b *Backend) lexicalCandidates(ctx context.Context, s *snapshot, rare, common []string, scope chunk.Scope, m, want int) ([]lexical.Candidate, error) {
 	cols := inScope(s, scope)
 	if len(cols) == 0 {
 		return nil, nil
 	}
 	seen := map[string]bool{}
-	var out []kb.LexicalCandidate
+	var out []lexical.Candidate
 	add := func(objs []candidateObject) {
 		for _, o := range objs {
 			if len(out) >= m {
@@ -362,7 +364,7 @@ func (b *Backend) lexicalCandidates(ctx context.Context, s *snapshot, rare, comm
 			}
 			if !seen[o.ChunkID] {
 				seen[o.ChunkID] = true
-				out = append(out, kb.LexicalCandidate{ID: o.ChunkID, Order: int64(o.Order), Heading: o.HeadingTerms, Body: o.BodyTerms})
+				out = append(out, lexical.Candidate{ID: o.ChunkID, Order: int64(o.Order), Heading: o.HeadingTerms, Body: o.BodyTerms})
 			}
 		}
 	}
@@ -394,7 +396,7 @@ func (b *Backend) lexicalCandidates(ctx context.Context, s *snapshot, rare, comm
 
 // bm25Candidates runs Weaviate's BM25 over the classes of the collections, each class's best
 // m in collection order.
-func (b *Backend) bm25Candidates(ctx context.Context, cols []collectionObject, query string, scope kb.Scope, m int) ([]candidateObject, error) {
+func (b *Backend) bm25Candidates(ctx context.Context, cols []collectionObject, query string, scope chunk.Scope, m int) ([]candidateObject, error) {
 	hw := strconv.FormatFloat(max(b.opts.Lexical.HeadingWeight, 1), 'f', -1, 64)
 	props := []string{"heading_terms^" + hw, "body_terms"}
 	if b.rpc == nil {
@@ -413,7 +415,7 @@ func (b *Backend) bm25Candidates(ctx context.Context, cols []collectionObject, q
 
 // holdingCandidates reads up to m chunks of each class that hold all (or any) of the terms,
 // in the server's order.
-func (b *Backend) holdingCandidates(ctx context.Context, cols []collectionObject, terms []string, all bool, scope kb.Scope, m int) ([]candidateObject, error) {
+func (b *Backend) holdingCandidates(ctx context.Context, cols []collectionObject, terms []string, all bool, scope chunk.Scope, m int) ([]candidateObject, error) {
 	if b.rpc == nil {
 		var each []string
 		for _, t := range terms {
@@ -484,11 +486,11 @@ func (b *Backend) candidatesRPC(ctx context.Context, cols []collectionObject, li
 // Dense ranks chunks in scope by cosine similarity to a query vector through each
 // collection's HNSW index; a search within a document is filtered to it, which Weaviate
 // answers by an exact scan.
-func (b *Backend) Dense(ctx context.Context, vector []float32, scope kb.Scope, k int) ([]kb.Hit, error) {
+func (b *Backend) Dense(ctx context.Context, vector []float32, scope chunk.Scope, k int) ([]chunk.Hit, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	var hits []kb.Hit
+	var hits []chunk.Hit
 	err := b.read(ctx, func(s *snapshot) error {
 		cols := slices.DeleteFunc(inScope(s, scope), func(c collectionObject) bool { return c.Dim == 0 }) // no vectors yet
 		for _, c := range cols {
@@ -507,13 +509,13 @@ func (b *Backend) Dense(ctx context.Context, vector []float32, scope kb.Scope, k
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(hits, func(a, c kb.Hit) int { return cmp.Compare(c.Score, a.Score) })
+	slices.SortStableFunc(hits, func(a, c chunk.Hit) int { return cmp.Compare(c.Score, a.Score) })
 	return hits[:min(len(hits), k)], nil
 }
 
 // denseGraphQL searches the classes' vectors in one GraphQL request, within the filters; the
 // hits come in collection order.
-func (b *Backend) denseGraphQL(ctx context.Context, cols []collectionObject, vector []float32, where []string, k int) ([]kb.Hit, error) {
+func (b *Backend) denseGraphQL(ctx context.Context, cols []collectionObject, vector []float32, where []string, k int) ([]chunk.Hit, error) {
 	if len(cols) == 0 {
 		return nil, nil
 	}
@@ -531,10 +533,10 @@ func (b *Backend) denseGraphQL(ctx context.Context, cols []collectionObject, vec
 	if err := b.graphQL(ctx, q.String(), &data); err != nil {
 		return nil, fmt.Errorf("couldn't search the vectors: %w", err)
 	}
-	var hits []kb.Hit
+	var hits []chunk.Hit
 	for _, c := range cols {
 		for _, o := range data.Get[b.chunkClass(c.Name)] {
-			hits = append(hits, kb.Hit{ChunkID: o.ChunkID, Score: 1 - o.Additional.Distance})
+			hits = append(hits, chunk.Hit{ChunkID: o.ChunkID, Score: 1 - o.Additional.Distance})
 		}
 	}
 	return hits, nil
@@ -542,9 +544,9 @@ func (b *Backend) denseGraphQL(ctx context.Context, cols []collectionObject, vec
 
 // denseRPC searches each class's vectors over gRPC, side by side, within the scope and the
 // extra filters; the hits come in collection order.
-func (b *Backend) denseRPC(ctx context.Context, cols []collectionObject, vector []float32, scope kb.Scope, k int, extra ...*filters.WhereBuilder) ([]kb.Hit, error) {
+func (b *Backend) denseRPC(ctx context.Context, cols []collectionObject, vector []float32, scope chunk.Scope, k int, extra ...*filters.WhereBuilder) ([]chunk.Hit, error) {
 	where := append(scopeWhere(scope), extra...)
-	found := make([][]kb.Hit, len(cols))
+	found := make([][]chunk.Hit, len(cols))
 	err := eachParallel(ctx, len(cols), func(ctx context.Context, i int) error {
 		res, err := b.search(ctx, b.chunkClass(cols[i].Name), k, []string{"chunk_id"}, &graphql.Metadata{Distance: true}, func(s *graphql.Search) {
 			s.WithNearVector((&graphql.NearVectorArgumentBuilder{}).WithVector(vector))
@@ -556,7 +558,7 @@ func (b *Backend) denseRPC(ctx context.Context, cols []collectionObject, vector 
 			return fmt.Errorf("couldn't search the vectors: %w", err)
 		}
 		for _, r := range res {
-			found[i] = append(found[i], kb.Hit{ChunkID: textProp(r.Properties, "chunk_id"), Score: 1 - float64(r.Metadata.Distance)})
+			found[i] = append(found[i], chunk.Hit{ChunkID: textProp(r.Properties, "chunk_id"), Score: 1 - float64(r.Metadata.Distance)})
 		}
 		return nil
 	})
@@ -569,17 +571,17 @@ func (b *Backend) denseRPC(ctx context.Context, cols []collectionObject, vector 
 // kb.Store.Similarities). Chunks not found, and collections whose vectors have another length
 // than the query's, are left out. Weaviate compares the query with just those chunks: a
 // search filtered to a few objects scans them exactly.
-func (b *Backend) Similarities(ctx context.Context, vector []float32, scope kb.Scope, ids []string) (map[string]float64, error) {
+func (b *Backend) Similarities(ctx context.Context, vector []float32, scope chunk.Scope, ids []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	var hits []kb.Hit
+	var hits []chunk.Hit
 	err := b.read(ctx, func(s *snapshot) error {
-		cols := slices.DeleteFunc(inScope(s, kb.Scope{Collections: scope.Collections}), func(c collectionObject) bool { return c.Dim != len(vector) })
+		cols := slices.DeleteFunc(inScope(s, chunk.Scope{Collections: scope.Collections}), func(c collectionObject) bool { return c.Dim != len(vector) })
 		var err error
 		if b.rpc != nil && len(ids) <= pageSize {
-			hits, err = b.denseRPC(ctx, cols, vector, kb.Scope{}, len(ids), filters.Where().WithPath([]string{"chunk_id"}).WithOperator(filters.ContainsAny).WithValueText(ids...))
+			hits, err = b.denseRPC(ctx, cols, vector, chunk.Scope{}, len(ids), filters.Where().WithPath([]string{"chunk_id"}).WithOperator(filters.ContainsAny).WithValueText(ids...))
 		} else {
 			hits, err = b.denseGraphQL(ctx, cols, vector, []string{containsAny("chunk_id", ids)}, min(len(ids), maxResults))
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/load"
 )
 
 func TestTermChunksCountEachChunkOnce(t *testing.T) {
@@ -58,7 +60,7 @@ func searchUntilTableKept(t *testing.T, b *Backend, query string) {
 	for {
 		_, kept := b.cache.keptTable(b.cache.current())
 		used := b.TermTableStats().Used
-		if _, err := b.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
+		if _, err := b.Lexical(ctx, query, "", chunk.Scope{}, 10); err != nil {
 			t.Fatal(err)
 		}
 		if _, still := b.cache.keptTable(b.cache.current()); kept && still && b.TermTableStats().Used > used {
@@ -81,7 +83,7 @@ func TestTheTermTableWaitsForTheListToSettle(t *testing.T) {
 	defer func(d time.Duration) { termTableSettle = d }(termTableSettle)
 	termTableSettle = time.Hour
 	for range 3 {
-		if _, err := wv.Lexical(ctx, "helium leak check", "", kb.Scope{}, 10); err != nil {
+		if _, err := wv.Lexical(ctx, "helium leak check", "", chunk.Scope{}, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -136,7 +138,7 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 
 	other := openAgain(t, wv, nil)
 	doc := heliumNote()
-	if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, kb.ChunkOptions{}, nil); err != nil {
+	if _, err := kb.AddDocument(ctx, other, doc, kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("after another process wrote", sameAsCounted)
@@ -146,7 +148,7 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 		spoil()
 		failed := wv.TermTableStats().Failed
 		for range 3 {
-			if _, err := wv.Lexical(ctx, query, "", kb.Scope{}, 10); err != nil {
+			if _, err := wv.Lexical(ctx, query, "", chunk.Scope{}, 10); err != nil {
 				t.Fatal(err)
 			}
 			if err := wv.WaitTermTable(ctx); err != nil {
@@ -161,8 +163,8 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 			t.Error("an incomplete table was kept")
 		}
 		fresh := openAgain(t, wv, nil)
-		got, err := wv.Lexical(ctx, query, "", kb.Scope{}, 10)
-		want, err2 := fresh.Lexical(ctx, query, "", kb.Scope{}, 10)
+		got, err := wv.Lexical(ctx, query, "", chunk.Scope{}, 10)
+		want, err2 := fresh.Lexical(ctx, query, "", chunk.Scope{}, 10)
 		if err != nil || err2 != nil || !slices.Equal(got, want) {
 			t.Errorf("counted again: %v %v\nfresh: %v %v", got, err, want, err2)
 		}

@@ -4,7 +4,7 @@
 //
 // Lexical search is warren's: Weaviate's BM25 (k1 and b as configured, no stop words, over the
 // terms warren's analyser wrote) only proposes candidates, the term frequencies come from the
-// documents' records (termtable.go), and warren ranks them (kb.RankLexical) from statistics
+// documents' records (termtable.go), and warren ranks them (lexical.Rank) from statistics
 // over the whole knowledge base, as the embedded store does over its index in memory. Dense
 // search is Weaviate's HNSW with cosine distance; a search within one document is filtered so
 // tightly that Weaviate scans it exactly. What a
@@ -36,6 +36,7 @@ import (
 
 	"warren/config"
 	"warren/kb"
+	"warren/kb/lexical"
 )
 
 // APIKeyEnv is the environment variable that holds the server's API key. The key is never
@@ -59,8 +60,8 @@ type Options struct {
 	// default). With more than one, writes wait for a quorum of replicas and reads take
 	// the first answer, so a search still answers while a node is down.
 	Replicas int
-	// Lexical holds the lexical ranking's settings (kb.DefaultLexicalParams when zero).
-	Lexical kb.LexicalParams
+	// Lexical holds the lexical ranking's settings (lexical.DefaultParams when zero).
+	Lexical lexical.Params
 	// Timeout bounds one request (default 60 s).
 	Timeout time.Duration
 
@@ -76,7 +77,7 @@ func OptionsFrom(c *config.Config, getenv func(string) string) Options {
 }
 
 // Backend is a knowledge base in a Weaviate server. It implements kb.Backend and
-// kb.LexicalSource.
+// lexical.Source.
 type Backend struct {
 	client *weaviate.Client
 	rpc    *rpcConn // nil without kb.weaviate.grpc
@@ -101,8 +102,8 @@ type Backend struct {
 }
 
 var (
-	_ kb.Backend       = (*Backend)(nil)
-	_ kb.LexicalSource = (*Backend)(nil)
+	_ kb.Backend     = (*Backend)(nil)
+	_ lexical.Source = (*Backend)(nil)
 )
 
 // Open connects to the server, checks that it answers, and creates the classes of
@@ -111,8 +112,8 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if opts.ClassPrefix == "" {
 		opts.ClassPrefix = DefaultClassPrefix
 	}
-	if opts.Lexical == (kb.LexicalParams{}) {
-		opts.Lexical = kb.DefaultLexicalParams()
+	if opts.Lexical == (lexical.Params{}) {
+		opts.Lexical = lexical.DefaultParams()
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 60 * time.Second

@@ -12,6 +12,9 @@ import (
 	"github.com/weaviate/weaviate/entities/models"
 
 	"warren/kb"
+	"warren/kb/chunk"
+	"warren/kb/lexical"
+	"warren/kb/load"
 )
 
 // batchSize is how many objects one batch write carries.
@@ -65,7 +68,7 @@ func collectionObj(b *Backend, c collectionObject) *models.Object {
 
 // documentObj is a document's record; terms is its term_chunks (termtable.go), "" while the
 // document is being rewritten or removed.
-func documentObj(b *Backend, d *kb.Document, chunks int, hash, terms string) *models.Object {
+func documentObj(b *Backend, d *load.Document, chunks int, hash, terms string) *models.Object {
 	meta, _ := json.Marshal(d.Meta)
 	return &models.Object{Class: b.documentClass(), ID: strfmt.UUID(objectID("document", d.ID)),
 		Properties: map[string]any{"doc_id": d.ID, "collection": d.Collection, "source": d.Source, "title": d.Title,
@@ -106,7 +109,7 @@ func (b *Backend) ensureCollection(ctx context.Context, name, embedder string, d
 // again), the new chunks replace the old ones with the same IDs (a new document's mark goes
 // with its first chunks), the chunks left over from a longer old version go, and the record
 // with the new hash is written last, with the collection's new version.
-func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks []kb.Chunk, vectors [][]float32, embedder string) error {
+func (b *Backend) ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vectors [][]float32, embedder string) error {
 	if len(chunks) != len(vectors) {
 		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vectors))
 	}
@@ -145,15 +148,15 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *kb.Document, chunks 
 	order := b.nextOrder()
 	terms := make([][2]string, len(chunks))
 	for i, c := range chunks {
-		heading, body := kb.IndexedTerms(c, doc.Language)
+		heading, body := lexical.IndexedTerms(c, doc.Language)
 		terms[i] = [2]string{heading, body}
 		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i],
 			Properties: map[string]any{
 				"chunk_id": c.ID, "doc": c.Doc, "collection": c.Collection, "section": c.Section,
-				"sections": kb.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
+				"sections": chunk.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
 				"text": c.Text, "file": c.File, "start_byte": c.Start, "end_byte": c.End, "hash": c.Hash, "seq": c.Seq,
 				"ingest_order": float64(order + int64(c.Seq)), "heading_terms": heading, "body_terms": body,
-				"heading_len": kb.CountTerms(heading), "body_len": kb.CountTerms(body),
+				"heading_len": lexical.CountTerms(heading), "body_len": lexical.CountTerms(body),
 			}})
 	}
 	if err := b.put(ctx, objs); err != nil {
@@ -220,7 +223,7 @@ func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	}
 	b.cache.invalidate()
 	defer b.cache.invalidate()
-	doc := &kb.Document{ID: old.ID, Collection: old.Collection, Title: old.Title, Source: old.Source,
+	doc := &load.Document{ID: old.ID, Collection: old.Collection, Title: old.Title, Source: old.Source,
 		Format: old.Format, Language: old.Language, Meta: old.Meta}
 	first := []*models.Object{documentObj(b, doc, old.Chunks, "", "")}
 	if colFound {

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb"
+	"warren/kb/chunk"
 )
 
 // CopyText puts text on the clipboard through OSC 52, which the terminal (also at the far end
@@ -19,7 +19,7 @@ func CopyText(text, what string) tea.Cmd {
 }
 
 // PassageCitation is a passage as an analyst pastes it: where it comes from, then its text.
-func PassageCitation(c kb.Chunk) string {
+func PassageCitation(c chunk.Chunk) string {
 	where := c.Doc
 	if c.Section != "" {
 		where += " § " + c.Section

@@ -192,7 +192,7 @@ func (g *Model) approve() tea.Cmd {
 	done := fmt.Sprintf("approved %s of %s", f.Label, r.Name())
 	return g.decide(false, func(service.GasDecided) string { return done },
 		func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
-			return be.GasApprove(ctx, table, row, field, seen)
+			return be.Approve(ctx, table, row, field, seen)
 		})
 }
 
@@ -206,7 +206,7 @@ func (g *Model) approveRow() tea.Cmd {
 	return g.decide(false, func(res service.GasDecided) string {
 		return fmt.Sprintf("approved %d high-confidence cell(s) of %s (u undoes one at a time)", len(res.Cells), name)
 	}, func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
-		return be.GasApproveRow(ctx, table, row, seen)
+		return be.ApproveRow(ctx, table, row, seen)
 	})
 }
 
@@ -219,7 +219,7 @@ func (g *Model) reject() tea.Cmd {
 	done := fmt.Sprintf("rejected %s of %s (u undoes)", f.Label, r.Name())
 	return g.decide(false, func(service.GasDecided) string { return done },
 		func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
-			return be.GasReject(ctx, table, row, field, seen)
+			return be.Reject(ctx, table, row, field, seen)
 		})
 }
 
@@ -261,7 +261,7 @@ func (g *Model) saveEdit() tea.Cmd {
 	return g.decide(true, func(res service.GasDecided) string {
 		return fmt.Sprintf("saved %s of %s: %s", f.Label, name, service.GasValueUnit(res.Cells[0].Cell))
 	}, func(ctx context.Context, be Service, table string) (service.GasDecided, error) {
-		return be.GasEdit(ctx, table, row, field, value, seen)
+		return be.Edit(ctx, table, row, field, value, seen)
 	})
 }
 
@@ -271,14 +271,14 @@ func (g *Model) undo() tea.Cmd {
 	return func() tea.Msg {
 		defer order.wait(ticket)()
 		ctx := context.Background()
-		row, field, err := be.UndoGas(ctx, table)
+		row, field, err := be.Undo(ctx, table)
 		if errors.Is(err, gas.ErrNothingToUndo) {
 			return component.NewStatus("nothing to undo in "+table+" (u undoes your own decisions)", false)
 		}
 		if stale := (*gas.StaleError)(nil); errors.As(err, &stale) {
 			// The cell of the analyst's latest decision was changed since: it stays as it is.
-			names, lerr := be.GasTables(ctx)
-			t, terr := be.GasTable(ctx, table)
+			names, lerr := be.Tables(ctx)
+			t, terr := be.Table(ctx, table)
 			loaded := gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: stale.Row, Field: stale.Field}, err: errors.Join(lerr, terr)}
 			f, _ := gas.FieldByName(stale.Field)
 			text := fmt.Sprintf("can't undo your decision on %s of row %d: since then %s; your view is refreshed", f.Label, stale.Row, stale.Change())
@@ -287,11 +287,11 @@ func (g *Model) undo() tea.Cmd {
 		if err != nil {
 			return component.NewStatus(err.Error(), true)
 		}
-		names, err := be.GasTables(ctx)
+		names, err := be.Tables(ctx)
 		if err != nil {
 			return gasLoadedMsg{err: err}
 		}
-		t, err := be.GasTable(ctx, table)
+		t, err := be.Table(ctx, table)
 		return gasLoadedMsg{tables: names, table: t, focus: &gas.CellRef{Row: row, Field: field}, undone: true, err: err}
 	}
 }

@@ -74,9 +74,9 @@ func (g *Model) startFill() tea.Cmd {
 		var res service.GasFillResult
 		var err error
 		if resume {
-			res, err = be.ResumeGasFill(ctx, table, q.Push)
+			res, err = be.ResumeFill(ctx, table, q.Push)
 		} else {
-			res, err = be.StartGasFill(ctx, table, nil, nil, q.Push) // no rows: the desk picks them
+			res, err = be.StartFill(ctx, table, nil, nil, q.Push) // no rows: the desk picks them
 		}
 		q.Close()
 		return gasFillDoneMsg{table: table, res: res, resumed: resume, err: err}
@@ -110,7 +110,7 @@ func (g *Model) watchFill(table string) tea.Cmd {
 		attached := func(j jobs.Job) {
 			q.Push(service.RunEvent{Time: time.Now(), Kind: watchingEvent, Run: j.ID, Summary: j.Owner + "'s fill"})
 		}
-		job, err := be.WatchGasFill(ctx, table, attached, q.Push)
+		job, err := be.WatchFill(ctx, table, attached, q.Push)
 		q.Close()
 		return gasFillDoneMsg{table: table, err: err, watched: &job}
 	})
@@ -145,7 +145,7 @@ func (g *Model) cancelFill() tea.Cmd {
 		f.cancelling = true
 		return func() tea.Msg {
 			if run != "" {
-				if err := be.CancelJob(context.Background(), run); err == nil {
+				if err := be.Cancel(context.Background(), run); err == nil {
 					return component.NewStatus("cancelling the fill: finished rows stay saved", false)
 				}
 			}

@@ -66,45 +66,55 @@ type gasQuery struct {
 	match    map[int]bool // row IDs
 }
 
-// Service is what the tab needs of warren's gas desk.
+// Service is what the tab needs of warren: the gas desk, and stopping a fill's job.
 type Service interface {
-	// CancelJob cancels a job of the analyst's own (any, for an admin); others' are refused
-	// with an error that wraps service.ErrNotOwner.
-	CancelJob(ctx context.Context, id string) error
-	// GasTables lists the workspace's gas tables by name.
-	GasTables(ctx context.Context) ([]string, error)
-	// GasTable loads a gas table as it is stored.
-	GasTable(ctx context.Context, name string) (*gas.Table, error)
+	Desk
+	Jobs
+}
+
+// Jobs is the part of the jobs desk (service.Jobs) the tab uses.
+type Jobs interface {
+	// Cancel cancels a job of the analyst's own (any, for an admin); others' are refused with
+	// an error that wraps service.ErrNotOwner.
+	Cancel(ctx context.Context, id string) error
+}
+
+// Desk is the gas desk (service.Gas) as the tab uses it.
+type Desk interface {
+	// Tables lists the workspace's gas tables by name.
+	Tables(ctx context.Context) ([]string, error)
+	// Table loads a gas table; an unknown name is a *service.GasTableError.
+	Table(ctx context.Context, name string, rows ...int) (*gas.Table, error)
 	// The analyst's decisions on the cells of a gas table: the gas desk's methods (see
 	// service.Gas), which own the rules. Each is made on seen, the cell (or the row's cells)
 	// as the grid showed it: when the stored cell is another nothing is written and the error
 	// wraps gas.ErrStale (an *gas.StaleError says who changed it to what). A decision the
 	// desk's rules refuse is a *service.GasRefusal. The result holds the cells as stored.
-	GasApprove(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
-	GasApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (service.GasDecided, error)
-	GasReject(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
-	GasEdit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (service.GasDecided, error)
-	// UndoGas reverts the analyst's own latest decision on the table and says which cell it
+	Approve(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
+	ApproveRow(ctx context.Context, table string, row int, seen map[string]gas.Cell) (service.GasDecided, error)
+	Reject(ctx context.Context, table string, row int, field string, seen gas.Cell) (service.GasDecided, error)
+	Edit(ctx context.Context, table string, row int, field, value string, seen gas.Cell) (service.GasDecided, error)
+	// Undo reverts the analyst's own latest decision on the table and says which cell it
 	// restored; the error wraps gas.ErrNothingToUndo when there is none, and gas.ErrStale
 	// when that cell changed since.
-	UndoGas(ctx context.Context, table string) (row int, field string, err error)
-	// GasQuery filters the table: a question is turned into an expression by the model (with
+	Undo(ctx context.Context, table string) (row int, field string, err error)
+	// Query filters the table: a question is turned into an expression by the model (with
 	// its recovery tiers and labelled fallback); a non-empty expression runs as it is.
-	GasQuery(ctx context.Context, table, question, expression string) (service.GasQueryResult, error)
-	// StartGasFill fills the table's rows as a job, one checkpointed step per row; without
+	Query(ctx context.Context, table, question, expression string) (service.GasQueryResult, error)
+	// StartFill fills the table's rows as a job, one checkpointed step per row; without
 	// rows it takes those the desk picks (service.GasDefaultFillRows), and a table with none
 	// is refused (service.ErrGasNothingToFill). sink receives its events, and cancelling ctx
 	// cancels it, which keeps the finished rows and leaves it resumable.
-	StartGasFill(ctx context.Context, table string, rows []int, tiers []string, sink service.RunSink) (service.GasFillResult, error)
-	// ResumeGasFill goes on with the table's latest unfinished fill; the error wraps
+	StartFill(ctx context.Context, table string, rows []int, tiers []string, sink service.RunSink) (service.GasFillResult, error)
+	// ResumeFill goes on with the table's latest unfinished fill; the error wraps
 	// service.ErrNoUnfinishedFill when there is none.
-	ResumeGasFill(ctx context.Context, table string, sink service.RunSink) (service.GasFillResult, error)
-	// WatchGasFill follows the table's fill that runs as a job (started elsewhere, or before a
+	ResumeFill(ctx context.Context, table string, sink service.RunSink) (service.GasFillResult, error)
+	// WatchFill follows the table's fill that runs as a job (started elsewhere, or before a
 	// dropped connection) until it ends; cancelling ctx only stops watching. With none
 	// running, the error wraps jobs.ErrNoJob at once.
-	WatchGasFill(ctx context.Context, table string, attached func(jobs.Job), sink service.RunSink) (jobs.Job, error)
-	// UnfinishedGasFill returns the table's latest fill when it has not finished.
-	UnfinishedGasFill(ctx context.Context, table string) (gas.Fill, bool, error)
+	WatchFill(ctx context.Context, table string, attached func(jobs.Job), sink service.RunSink) (jobs.Job, error)
+	// UnfinishedFill returns the table's latest fill when it has not finished.
+	UnfinishedFill(ctx context.Context, table string) (gas.Fill, bool, error)
 }
 
 // Model is the review desk of the HMIS gas table: the table with its cells coloured by
@@ -182,7 +192,7 @@ func (g *Model) load(want string, focus *gas.CellRef) tea.Cmd {
 	be := g.be
 	return func() tea.Msg {
 		ctx := context.Background()
-		names, err := be.GasTables(ctx)
+		names, err := be.Tables(ctx)
 		if err != nil || len(names) == 0 {
 			return gasLoadedMsg{err: err}
 		}
@@ -194,12 +204,12 @@ func (g *Model) load(want string, focus *gas.CellRef) tea.Cmd {
 				missing = want
 			}
 		}
-		t, err := be.GasTable(ctx, name)
+		t, err := be.Table(ctx, name)
 		if err != nil {
 			return gasLoadedMsg{tables: names, want: missing, err: err}
 		}
 		// Not knowing of an unfinished fill only means F starts a new one.
-		_, unfinished, _ := be.UnfinishedGasFill(ctx, name)
+		_, unfinished, _ := be.UnfinishedFill(ctx, name)
 		return gasLoadedMsg{tables: names, table: t, want: missing, focus: focus, unfinished: unfinished}
 	}
 }

@@ -58,7 +58,7 @@ func (g *Model) ask(question, expression string) tea.Cmd {
 	edited := expression != ""
 	return func() tea.Msg {
 		defer cancel()
-		res, err := be.GasQuery(ctx, table, question, expression)
+		res, err := be.Query(ctx, table, question, expression)
 		return gasQueryMsg{seq: seq, table: table, question: question, res: res, edited: edited, err: err}
 	}
 }

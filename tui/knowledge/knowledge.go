@@ -14,7 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/retrieval"
+	"warren/service"
 	"warren/tui/component"
 	"warren/tui/styles"
 )
@@ -29,7 +31,7 @@ type (
 	}
 	kbChunksMsg struct {
 		doc    string
-		chunks []kb.Chunk
+		chunks []chunk.Chunk
 		err    error
 	}
 	// SearchMsg carries the results of a search.
@@ -72,12 +74,12 @@ var searchModes = []retrieval.Mode{retrieval.Hybrid, retrieval.Dense, retrieval.
 type Service interface {
 	Collections(ctx context.Context) ([]kb.CollectionInfo, error)
 	Documents(ctx context.Context, collection string) ([]kb.DocInfo, error)
-	DocumentChunks(ctx context.Context, doc string) ([]kb.Chunk, error)
+	DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error)
 	Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error)
-	// IngestPaths ingests files and folders into a collection. Served, each path begins with
-	// the name of one of IngestRoots ("inbox/report.pdf"); others are refused with an error
-	// that wraps service.ErrOutsideIngestRoots and names the folders allowed.
-	IngestPaths(ctx context.Context, paths []string, collection string, progress func(kb.Progress)) (*kb.IngestReport, error)
+	// Ingest ingests files and folders (opts.Paths) into a collection. Served, each path
+	// begins with the name of one of IngestRoots ("inbox/report.pdf"); others are refused
+	// with an error that wraps service.ErrOutsideIngestRoots and names the folders allowed.
+	Ingest(ctx context.Context, items []kb.Item, opts service.IngestOptions) (*kb.IngestReport, error)
 	// IngestRoots names the folders a served analyst may ingest from, as they type them; nil
 	// when not served (any path the account can read), empty when the server allows none.
 	IngestRoots() []string
@@ -93,7 +95,7 @@ type Model struct {
 	cols    []kb.CollectionInfo
 	docs    []kb.DocInfo
 	docCur  int
-	chunks  []kb.Chunk
+	chunks  []chunk.Chunk
 	chunkOf string
 	chunkAt int
 
@@ -328,14 +330,14 @@ func (k *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // shownChunk is the passage on screen: the open search result or the browsed chunk.
-func (k *Model) shownChunk() (kb.Chunk, bool) {
+func (k *Model) shownChunk() (chunk.Chunk, bool) {
 	switch {
 	case k.showing == "passage" && k.resCur < len(k.results):
 		return k.results[k.resCur].Chunk, true
 	case k.showing == "chunks" && k.chunkAt < len(k.chunks):
 		return k.chunks[k.chunkAt], true
 	}
-	return kb.Chunk{}, false
+	return chunk.Chunk{}, false
 }
 
 // title is a document's title, or its ID when it has none.
@@ -384,7 +386,7 @@ func (k *Model) startIngest(path string) tea.Cmd {
 	st := &ingestState{tick: make(chan struct{}, 1)}
 	k.ingest, k.ingestCancel, k.progress = st, cancel, kb.Progress{Current: path}
 	work := func() tea.Msg {
-		rep, err := k.be.IngestPaths(ctx, []string{path}, "general", func(p kb.Progress) {
+		progress := func(p kb.Progress) {
 			st.mu.Lock()
 			st.latest = p
 			st.mu.Unlock()
@@ -392,7 +394,8 @@ func (k *Model) startIngest(path string) tea.Cmd {
 			case st.tick <- struct{}{}:
 			default:
 			}
-		})
+		}
+		rep, err := k.be.Ingest(ctx, nil, service.IngestOptions{Paths: []string{path}, Collection: "general", Progress: progress})
 		st.mu.Lock()
 		st.done = true
 		st.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/service"
 	"warren/service/jobs"
 	"warren/tui/styles"
@@ -59,7 +59,7 @@ type (
 		err           error
 	}
 	passageMsg struct {
-		chunk kb.Chunk
+		chunk chunk.Chunk
 		back  researchView
 		err   error
 	}
@@ -114,7 +114,7 @@ type Model struct {
 	runJobs map[string]jobs.Job
 	others  []jobs.Job
 	runsCur int
-	passage *kb.Chunk
+	passage *chunk.Chunk
 	back    researchView
 
 	served   bool   // one connection of warren serve: runs go on when it closes
@@ -283,13 +283,13 @@ func (r *Model) hasReport() bool {
 func (r *Model) startRun(question string) tea.Cmd {
 	run := service.NewResearchRunID()
 	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
-		return r.be.StartResearch(ctx, run, question, service.ResearchOptions{HITL: true}, sink)
+		return r.be.Start(ctx, run, question, service.ResearchOptions{HITL: true}, sink)
 	})
 }
 
 func (r *Model) resume(run string, answer json.RawMessage) tea.Cmd {
 	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
-		return r.be.ResumeResearch(ctx, run, answer, sink)
+		return r.be.Resume(ctx, run, answer, sink)
 	})
 }
 
@@ -505,7 +505,7 @@ func (r *Model) loadRuns() tea.Cmd {
 		if err != nil {
 			return runsMsg{err: err}
 		}
-		list, err := r.be.JobList(ctx)
+		list, err := r.be.List(ctx)
 		byRun := make(map[string]jobs.Job, len(list))
 		var others []jobs.Job
 		for _, j := range list {

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"warren/config"
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/service"
 	"warren/service/jobs"
 	"warren/tui/styles"
@@ -21,34 +21,34 @@ import (
 // stub is a service with no runs, no jobs and no passages.
 type stub struct{}
 
-func (stub) StartResearch(context.Context, string, string, service.ResearchOptions, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (stub) Start(context.Context, string, string, service.ResearchOptions, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{}, nil, nil
 }
-func (stub) ResumeResearch(context.Context, string, json.RawMessage, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (stub) Resume(context.Context, string, json.RawMessage, service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{}, nil, nil
 }
 func (stub) Runs(context.Context) ([]service.RunInfo, error) { return nil, nil }
 func (stub) Budgets() config.Budgets                         { return config.Default().Budgets }
-func (stub) WatchResearch(_ context.Context, run string, _ service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (stub) Watch(_ context.Context, run string, _ service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	return service.RunOutcome{Run: run}, nil, nil
 }
-func (stub) Analyst() (string, bool)                     { return "analyst", false }
-func (stub) JobList(context.Context) ([]jobs.Job, error) { return nil, nil }
-func (stub) LiveResearch(context.Context, time.Time) (jobs.Job, bool, error) {
+func (stub) Analyst() (string, bool)                  { return "analyst", false }
+func (stub) List(context.Context) ([]jobs.Job, error) { return nil, nil }
+func (stub) Live(context.Context, time.Time) (jobs.Job, bool, error) {
 	return jobs.Job{}, false, nil
 }
-func (stub) CancelJob(context.Context, string) error { return nil }
+func (stub) Cancel(context.Context, string) error { return nil }
 func (stub) RunState(context.Context, string) (service.RunCheckpoint, *service.ResearchState, error) {
 	return service.RunCheckpoint{}, nil, nil
 }
 func (stub) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
 func (stub) ExportReport(string, string) (string, error)                   { return "", nil }
-func (stub) Chunks(context.Context, []string) ([]kb.Chunk, error)          { return nil, nil }
+func (stub) Chunks(context.Context, []string) ([]chunk.Chunk, error)       { return nil, nil }
 
 // blocking runs until it is cancelled, like a slow model.
 type blocking struct{ stub }
 
-func (blocking) StartResearch(ctx context.Context, run, q string, o service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+func (blocking) Start(ctx context.Context, run, q string, o service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 	<-ctx.Done()
 	return service.RunOutcome{Run: run, Status: service.RunCanceled}, nil, ctx.Err()
 }

@@ -6,37 +6,56 @@ import (
 	"time"
 
 	"warren/config"
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/service"
 	"warren/service/jobs"
 )
 
-// Service is the part of warren's service the Research tab uses: runs, their jobs, their
-// checkpoints and ledgers, and the passages a report cites.
+// Service is what the Research tab needs of warren: the research desk, the jobs of the team
+// (landing in a live run, cancelling one), the passages a report cites and who is at the
+// keyboard.
 type Service interface {
-	StartResearch(ctx context.Context, run, question string, opts service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
-	ResumeResearch(ctx context.Context, run string, answer json.RawMessage, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
-	Runs(ctx context.Context) ([]service.RunInfo, error)
-	// Budgets are the budgets configured today (a run keeps the one it started with).
-	Budgets() config.Budgets
-	// WatchResearch follows a run's job live from its current state until it ends; cancelling
-	// ctx only stops watching (service.ErrDetached).
-	WatchResearch(ctx context.Context, run string, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
+	Desk
+	Jobs
+	Passages
+	Session
+}
 
-	// Analyst names who the workbench acts for (and whether they are an admin).
-	Analyst() (name string, admin bool)
-	// JobList lists every analyst's jobs, newest first.
-	JobList(ctx context.Context) ([]jobs.Job, error)
-	// LiveResearch is the run to land in when the analyst comes back: their latest that is
-	// running or waiting for them, else one that ended after since (when they were last here).
-	LiveResearch(ctx context.Context, since time.Time) (jobs.Job, bool, error)
-	// CancelJob cancels a job of the analyst's own (any, for an admin); others' are refused
-	// with an error that wraps service.ErrNotOwner.
-	CancelJob(ctx context.Context, id string) error
+// Desk is the research desk (service.Research) as the tab uses it.
+type Desk interface {
+	Start(ctx context.Context, run, question string, opts service.ResearchOptions, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
+	Resume(ctx context.Context, run string, answer json.RawMessage, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
+	Runs(ctx context.Context) ([]service.RunInfo, error)
+	// Watch follows a run's job live from its current state until it ends; cancelling ctx
+	// only stops watching (service.ErrDetached).
+	Watch(ctx context.Context, run string, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
+	// Live is the run to land in when the analyst comes back: their latest that is running or
+	// waiting for them, else one that ended after since (when they were last here).
+	Live(ctx context.Context, since time.Time) (jobs.Job, bool, error)
 	RunState(ctx context.Context, run string) (service.RunCheckpoint, *service.ResearchState, error)
 	Ledger(ctx context.Context, run string) ([]service.LedgerEntry, error)
 	ExportReport(run, markdown string) (string, error)
+}
 
-	// Chunks loads passages by their IDs (the tab opens cited passages).
-	Chunks(ctx context.Context, ids []string) ([]kb.Chunk, error)
+// Jobs is the part of the jobs desk (service.Jobs) the tab uses.
+type Jobs interface {
+	// List lists every analyst's jobs, newest first.
+	List(ctx context.Context) ([]jobs.Job, error)
+	// Cancel cancels a job of the analyst's own (any, for an admin); others' are refused with
+	// an error that wraps service.ErrNotOwner.
+	Cancel(ctx context.Context, id string) error
+}
+
+// Passages loads passages by their IDs (the tab opens cited passages): the knowledge desk's
+// (service.Knowledge).
+type Passages interface {
+	Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error)
+}
+
+// Session is who the workbench acts for and what it may spend (service.Service).
+type Session interface {
+	// Analyst names who the workbench acts for (and whether they are an admin).
+	Analyst() (name string, admin bool)
+	// Budgets are the budgets configured today (a run keeps the one it started with).
+	Budgets() config.Budgets
 }

@@ -3,7 +3,7 @@ package research
 import (
 	"time"
 
-	"warren/kb"
+	"warren/kb/chunk"
 	"warren/service"
 )
 
@@ -42,7 +42,7 @@ type Fixture struct {
 	Pending       *service.RunInterrupt
 	Plan          []service.ResearchTask
 	Runs          []service.RunInfo
-	Passage       *kb.Chunk
+	Passage       *chunk.Chunk
 	Report        string // the report's Markdown, shown unrendered until Reflow's command is run
 }
 

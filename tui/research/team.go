@@ -29,7 +29,7 @@ type liveRunMsg struct {
 func (r *Model) LandInLiveRun(since time.Time) tea.Cmd {
 	be := r.be
 	return func() tea.Msg {
-		job, ok, err := be.LiveResearch(context.Background(), since)
+		job, ok, err := be.Live(context.Background(), since)
 		return liveRunMsg{job: job, ok: ok, err: err}
 	}
 }
@@ -85,7 +85,7 @@ func (r *Model) watch(run, owner string) tea.Cmd {
 		return setStatus("a run is in progress here: Esc stops it or stops watching it first", false)
 	}
 	cmd := r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
-		return r.be.WatchResearch(ctx, run, sink)
+		return r.be.Watch(ctx, run, sink)
 	})
 	r.watching, r.owner = true, owner
 	return cmd
@@ -111,7 +111,7 @@ func (r *Model) stopWatching() tea.Cmd {
 	}
 	run := r.run
 	return func() tea.Msg {
-		if err := r.be.CancelJob(context.Background(), run); err != nil && !errors.Is(err, jobs.ErrNoJob) {
+		if err := r.be.Cancel(context.Background(), run); err != nil && !errors.Is(err, jobs.ErrNoJob) {
 			return newStatus(err.Error(), true)
 		}
 		return newStatus("cancelling the run… it stays resumable (r)", false)

@@ -68,7 +68,7 @@ func benchServer(dir string) error {
 	defer stop()
 	for _, a := range analysts {
 		run := "bench-" + a.Name
-		if _, err := svc.As(a.Name, false).StartJob(ctx, run, jobs.KindResearch, "a run that emits 10 events/s", tickingRun(run)); err != nil {
+		if _, err := svc.As(a.Name, false).Jobs().Start(ctx, run, jobs.KindResearch, "a run that emits 10 events/s", tickingRun(run)); err != nil {
 			return err
 		}
 	}

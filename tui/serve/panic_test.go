@@ -38,7 +38,7 @@ func TestAJobThatPanicsFailsAloneAndTheServerGoesOn(t *testing.T) {
 	// Bob's job runs and his workbench follows it.
 	const run = "bob-broken"
 	start := make(chan struct{})
-	if _, err := tm.svc.As("bob", false).StartJob(context.Background(), run, jobs.KindResearch, "a run with a bug", brokenRun(run, start)); err != nil {
+	if _, err := tm.svc.As("bob", false).Jobs().Start(context.Background(), run, jobs.KindResearch, "a run with a bug", brokenRun(run, start)); err != nil {
 		t.Fatal(err)
 	}
 	bob := tm.connect(t, "bob", 110, 32)

@@ -48,10 +48,10 @@ func TestAHostileDocumentCannotDriveARemoteTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server's own view ingests it: served analysts may ingest only from their inbox.
-	if rep, err := tm.svc.Ingest(ctx, nil, service.IngestOptions{Paths: []string{filepath.Join(dir, name)}, Collection: "general"}); err != nil || rep.Ingested != 1 {
+	if rep, err := tm.svc.Knowledge().Ingest(ctx, nil, service.IngestOptions{Paths: []string{filepath.Join(dir, name)}, Collection: "general"}); err != nil || rep.Ingested != 1 {
 		t.Fatalf("ingest: %+v %v", rep, err)
 	}
-	res, err := tm.svc.Search(ctx, retrieval.Request{Query: "quokkafrob", K: 3, Mode: retrieval.Lexical})
+	res, err := tm.svc.Knowledge().Search(ctx, retrieval.Request{Query: "quokkafrob", K: 3, Mode: retrieval.Lexical})
 	if err != nil || len(res) == 0 || !strings.Contains(res[0].Text, "\x1b]52;c;") || !strings.Contains(res[0].Text, "\u009b31m") {
 		t.Fatalf("the stored passage must keep its sequences for this test to mean anything: %+v %v", res, err)
 	}

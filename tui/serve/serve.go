@@ -104,7 +104,7 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 	}
 	s.opts = opts
 	g := &gatekeeper{grace: opts.LoginGrace, maxStartups: opts.MaxStartups, keepalive: opts.Keepalive, log: opts.Log, pending: map[*watched]struct{}{}}
-	svc.LimitJobsPerAnalyst(opts.MaxJobs)
+	svc.Jobs().LimitPerAnalyst(opts.MaxJobs)
 	srv, err := wish.NewServer(
 		wish.WithAddress(opts.Listen),
 		ssh.HostKeyFile(opts.HostKey),
@@ -302,7 +302,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	}
 	delete(s.drafts, c.analyst.Name)
 	s.mu.Unlock()
-	m := tui.New(s.svc.As(c.analyst.Name, c.analyst.Admin).Served())
+	m := tui.New(tui.DesksOf(s.svc.As(c.analyst.Name, c.analyst.Admin).Served()))
 	m.Served(since)
 	m.RestoreDrafts(drafts)
 	// The server owns the process's signals: a workbench must not take SIGTERM for itself.
@@ -362,7 +362,7 @@ func (s *Server) quit(c *conn) {
 
 // Serve answers connections on ln until Shutdown; interrupted jobs are resumed first.
 func (s *Server) Serve(ln net.Listener) error {
-	resumed, err := s.svc.ResumeInterrupted(context.Background())
+	resumed, err := s.svc.Jobs().ResumeInterrupted(context.Background())
 	if err != nil {
 		return err
 	}
@@ -407,7 +407,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			p.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
 		}
 	}
-	s.svc.ShutdownJobs()
+	s.svc.Jobs().Shutdown()
 	bye := "warren serve stopped. Your jobs were checkpointed and resume when it starts again; nothing you approved is lost."
 	for _, c := range conns {
 		c.farewell.Store(&bye)

@@ -340,7 +340,7 @@ func waitForJob(t *testing.T, tm *team, owner, state string) jobs.Job {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		list, err := tm.svc.JobList(context.Background())
+		list, err := tm.svc.Jobs().List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -351,7 +351,7 @@ func waitForJob(t *testing.T, tm *team, owner, state string) jobs.Job {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	list, _ := tm.svc.JobList(context.Background())
+	list, _ := tm.svc.Jobs().List(context.Background())
 	t.Fatalf("no research job of %s became %s: %+v", owner, state, list)
 	return jobs.Job{}
 }
@@ -413,7 +413,7 @@ func TestAReconnectLandsInTheRunThatWentOn(t *testing.T) {
 	back.send("\x13") // ctrl+s sends the answer
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if j, _ := tm.svc.Job(context.Background(), running.ID); j.State == jobs.JobWaiting && strings.Contains(back.text(), "round 2") {
+		if j, _ := tm.svc.Jobs().Get(context.Background(), running.ID); j.State == jobs.JobWaiting && strings.Contains(back.text(), "round 2") {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -436,15 +436,15 @@ func TestASecondAnalystWatchesButCannotDecide(t *testing.T) {
 	bob.send("I would answer for her.")
 	bob.send("\x13")
 	bob.waitFor("only alice (or an admin)")
-	if j, _ := tm.svc.Job(context.Background(), run.ID); j.State != jobs.JobWaiting {
+	if j, _ := tm.svc.Jobs().Get(context.Background(), run.ID); j.State != jobs.JobWaiting {
 		t.Fatalf("bob's answer moved alice's run: %+v", j)
 	}
 	// The service refuses it too, whatever the screen does.
-	_, _, err := tm.svc.As("bob", false).ResumeResearch(context.Background(), run.ID, []byte(`"mine"`), nil)
+	_, _, err := tm.svc.As("bob", false).Research().Resume(context.Background(), run.ID, []byte(`"mine"`), nil)
 	if !errors.Is(err, service.ErrNotOwner) {
 		t.Fatalf("bob answering alice's run: %v", err)
 	}
-	if err := tm.svc.As("bob", false).CancelJob(context.Background(), run.ID); !errors.Is(err, service.ErrNotOwner) {
+	if err := tm.svc.As("bob", false).Jobs().Cancel(context.Background(), run.ID); !errors.Is(err, service.ErrNotOwner) {
 		t.Fatalf("bob cancelling alice's run: %v", err)
 	}
 }
@@ -481,7 +481,7 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 		t.Fatal("her connection stayed open after the shutdown")
 	}
 	alice.waitFor("warren serve stopped")
-	if j, _ := tm.svc.Job(context.Background(), run.ID); j.State != jobs.JobInterrupted {
+	if j, _ := tm.svc.Jobs().Get(context.Background(), run.ID); j.State != jobs.JobInterrupted {
 		t.Fatalf("her run after the shutdown: %+v", j)
 	}
 
@@ -511,17 +511,17 @@ func TestAShutdownTellsTheAnalystAndTheNextServerResumesTheRun(t *testing.T) {
 	began := time.Now()
 	deadline := began.Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if j, _ := next.Job(context.Background(), run.ID); j.State == jobs.JobWaiting {
+		if j, _ := next.Jobs().Get(context.Background(), run.ID); j.State == jobs.JobWaiting {
 			if j.Owner != "alice" {
 				t.Fatalf("the resumed run belongs to %q", j.Owner)
 			}
-			ledger, _ := next.Ledger(context.Background(), run.ID)
+			ledger, _ := next.Research().Ledger(context.Background(), run.ID)
 			t.Logf("the next server took the run to its questions in %s (%d model calls in its ledger)", time.Since(began).Round(time.Millisecond), len(ledger))
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	j, _ := next.Job(context.Background(), run.ID)
+	j, _ := next.Jobs().Get(context.Background(), run.ID)
 	cp, cpErr := next.RunStore().Latest(context.Background(), run.ID)
 	logged, _ := os.ReadFile(logPath)
 	t.Fatalf("the next server did not take the run on to its questions: %+v\ncheckpoint: status %s at %s (next %s), error %q %v\nunmatched model requests: %v\nits log:\n%s",
@@ -549,20 +549,20 @@ func TestAnIdleConnectionIsClosedAndItsRunGoesOn(t *testing.T) {
 func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
 	ctx := context.Background()
-	imported, err := tm.svc.ImportGas(ctx, filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false)
+	imported, err := tm.svc.Gas().Import(ctx, filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tm.llm.SetLatency(300 * time.Millisecond)
 	fillDone := make(chan error, 1)
 	go func() {
-		_, err := tm.svc.As("alice", false).StartGasFill(ctx, imported.Table, nil, nil, nil)
+		_, err := tm.svc.As("alice", false).Gas().StartFill(ctx, imported.Table, nil, nil, nil)
 		fillDone <- err
 	}()
 	var fill jobs.Job
 	deadline := time.Now().Add(20 * time.Second)
 	for fill.ID == "" && time.Now().Before(deadline) {
-		list, _ := tm.svc.JobList(ctx)
+		list, _ := tm.svc.Jobs().List(ctx)
 		for _, j := range list {
 			if j.Kind == jobs.KindGasFill && j.State == jobs.JobRunning {
 				fill = j
@@ -580,7 +580,7 @@ func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 	bob.waitFor("fill by alice:")
 	bob.send("\x1b")
 	bob.waitFor("stopped following the fill; it goes on")
-	if j, _ := tm.svc.Job(ctx, fill.ID); j.State != jobs.JobRunning {
+	if j, _ := tm.svc.Jobs().Get(ctx, fill.ID); j.State != jobs.JobRunning {
 		t.Fatalf("bob leaving stopped alice's fill: %+v", j)
 	}
 
@@ -602,7 +602,7 @@ func TestAFillGoesOnAndEveryoneFollowsItOnTheGasTab(t *testing.T) {
 
 func TestADecisionOnAStaleViewIsRefusedOverSSH(t *testing.T) {
 	tm := startTeam(t, Options{Listen: "127.0.0.1:0"})
-	if _, err := tm.svc.ImportGas(context.Background(), filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false); err != nil {
+	if _, err := tm.svc.Gas().Import(context.Background(), filepath.Join(testkb.SampleDir(), "gas", "hmis-sample.csv"), "", false); err != nil {
 		t.Fatal(err)
 	}
 	alice := tm.connect(t, "alice", 160, 40)

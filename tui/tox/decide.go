@@ -40,7 +40,7 @@ func (x *Model) proposalKey(k string) tea.Cmd {
 		return func() tea.Msg {
 			// The edit run is closed as rejected, so it does not wait for approval forever.
 			status := component.NewStatus("proposal for "+p.INCI+" rejected: nothing was saved", false)
-			if err := be.ToxReject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
+			if err := be.Reject(context.Background(), p, "rejected in the Toxicology desk"); err != nil {
 				status = component.NewStatus("proposal for "+p.INCI+" discarded, nothing was saved; its run could not be closed: "+err.Error(), true)
 			}
 			// The waiting proposals are listed again once the decision is recorded.
@@ -70,7 +70,7 @@ func (x *Model) approve() tea.Cmd {
 	}
 	x.saving = true
 	return func() tea.Msg {
-		v, err := be.ToxApprove(context.Background(), p, summary)
+		v, err := be.Approve(context.Background(), p, summary)
 		return toxSavedMsg{inci: p.INCI, version: v, err: err}
 	}
 }
@@ -149,11 +149,11 @@ func (x *Model) diffVersions(title string, a, b, confirm int) tea.Cmd {
 	inci, be := x.selected(), x.be
 	return func() tea.Msg {
 		ctx := context.Background()
-		va, err := be.ToxProfile(ctx, inci, a)
+		va, err := be.Profile(ctx, inci, a)
 		if err != nil {
 			return toxDiffMsg{err: err}
 		}
-		vb, err := be.ToxProfile(ctx, inci, b)
+		vb, err := be.Profile(ctx, inci, b)
 		if err != nil {
 			return toxDiffMsg{err: err}
 		}
@@ -183,7 +183,7 @@ func (x *Model) confirmKey(k string) tea.Cmd {
 		inci, to, seen, be := x.selected(), x.confirm, x.confirmSeen, x.be
 		x.saving = true
 		return func() tea.Msg {
-			v, err := be.ToxRollback(context.Background(), inci, to, seen, "")
+			v, err := be.Rollback(context.Background(), inci, to, seen, "")
 			return toxSavedMsg{inci: inci, version: v, rollback: to, err: err}
 		}
 	case "n", "N", "esc":

@@ -13,33 +13,33 @@ import (
 	"warren/tui/styles"
 )
 
-// Service is what the tab needs of warren's toxicology desk.
+// Service is what the tab needs of warren: the toxicology desk (service.Tox).
 type Service interface {
-	// ToxProfiles lists the toxicology profiles at their latest versions, by INCI name.
-	ToxProfiles(ctx context.Context) ([]tox.ProfileInfo, error)
-	// ToxProfile loads one version of a profile; version 0 is the latest.
-	ToxProfile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error)
-	// ToxHistory lists a profile's versions, newest first.
-	ToxHistory(ctx context.Context, inci string) ([]tox.VersionInfo, error)
-	// ToxPropose turns an instruction, a JSON payload or a JSON Patch into a proposal against
+	// Profiles lists the toxicology profiles at their latest versions, by INCI name.
+	Profiles(ctx context.Context) ([]tox.ProfileInfo, error)
+	// Profile loads one version of a profile; version 0 is the latest.
+	Profile(ctx context.Context, inci string, version int) (tox.ProfileVersion, error)
+	// History lists a profile's versions, newest first.
+	History(ctx context.Context, inci string) ([]tox.VersionInfo, error)
+	// Propose turns an instruction, a JSON payload or a JSON Patch into a proposal against
 	// the profile's latest version; nothing is saved.
-	ToxPropose(ctx context.Context, inci, input string) (*service.ToxProposal, error)
-	// ToxApprove saves a proposal as the next version with summary and returns its number; a
+	Propose(ctx context.Context, inci, input string) (*service.ToxProposal, error)
+	// Approve saves a proposal as the next version with summary and returns its number; a
 	// proposal whose base is no longer the latest version is refused with an error that wraps
 	// tox.ErrStale.
-	ToxApprove(ctx context.Context, p *service.ToxProposal, summary string) (int, error)
-	// ToxReject closes a proposal's edit run as rejected; nothing is saved.
-	ToxReject(ctx context.Context, p *service.ToxProposal, reason string) error
-	// ToxRollback saves a new version equal to version to and returns its number; seen is the
+	Approve(ctx context.Context, p *service.ToxProposal, summary string) (int, error)
+	// Reject closes a proposal's edit run as rejected; nothing is saved.
+	Reject(ctx context.Context, p *service.ToxProposal, reason string) error
+	// Rollback saves a new version equal to version to and returns its number; seen is the
 	// latest version the analyst saw: when another was saved since, nothing is saved and the
 	// error wraps tox.ErrStale.
-	ToxRollback(ctx context.Context, inci string, to, seen int, summary string) (int, error)
-	// ToxWaiting lists the proposals that wait for approval (made on the CLI, by a batch, or
+	Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error)
+	// Waiting lists the proposals that wait for approval (made on the CLI, by a batch, or
 	// in a workbench closed before the decision), oldest first.
-	ToxWaiting(ctx context.Context) ([]service.ToxWaitingEdit, error)
-	// ToxWaitingProposal loads a waiting proposal by its run, to approve or reject it like one
+	Waiting(ctx context.Context) ([]service.ToxWaitingEdit, error)
+	// WaitingProposal loads a waiting proposal by its run, to approve or reject it like one
 	// made in the tab; a run decided meanwhile gives an error that wraps service.ErrNotWaiting.
-	ToxWaitingProposal(ctx context.Context, run string) (*service.ToxProposal, error)
+	WaitingProposal(ctx context.Context, run string) (*service.ToxProposal, error)
 }
 
 // What the root model asks of the desk, besides the component.Panel contract.

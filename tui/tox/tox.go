@@ -165,7 +165,7 @@ func (x *Model) Load() tea.Cmd {
 	x.loading = true
 	be := x.be
 	return tea.Batch(func() tea.Msg {
-		ps, err := be.ToxProfiles(context.Background())
+		ps, err := be.Profiles(context.Background())
 		return toxListMsg{profiles: ps, err: err}
 	}, loadWaiting(be))
 }
@@ -180,7 +180,7 @@ func (x *Model) loadProfile() tea.Cmd {
 	x.profSeq++
 	seq, be := x.profSeq, x.be
 	return func() tea.Msg {
-		pv, err := be.ToxProfile(context.Background(), inci, 0)
+		pv, err := be.Profile(context.Background(), inci, 0)
 		return toxProfileMsg{seq: seq, pv: pv, err: err}
 	}
 }
@@ -436,7 +436,7 @@ func (x *Model) openHistory() tea.Cmd {
 func (x *Model) loadHistory(inci string) tea.Cmd {
 	be := x.be
 	return func() tea.Msg {
-		vs, err := be.ToxHistory(context.Background(), inci)
+		vs, err := be.History(context.Background(), inci)
 		return toxHistoryMsg{inci: inci, versions: vs, err: err}
 	}
 }
@@ -545,7 +545,7 @@ func (x *Model) propose(input string) tea.Cmd {
 	x.proposeCancel = cancel
 	seq, be := x.proposeSeq, x.be
 	return func() tea.Msg {
-		p, err := be.ToxPropose(ctx, inci, input)
+		p, err := be.Propose(ctx, inci, input)
 		cancel()
 		return toxProposedMsg{seq: seq, p: p, err: err}
 	}
@@ -573,7 +573,7 @@ func (x *Model) proposed(msg toxProposedMsg) tea.Cmd {
 	if old, be := x.proposal, x.be; fromEdit && old != nil && old != msg.p {
 		// The edited operations replace the proposal: its run is closed, not left waiting.
 		closeOld = func() tea.Msg {
-			if err := be.ToxReject(context.Background(), old, "replaced by edited operations"); err != nil {
+			if err := be.Reject(context.Background(), old, "replaced by edited operations"); err != nil {
 				return component.NewStatus("the earlier proposal's run could not be closed: "+err.Error(), true)
 			}
 			return nil

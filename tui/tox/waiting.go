@@ -43,7 +43,7 @@ type (
 // decided a proposal can run it after the decision.
 func loadWaiting(be Service) tea.Cmd {
 	return func() tea.Msg {
-		ws, err := be.ToxWaiting(context.Background())
+		ws, err := be.Waiting(context.Background())
 		return toxWaitingMsg{items: ws, err: err}
 	}
 }
@@ -108,7 +108,7 @@ func (x *Model) openNextWaiting() tea.Cmd {
 	w, be := x.waiting.items[i], x.be
 	x.waiting.next, x.waiting.opening = (i+1)%n, true
 	return func() tea.Msg {
-		p, err := be.ToxWaitingProposal(context.Background(), w.Run)
+		p, err := be.WaitingProposal(context.Background(), w.Run)
 		return toxWaitingOpenMsg{w: w, p: p, err: err}
 	}
 }

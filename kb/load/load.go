@@ -1,0 +1,379 @@
+package load
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"warren/internal/realpath"
+	"warren/kb/analysis"
+)
+
+// DefaultMaxFileBytes is the largest file ingested unless kb.max_file_mb says otherwise.
+const DefaultMaxFileBytes = 20 << 20
+
+// LoadOptions tune loading.
+type LoadOptions struct {
+	MaxFileBytes int64 // larger files are skipped with a reason; 0 means DefaultMaxFileBytes
+	// Confine, when set, lists the only folders (absolute, symbolic links resolved) whose files
+	// may be read. Each file is checked once it is open, on the open file itself, so a name
+	// swapped for a link after an earlier check is refused all the same.
+	Confine []string
+	// Within is one more folder (absolute, resolved) that every file read must lie in as well:
+	// the folder an item was found in while walking, when links out of it are not followed.
+	Within string
+}
+
+// ErrOutside means a file's real path, once symbolic links are followed, lies outside the
+// folders it may be read from (LoadOptions.Confine and Within).
+var ErrOutside = errors.New("outside the folders it may be read from")
+
+// OutsideError is a file Load refused to read because its real path lies outside the folders
+// it may be read from. It wraps ErrOutside; Reason says so without naming where it leads.
+type OutsideError struct {
+	Path   string
+	Reason string
+}
+
+func (e *OutsideError) Error() string { return fmt.Sprintf("couldn't read %s: %s", e.Path, e.Reason) }
+
+// Unwrap makes errors.Is(err, ErrOutside) hold.
+func (e *OutsideError) Unwrap() error { return ErrOutside }
+
+// guard says which files one load may read: with neither Confine nor Within, any.
+type guard struct {
+	roots  []string
+	within string
+}
+
+func (o LoadOptions) guard() guard { return guard{roots: o.Confine, within: o.Within} }
+
+func (g guard) active() bool { return len(g.roots) > 0 || g.within != "" }
+
+// check refuses real, the real path of path, when it lies outside what g allows.
+func (g guard) check(path, real string) error {
+	if len(g.roots) > 0 && !realpath.WithinAny(real, g.roots) {
+		return &OutsideError{Path: path, Reason: "it leads outside the folders this ingest may read (through a symbolic link?)"}
+	}
+	if g.within != "" && !realpath.Within(real, g.within) {
+		return &OutsideError{Path: path, Reason: "it leads out of the folder it was found in (through a symbolic link), so it was not read"}
+	}
+	return nil
+}
+
+// open opens path for reading; when g is active, the open file's real path is checked, so
+// what is read is what was checked.
+func (g guard) open(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open %s: %w", path, err)
+	}
+	if !g.active() {
+		return f, nil
+	}
+	real, err := realpath.OfOpen(f, path)
+	if err == nil {
+		err = g.check(path, real)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readFile is os.ReadFile through open.
+func (g guard) readFile(path string) ([]byte, error) {
+	if !g.active() {
+		return os.ReadFile(path)
+	}
+	f, err := g.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// Formats by file extension.
+var formatByExt = map[string]string{
+	".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", "": "text",
+	".pdf": "pdf", ".html": "html", ".htm": "html",
+}
+
+// Load reads a file or a folder document. Files warren cannot or should not read come back as
+// a *SkipError that says why, and files outside the folders opts confines it to as an
+// *OutsideError; the caller reports either and goes on with the next file.
+// A file is opened once and read through that handle; the sections of a text file are read on
+// demand by EachSection (reopening it, and refusing it if it is another file by then), so
+// large text files are streamed rather than held whole.
+func Load(path string, opts LoadOptions) (*Document, error) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs // the stored source names the file wherever warren runs from
+	}
+	g := opts.guard()
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	if info.IsDir() {
+		if g.active() {
+			real, err := realpath.Resolve(path) // absolute, as the folders it is checked against
+			if err != nil {
+				return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+			}
+			if err := g.check(path, real); err != nil {
+				return nil, err
+			}
+		}
+		if !IsFolderDocument(path) {
+			return nil, &SkipError{Path: path, Reason: "a folder, not a folder document (its Markdown files carry no section numbers)"}
+		}
+		return loadFolder(path, g)
+	}
+	limit := opts.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	format, ok := formatByExt[ext]
+	if !ok {
+		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("unsupported format %q (warren reads .md, .txt, .pdf, .html)", ext)}
+	}
+	if !info.Mode().IsRegular() {
+		// A pipe or device would block the ingest or never end.
+		return nil, &SkipError{Path: path, Reason: "not a regular file"}
+	}
+	f, err := g.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &SkipError{Path: path, Reason: "not a regular file"}
+	}
+	if info.Size() == 0 {
+		return nil, &SkipError{Path: path, Reason: "empty file"}
+	}
+	if info.Size() > limit {
+		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
+			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
+	}
+	hash, err := checkFile(f, path, format != "pdf")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	doc := &Document{Source: path, Format: format, Hash: hash, Meta: map[string]string{},
+		Title: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	switch format {
+	case "markdown":
+		err = loadMarkdownFile(doc, f)
+	case "text":
+		err = loadTextFile(doc, f, info, g)
+	case "html":
+		err = loadHTMLFile(doc, f)
+	case "pdf":
+		err = loadPDFFile(doc, f)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkFile hashes an open file in one streaming pass and, for text formats, refuses binary
+// content and invalid UTF-8 with a reason that says how to fix it.
+func checkFile(f *os.File, path string, text bool) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, 64<<10)
+	var carry []byte // an incomplete UTF-8 sequence at the end of the previous block
+	var offset int64
+	nonBlank := false
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			block := buf[:n]
+			h.Write(block)
+			if text {
+				if i := bytes.IndexByte(block, 0); i >= 0 {
+					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML and PDF", offset+int64(i))}
+				}
+				data := append(carry, block...)
+				valid, rest := validPrefix(data)
+				if !valid {
+					return "", &SkipError{Path: path, Reason: "not valid UTF-8 text; convert it first, e.g. `iconv -f latin1 -t utf-8`"}
+				}
+				carry = append(carry[:0], rest...)
+				nonBlank = nonBlank || len(bytes.TrimSpace(block)) > 0
+			}
+			offset += int64(n)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return "", fmt.Errorf("couldn't read %s: %w", path, err)
+		}
+	}
+	if text && len(carry) > 0 {
+		return "", &SkipError{Path: path, Reason: "not valid UTF-8 text (it ends inside a character)"}
+	}
+	if text && !nonBlank {
+		return "", &SkipError{Path: path, Reason: "empty file (only white space)"}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// validPrefix checks data as UTF-8, allowing an incomplete sequence at the very end, which it
+// returns to be completed by the next block.
+func validPrefix(data []byte) (bool, []byte) {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !utf8.FullRune(data[i:]) && len(data)-i < utf8.UTFMax {
+				return true, data[i:]
+			}
+			return false, nil
+		}
+		i += size
+	}
+	return true, nil
+}
+
+func loadMarkdownFile(doc *Document, f *os.File) error {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("couldn't read %s: %w", doc.Source, err)
+	}
+	// A byte-order mark some editors write must not hide the front matter. Offsets stay
+	// offsets into the file, which has the mark.
+	text, base := string(data), 0
+	if strings.HasPrefix(text, "\uFEFF") {
+		text, base = text[3:], 3
+	}
+	meta, body, err := splitFrontMatter(text)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: err.Error()}
+	}
+	doc.Meta = flattenMeta(meta)
+	title, sections := parseMarkdown(text[body:], base+body, "", nil)
+	doc.Sections = sections
+	switch {
+	case doc.Meta["title"] != "":
+		doc.Title = doc.Meta["title"]
+	case title != "":
+		doc.Title = title
+	}
+	doc.Language = languageOf(doc.Meta, text[body:])
+	return nil
+}
+
+func loadTextFile(doc *Document, f *os.File, info os.FileInfo, g guard) error {
+	sample := make([]byte, 16<<10)
+	n, _ := io.ReadFull(f, sample)
+	doc.Language = languageOf(nil, string(sample[:n]))
+	doc.stream = func(emit func(Section) error) error {
+		f, err := g.open(doc.Source)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		// The hash and the checks were made on the file Load opened: text from another file
+		// put in its place meanwhile must not be stored under them.
+		if now, err := f.Stat(); err != nil || !os.SameFile(now, info) {
+			return fmt.Errorf("couldn't read %s: it was replaced while being ingested; ingest it again", doc.Source)
+		}
+		return scanText(f, "", emit)
+	}
+	return nil
+}
+
+func loadHTMLFile(doc *Document, f *os.File) error {
+	title, md, err := htmlToMarkdown(f)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: "unreadable HTML: " + err.Error()}
+	}
+	// Offsets of an HTML document refer to its Markdown rendering, which is what is cited.
+	mdTitle, sections := parseMarkdown(md, 0, "", nil)
+	doc.Sections = sections
+	if title == "" {
+		title = mdTitle
+	}
+	if title != "" {
+		doc.Title = title
+	}
+	doc.Language = languageOf(nil, md)
+	return nil
+}
+
+func loadPDFFile(doc *Document, f *os.File) error {
+	pages, err := extractPDFFile(f)
+	if err != nil {
+		return &SkipError{Path: doc.Source, Reason: err.Error()}
+	}
+	// Each page is cut at the numbered headings it contains; offsets refer to the extracted text.
+	var all strings.Builder
+	for i, p := range pages {
+		if i > 0 {
+			all.WriteString("\f")
+		}
+		all.WriteString(p)
+	}
+	text := all.String()
+	var sections []Section
+	if err := scanText(strings.NewReader(text), "", func(s Section) error {
+		sections = append(sections, s)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(sections) == 0 {
+		return &SkipError{Path: doc.Source, Reason: "no text layer (scanned PDF?)"}
+	}
+	doc.Sections = sections
+	doc.Language = languageOf(nil, text)
+	return nil
+}
+
+func languageOf(meta map[string]string, text string) string {
+	for _, k := range []string{"language", "lang"} {
+		if v := strings.ToLower(meta[k]); strings.HasPrefix(v, "de") || strings.HasPrefix(v, "en") {
+			return v[:2]
+		}
+	}
+	if len(text) > 16<<10 {
+		text = text[:16<<10]
+	}
+	return analysis.DetectLanguage(text)
+}
+
+// EachSection calls fn for every section in document order, reading streamed formats as it
+// goes.
+func (d *Document) EachSection(fn func(Section) error) error {
+	if d.stream != nil {
+		return d.stream(fn)
+	}
+	for _, s := range d.Sections {
+		if err := fn(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

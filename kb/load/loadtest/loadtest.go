@@ -1,0 +1,51 @@
+// Package loadtest builds documents for the tests of the loaders and of ingest: a PDF is
+// tedious to write by hand, and both kb/load and kb need ones with and without a text layer.
+package loadtest
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// PDF returns a minimal, valid PDF with one page per content stream. Every page has two
+// Helvetica fonts: /F1 without widths, as the standard 14 fonts often come, and /F2 with a flat
+// width of 500/1000 em for the printable ASCII range. trailerExtra is added to the trailer
+// dictionary, which is how a test makes the file encrypted.
+func PDF(contents []string, trailerExtra string) []byte {
+	var objs []string // objs[i] is object i+1
+	add := func(s string) int { objs = append(objs, s); return len(objs) }
+
+	catalog := add("") // filled in once the page tree's number is known
+	pagesObj := add("")
+	f1 := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	widths := strings.TrimSpace(strings.Repeat("500 ", 126-32+1))
+	f2 := add(fmt.Sprintf("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding"+
+		" /FirstChar 32 /LastChar 126 /Widths [%s] >>", widths))
+	var kids []string
+	for _, c := range contents {
+		stream := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c)+1, c))
+		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792]"+
+			" /Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> /Contents %d 0 R >>",
+			pagesObj, f1, f2, stream))
+		kids = append(kids, fmt.Sprintf("%d 0 R", page))
+	}
+	objs[catalog-1] = fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj)
+	objs[pagesObj-1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
+
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off) // each entry is exactly 20 bytes
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n",
+		len(objs)+1, catalog, trailerExtra, xref)
+	return b.Bytes()
+}
