@@ -186,3 +186,44 @@ func TestPanelsStandAlone(t *testing.T) {
 		}
 	}
 }
+
+// The architecture page names every package of the module, and every package it names exists:
+// a package is named by its path in backticks (`kb/load`), or by its last element in backticks
+// after its parent's group (`internal/…` (`atomicfile`, …)).
+func TestTheArchitecturePageMatchesThePackages(t *testing.T) {
+	page, err := os.ReadFile("../../docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(page)
+	pkgs := imports(t)
+	for pkg := range pkgs {
+		rel := strings.TrimPrefix(pkg, module+"/")
+		if rel == module || strings.Contains(rel, "/cmd/") || strings.HasSuffix(rel, "/internal/gguf") {
+			continue // a command's main under a package, or a helper of the e2e models
+		}
+		if strings.Contains(doc, "`"+rel+"`") {
+			continue
+		}
+		parent, name := filepath.Dir(rel), filepath.Base(rel)
+		if parent != "." && strings.Contains(doc, "`"+parent+"/…`") && strings.Contains(doc, "`"+name+"`") {
+			continue
+		}
+		t.Errorf("docs/architecture.md does not name package %s", rel)
+	}
+	top := map[string]bool{}
+	for pkg := range pkgs {
+		top[strings.SplitN(strings.TrimPrefix(pkg, module+"/"), "/", 2)[0]] = true
+	}
+	for _, f := range strings.Split(doc, "`")[1:] {
+		if strings.ContainsAny(f, " .…*()") || !strings.Contains(f, "/") || !top[strings.SplitN(f, "/", 2)[0]] {
+			continue
+		}
+		if _, ok := pkgs[module+"/"+f]; ok {
+			continue
+		}
+		if info, err := os.Stat(filepath.Join("../..", f)); err != nil || !info.IsDir() {
+			t.Errorf("docs/architecture.md names %s, which is not a package of the module", f)
+		}
+	}
+}
