@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
 	"warren/internal/snippet"
+	"warren/service/jobs"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +14,7 @@ import (
 )
 
 func (a *app) jobsCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:  "jobs",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
@@ -29,6 +32,30 @@ func (a *app) jobsCommand() *cobra.Command {
 					return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, j.State, progress,
 						j.Updated.Local().Format("2006-01-02 15:04"), snippet.Cut(j.Title, 50))
 				})
+		}),
+	}
+	cmd.AddCommand(a.jobsCancelCommand())
+	return cmd
+}
+
+// jobsCancelCommand stops a running job of the analyst's own (any, for an admin), wherever it
+// runs: a job of another warren process is asked to stop through the workspace.
+func (a *app) jobsCancelCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:  "cancel JOB",
+		Args: cobra.ExactArgs(1),
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			if err := e.Jobs().Cancel(ctx, args[0]); err != nil {
+				if errors.Is(err, jobs.ErrNoJob) {
+					return cli.WithHint(err, "`warren jobs` lists the jobs and their states")
+				}
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]string{"job": args[0], "state": "cancelling"})
+			}
+			fmt.Fprintf(a.stdout, "Asked %s to stop: it ends after the step in flight, keeping what it finished (`warren jobs` shows it).\n", args[0])
+			return nil
 		}),
 	}
 }

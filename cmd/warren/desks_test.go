@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -165,5 +166,63 @@ func TestResumingAnotherAnalystsRunIsRefusedAlikeOnTheCommandLineAndInTheResearc
 	}
 	if job, err := e.Jobs().Get(ctx, run); err != nil || job.Owner != "alice" {
 		t.Errorf("the run stays alice's: %+v %v", job, err)
+	}
+}
+
+// The jobs desk: cancelling another analyst's job is refused alike by the desk and by
+// `warren jobs cancel`, and the job goes on; its owner's cancel from another process stops it.
+func TestCancellingAnotherAnalystsJobIsRefusedAlikeOnTheCommandLine(t *testing.T) {
+	ws, _, _ := testkb.Corpus(t)
+	srv := llmtest.New(t)
+	srv.SetFallback(llmtest.Meaningless)
+	srv.SetLatency(150 * time.Millisecond) // the run is still working when the cancels come
+	base := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
+	alice, bob := append(base, "USER=alice"), append(base, "USER=bob")
+	ran := make(chan result, 1)
+	go func() { ran <- warren(t, alice, "research", "--no-hitl", "Welche Pflichten gelten für Gefahrstoffe?") }()
+
+	e := openAs(t, bob)
+	ctx := context.Background()
+	var run string
+	for run == "" {
+		list, err := e.Jobs().List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range list {
+			if j.Kind == "research" && j.State == "running" {
+				run = j.ID
+			}
+		}
+		select {
+		case r := <-ran:
+			t.Fatalf("alice's run ended before it could be cancelled: %+v", r)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+
+	err := e.Jobs().Cancel(ctx, run)
+	if !errors.Is(err, service.ErrNotOwner) {
+		t.Fatalf("the desk: want bob refused, got %v", err)
+	}
+	why := err.Error()
+	if r := warren(t, bob, "jobs", "cancel", run); r.code != 1 || !strings.Contains(r.stderr, why) {
+		t.Errorf("jobs cancel: exit %d, %q; want the desk's refusal %q", r.code, r.stderr, why)
+	}
+	if job, err := e.Jobs().Get(ctx, run); err != nil || job.State != "running" {
+		t.Fatalf("a refused cancel stopped the run: %+v %v", job, err)
+	}
+
+	// Alice cancels it from a shell of her own: the process running it stops it.
+	if r := warren(t, alice, "jobs", "cancel", run); r.code != 0 || !strings.Contains(r.stdout, "Asked "+run+" to stop") {
+		t.Fatalf("alice's cancel: %+v", r)
+	}
+	select {
+	case <-ran:
+	case <-time.After(time.Minute):
+		t.Fatal("the run went on after its owner cancelled it")
+	}
+	if job, err := e.Jobs().Get(ctx, run); err != nil || job.State != "canceled" {
+		t.Errorf("the run after alice's cancel: %+v %v", job, err)
 	}
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -178,5 +179,40 @@ func TestDetachStopsFollowingAnotherProcess(t *testing.T) {
 	}
 	if got, _ := there.Get(ctx, "run-2"); got.State != JobRunning {
 		t.Fatalf("detaching stopped the job: %s", got.State)
+	}
+}
+
+func TestAJobOfAnotherProcessIsCancelledFromHere(t *testing.T) {
+	here, there, _ := twoProcesses(t)
+	ctx := context.Background()
+	work := make(chan int)
+	defer close(work)
+	if _, err := there.Start(ctx, "fill-2", KindGasFill, "ana", "fill", stepper(work)); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := here.Subscribe(ctx, "fill-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := here.Cancel("fill-2"); err != nil {
+		t.Fatalf("asking another process to cancel: %v", err)
+	}
+	evs := collect(sub) // the follower sees the job end there
+	if last := evs[len(evs)-1].Job; last.State != JobCanceled {
+		t.Fatalf("the job after a cancel from another process: %+v", last)
+	}
+	if err := here.Cancel("fill-2"); !errors.Is(err, ErrNoJob) {
+		t.Fatalf("cancelling an ended job of another process: %v", err)
+	}
+	// Started again, the job does not inherit the old request.
+	again := make(chan int)
+	if _, err := there.Start(ctx, "fill-2", KindGasFill, "ana", "fill", stepper(again)); err != nil {
+		t.Fatal(err)
+	}
+	again <- 1
+	close(again)
+	there.Wait(ctx, "fill-2")
+	if got, _ := there.Get(ctx, "fill-2"); got.State != JobDone {
+		t.Fatalf("a restarted job was cancelled by the old request: %s", got.State)
 	}
 }

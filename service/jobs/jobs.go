@@ -51,8 +51,13 @@ ALTER TABLE jobs ADD COLUMN node_started TEXT NOT NULL DEFAULT '';
 ALTER TABLE jobs ADD COLUMN snapshot BLOB;
 `}
 
+// cancelMigration lets any process ask the one that runs a job to cancel it.
+var cancelMigration = kb.Migration{Version: 42, Name: "job cancel requests", SQL: `
+ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+`}
+
 // Migrations are the job table's schema steps in warren.db (versions 40 to 49).
-var Migrations = []kb.Migration{jobsMigration, eventsMigration}
+var Migrations = []kb.Migration{jobsMigration, eventsMigration, cancelMigration}
 
 // Job kinds.
 const (
@@ -131,6 +136,10 @@ type Manager struct {
 	stopping bool // Shutdown: jobs it stops are interrupted, to be resumed by the next process
 
 	log2db *eventLog // the events on their way to warren.db
+
+	stopWatch chan struct{} // ends watchCancels
+	stopOnce  sync.Once
+	watchDone chan struct{}
 }
 
 type liveJob struct {
@@ -149,6 +158,8 @@ func New(ctx context.Context, db *sql.DB) (*Manager, error) {
 		return nil, err
 	}
 	j.log2db = newEventLog(db, j.logger)
+	j.stopWatch, j.watchDone = make(chan struct{}), make(chan struct{})
+	go j.watchCancels()
 	return j, nil
 }
 
@@ -313,7 +324,7 @@ func (j *Manager) record(ctx context.Context, job Job) error {
 INSERT INTO jobs (id, kind, owner, title, state, done, total, current, error, process, pid, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, 0, 0, '', '', ?, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, state = excluded.state, error = '', current = '',
-	node = '', node_started = '', process = excluded.process, pid = excluded.pid, updated_at = excluded.updated_at`,
+	node = '', node_started = '', cancel_requested = 0, process = excluded.process, pid = excluded.pid, updated_at = excluded.updated_at`,
 		job.ID, job.Kind, job.Owner, job.Title, job.State, j.process, os.Getpid(),
 		job.Created.Format(time.RFC3339Nano), job.Updated.Format(time.RFC3339Nano))
 	if err != nil {
@@ -453,16 +464,70 @@ func (j *Manager) Subscribe(ctx context.Context, id string) (*Subscription, erro
 }
 
 // Cancel stops a running job; it ends at a consistent point and stays resumable where its kind
-// allows.
+// allows. A job another warren process runs is asked to stop through warren.db: that process
+// cancels it within a second (cancelEvery).
 func (j *Manager) Cancel(id string) error {
 	j.mu.Lock()
 	lj, ok := j.live[id]
 	j.mu.Unlock()
-	if !ok {
+	if ok {
+		lj.cancel()
+		return nil
+	}
+	var pid int
+	err := j.db.QueryRow(`SELECT pid FROM jobs WHERE id = ? AND state = ?`, id, JobRunning).Scan(&pid)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !processAlive(pid)) {
 		return fmt.Errorf("%w running: %s", ErrNoJob, id)
 	}
-	lj.cancel()
+	if err != nil {
+		return fmt.Errorf("couldn't read job %s: %w", id, err)
+	}
+	if _, err := j.db.Exec(`UPDATE jobs SET cancel_requested = 1 WHERE id = ? AND state = ?`, id, JobRunning); err != nil {
+		return fmt.Errorf("couldn't ask job %s to stop: %w", id, err)
+	}
 	return nil
+}
+
+// cancelEvery is how often a process looks for requests to cancel the jobs it runs.
+const cancelEvery = 300 * time.Millisecond
+
+// watchCancels cancels the jobs running here that another process asked to stop.
+func (j *Manager) watchCancels() {
+	defer close(j.watchDone)
+	tick := time.NewTicker(cancelEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-j.stopWatch:
+			return
+		case <-tick.C:
+		}
+		j.mu.Lock()
+		n := len(j.live)
+		j.mu.Unlock()
+		if n == 0 {
+			continue
+		}
+		rows, err := j.db.Query(`SELECT id FROM jobs WHERE cancel_requested = 1 AND state = ?`, JobRunning)
+		if err != nil {
+			continue
+		}
+		var asked []string
+		for rows.Next() {
+			var id string
+			if rows.Scan(&id) == nil {
+				asked = append(asked, id)
+			}
+		}
+		rows.Close()
+		j.mu.Lock()
+		for _, id := range asked {
+			if lj, ok := j.live[id]; ok {
+				lj.cancel()
+			}
+		}
+		j.mu.Unlock()
+	}
 }
 
 // Wait blocks until the job ends (at once when it is not running here).
@@ -489,6 +554,8 @@ func (j *Manager) Close() {
 	}
 	j.mu.Unlock()
 	j.wg.Wait()
+	j.stopOnce.Do(func() { close(j.stopWatch) })
+	<-j.watchDone
 	j.log2db.close()
 }
 
