@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"warren/agent/toxedit"
 	"warren/tox"
@@ -63,8 +65,27 @@ func (x *Tox) Reject(ctx context.Context, p *toxedit.Proposal, reason string) er
 }
 
 // Rollback saves a new version equal to version to; seen is the latest version the analyst
-// saw: when another was saved since, the rollback is refused with an error that wraps
-// tox.ErrStale and nothing is saved.
+// saw (PlanRollback shows what the rollback changes). Rolling back to the latest version is
+// refused, and when another version was saved since seen the rollback is refused with an
+// error that wraps tox.ErrStale, saying who saved it; nothing is saved.
 func (x *Tox) Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
-	return x.s.toxStore().Rollback(ctx, inci, to, seen, summary)
+	if to == seen {
+		return 0, fmt.Errorf("version %d is already the latest version of %s: nothing to roll back (`warren tox history %s` lists the versions)", to, inci, ShellQuote(inci))
+	}
+	v, err := x.s.toxStore().Rollback(ctx, inci, to, seen, summary)
+	if stale := (*tox.StaleError)(nil); errors.As(err, &stale) {
+		return 0, &staleRollback{stale: stale, why: fmt.Sprintf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; look at the new diff and roll back again",
+			inci, stale.Latest, tox.AnalystName(stale.By))}
+	}
+	return v, err
 }
+
+// staleRollback is a rollback refused because another version was saved meanwhile, in the
+// desk's words; it unwraps to the *tox.StaleError, so a front end can name who saved it.
+type staleRollback struct {
+	stale *tox.StaleError
+	why   string
+}
+
+func (e *staleRollback) Error() string { return e.why }
+func (e *staleRollback) Unwrap() error { return e.stale }

@@ -269,17 +269,6 @@ func (x *Tox) PlanRollback(ctx context.Context, inci string, to int) (*ToxRollba
 	return &ToxRollbackPlan{INCI: name, Target: target, Latest: latest}, nil
 }
 
-// RollbackPlanned saves a planned rollback as a new version and returns its number; when
-// another version was saved since the plan, nothing is saved.
-func (x *Tox) RollbackPlanned(ctx context.Context, p *ToxRollbackPlan) (int, error) {
-	v, err := x.Rollback(ctx, p.INCI, p.Target.Version, p.Latest.Version, "")
-	if stale := (*tox.StaleError)(nil); errors.As(err, &stale) {
-		return 0, fmt.Errorf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; run the rollback again to see the new diff: %w",
-			p.INCI, stale.Latest, tox.AnalystName(stale.By), tox.ErrStale)
-	}
-	return v, err
-}
-
 // What became of an edit (ToxEditResult.Status).
 const (
 	ToxSaved    = "saved"
@@ -288,54 +277,11 @@ const (
 	ToxNoChange = "no change"
 )
 
-// ToxEditResult is an edit's proposal and what became of it.
+// ToxEditResult is an edit's proposal and what became of it, as the command line reports it.
 type ToxEditResult struct {
 	Proposal *toxedit.Proposal `json:"proposal"`
 	Status   string            `json:"status"` // ToxSaved, ToxPending, ToxRejected or ToxNoChange
 	Version  int               `json:"version,omitempty"`
-}
-
-// Edit proposes an edit of the profile inci from an instruction, a JSON payload or a form;
-// with approve it is saved at once, else it waits for a decision (Decide, DecideRun).
-func (x *Tox) Edit(ctx context.Context, inci, input string, approve bool) (*ToxEditResult, error) {
-	p, err := x.Propose(ctx, inci, input)
-	switch {
-	case err != nil:
-		return nil, err
-	case p.Empty():
-		return &ToxEditResult{Proposal: p, Status: ToxNoChange}, nil
-	case !approve:
-		return &ToxEditResult{Proposal: p, Status: ToxPending}, nil
-	}
-	return x.Decide(ctx, p, false, "")
-}
-
-// Decide approves a proposal, saving it with the summary note (default: the proposal's), or
-// with reject turns it down, recording note as the reason.
-func (x *Tox) Decide(ctx context.Context, p *toxedit.Proposal, reject bool, note string) (*ToxEditResult, error) {
-	if reject {
-		if err := x.Reject(ctx, p, note); err != nil {
-			return nil, err
-		}
-		return &ToxEditResult{Proposal: p, Status: ToxRejected}, nil
-	}
-	v, err := x.Approve(ctx, p, note)
-	if err != nil {
-		return nil, err
-	}
-	return &ToxEditResult{Proposal: p, Status: ToxSaved, Version: v}, nil
-}
-
-// DecideRun decides the proposal that the edit run left waiting (see Decide).
-func (x *Tox) DecideRun(ctx context.Context, run string, reject bool, note string) (*ToxEditResult, error) {
-	p, waiting, err := x.s.toxEditor().Load(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	if !waiting {
-		return nil, fmt.Errorf("edit %s is not waiting for approval", run)
-	}
-	return x.Decide(ctx, p, reject, note)
 }
 
 // Batch proposes the edits of a JSONL file (toxedit.Editor.BatchWith); with yes the edits

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/agent/toxedit"
 	"warren/internal/testkb"
 	"warren/service/jobs"
 	"warren/tox"
@@ -66,12 +67,20 @@ func TestToxImportFailureListsEveryBadRecord(t *testing.T) {
 	}
 }
 
+// approveEdit proposes an edit of a profile and approves it, as an analyst does in two steps.
+func approveEdit(ctx context.Context, s *Service, inci, input string) (int, error) {
+	p, err := s.Tox().Propose(ctx, inci, input)
+	if err != nil {
+		return 0, err
+	}
+	return s.Tox().Approve(ctx, p, "")
+}
+
 func TestToxEditDiffAndPlannedRollback(t *testing.T) {
 	s := toxService(t)
 	ctx := context.Background()
-	res, err := s.Tox().Edit(ctx, "eugenol", `{"dap":[{"value":10}]}`, true)
-	if err != nil || res.Status != ToxSaved || res.Version != 2 {
-		t.Fatalf("edit: %+v %v", res, err)
+	if v, err := approveEdit(ctx, s, "eugenol", `{"dap":[{"value":10}]}`); err != nil || v != 2 {
+		t.Fatalf("edit: version %d %v", v, err)
 	}
 	d, err := s.Tox().Diff(ctx, "Eugenol", 1, 2)
 	if err != nil || d.From.Version != 1 || d.To.Version != 2 || len(d.Ops) == 0 {
@@ -88,17 +97,22 @@ func TestToxEditDiffAndPlannedRollback(t *testing.T) {
 	if err != nil || plan.INCI != "EUGENOL" || plan.Latest.Version != 2 || plan.Target.Version != 1 {
 		t.Fatalf("plan: %+v %v", plan, err)
 	}
-	// A save after the plan makes it stale: nothing is saved.
-	if _, err := s.Tox().Edit(ctx, "EUGENOL", `{"dap":[{"value":20}]}`, true); err != nil {
+	// A save after the plan makes it stale: nothing is saved, and who saved it is told.
+	if _, err := approveEdit(ctx, s, "EUGENOL", `{"dap":[{"value":20}]}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Tox().RollbackPlanned(ctx, plan); err == nil || !strings.Contains(err.Error(), "changed while you were deciding") {
+	_, err = s.Tox().Rollback(ctx, plan.INCI, plan.Target.Version, plan.Latest.Version, "")
+	var stale *tox.StaleError
+	if err == nil || !strings.Contains(err.Error(), "changed while you were deciding") || !errors.As(err, &stale) || !errors.Is(err, tox.ErrStale) {
 		t.Errorf("a stale plan: %v", err)
+	}
+	if _, err := s.Tox().Rollback(ctx, "EUGENOL", 3, 3, ""); err == nil || !strings.Contains(err.Error(), "already the latest") {
+		t.Errorf("a rollback to the latest version: %v", err)
 	}
 	if plan, err = s.Tox().PlanRollback(ctx, "EUGENOL", 1); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := s.Tox().RollbackPlanned(ctx, plan); err != nil || v != 4 {
+	if v, err := s.Tox().Rollback(ctx, plan.INCI, plan.Target.Version, plan.Latest.Version, ""); err != nil || v != 4 {
 		t.Errorf("rollback: version %d %v", v, err)
 	}
 }
@@ -106,25 +120,32 @@ func TestToxEditDiffAndPlannedRollback(t *testing.T) {
 func TestToxEditWaitsAndIsDecidedByRun(t *testing.T) {
 	s := toxService(t)
 	ctx := context.Background()
-	if res, err := s.Tox().Edit(ctx, "COUMARIN", "hello", false); err != nil || res.Status != ToxNoChange {
-		t.Errorf("no edit: %+v %v", res, err)
+	if p, err := s.Tox().Propose(ctx, "COUMARIN", "hello"); err != nil || !p.Empty() {
+		t.Errorf("no edit: %+v %v", p, err)
 	}
 	ask := func() string {
-		res, err := s.Tox().Edit(ctx, "COUMARIN", `{"dap":[{"value":10}]}`, false)
-		if err != nil || res.Status != ToxPending || res.Proposal.ID == "" {
-			t.Fatalf("edit without approval: %+v %v", res, err)
+		p, err := s.Tox().Propose(ctx, "COUMARIN", `{"dap":[{"value":10}]}`)
+		if err != nil || p.Empty() || p.ID == "" {
+			t.Fatalf("edit without approval: %+v %v", p, err)
 		}
-		return res.Proposal.ID
+		return p.ID
+	}
+	waiting := func(run string) *toxedit.Proposal {
+		p, err := s.Tox().WaitingProposal(ctx, run)
+		if err != nil {
+			t.Fatalf("the waiting proposal %s: %v", run, err)
+		}
+		return p
 	}
 	run := ask()
-	if res, err := s.Tox().DecideRun(ctx, run, true, "wrong study"); err != nil || res.Status != ToxRejected {
-		t.Fatalf("reject: %+v %v", res, err)
+	if err := s.Tox().Reject(ctx, waiting(run), "wrong study"); err != nil {
+		t.Fatalf("reject: %v", err)
 	}
-	if _, err := s.Tox().DecideRun(ctx, run, false, ""); err == nil || !strings.Contains(err.Error(), "not waiting") {
+	if _, err := s.Tox().WaitingProposal(ctx, run); !errors.Is(err, toxedit.ErrNotWaiting) {
 		t.Errorf("a decided run: %v", err)
 	}
-	if res, err := s.Tox().DecideRun(ctx, ask(), false, "from the desk"); err != nil || res.Status != ToxSaved || res.Version != 2 {
-		t.Fatalf("approve: %+v %v", res, err)
+	if v, err := s.Tox().Approve(ctx, waiting(ask()), "from the desk"); err != nil || v != 2 {
+		t.Fatalf("approve: version %d %v", v, err)
 	}
 	if hist, err := s.Tox().History(ctx, "coumarin"); err != nil || len(hist) != 2 || hist[0].Summary != "from the desk" {
 		t.Errorf("history: %+v %v", hist, err)

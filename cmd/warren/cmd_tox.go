@@ -169,7 +169,7 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 						return a.fail(cmd, nil, cli.WithHint(fmt.Errorf("not rolled back: nothing was saved"), "answer y to roll back, or give --yes"))
 					}
 				}
-				v, err := e.Tox().RollbackPlanned(cmd.Context(), plan)
+				v, err := e.Tox().Rollback(cmd.Context(), name, to, latest, "")
 				if err != nil {
 					return err
 				}

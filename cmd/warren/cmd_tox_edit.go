@@ -19,23 +19,33 @@ func (a *app) toxEditCommand() *cobra.Command {
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
-				res, err := e.Tox().Edit(ctx, args[0], args[1], yes)
-				if err == nil && res.Status == service.ToxPending && !a.jsonOut && cli.IsTerminal(a.stdin) {
-					p := res.Proposal
+				// The desk's two decisions, as the Toxicology tab makes them: a proposal, then
+				// its approval (at once with --yes, or at the prompt) or its rejection.
+				p, err := e.Tox().Propose(ctx, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				res := &service.ToxEditResult{Proposal: p, Status: service.ToxPending}
+				switch {
+				case p.Empty():
+					res.Status = service.ToxNoChange
+				case !yes && !a.jsonOut && cli.IsTerminal(a.stdin):
 					cli.WriteProposal(a.stdout, p)
 					fmt.Fprintf(a.stderr, "Save as version %d of %s? [y/N] ", p.BaseVersion+1, cli.Line(p.INCI))
 					if !cli.Confirmed(a.stdin) {
-						if _, err := e.Tox().Decide(ctx, p, true, "declined at the prompt"); err != nil {
+						if err := e.Tox().Reject(ctx, p, "declined at the prompt"); err != nil {
 							return err
 						}
 						fmt.Fprintln(a.stdout, "Not saved.")
 						return nil
 					}
-					res, err = e.Tox().Decide(ctx, p, false, "")
 					p.Diff = "" // shown already
-				}
-				if err != nil {
-					return err
+					fallthrough
+				case yes:
+					if res.Version, err = e.Tox().Approve(ctx, p, ""); err != nil {
+						return err
+					}
+					res.Status = service.ToxSaved
 				}
 				if err := a.printToxEdit(res); err != nil || res.Status != service.ToxPending {
 					return err
@@ -75,7 +85,16 @@ func (a *app) toxApproveCommand() *cobra.Command {
 				note = reject
 			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
-				res, err := e.Tox().DecideRun(ctx, args[0], cli.Given(cmd, "reject"), note)
+				p, err := e.Tox().WaitingProposal(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				res := &service.ToxEditResult{Proposal: p, Status: service.ToxRejected}
+				if cli.Given(cmd, "reject") {
+					err = e.Tox().Reject(ctx, p, note)
+				} else if res.Version, err = e.Tox().Approve(ctx, p, note); err == nil {
+					res.Status = service.ToxSaved
+				}
 				if err != nil {
 					return err
 				}
