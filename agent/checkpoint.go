@@ -79,13 +79,20 @@ var ErrNoRun = errors.New("no such run")
 // Store keeps runs and their checkpoints in warren.db. Each checkpoint is one transaction.
 type Store struct{ DB *sql.DB }
 
-// CreateRun records a new run.
+// CreateRun records a new run. A run recorded before without a checkpoint (its process was
+// killed before its first step ended) is started afresh under its id: it has nothing to
+// resume from, and refusing it would leave it stuck forever.
 func (s *Store) CreateRun(ctx context.Context, id, graph, title string) error {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
-	_, err := s.DB.ExecContext(ctx, `INSERT INTO runs (id, graph, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+	res, err := s.DB.ExecContext(ctx, `INSERT INTO runs (id, graph, title, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT(id) DO UPDATE SET graph = excluded.graph, title = excluded.title, status = excluded.status, updated_at = excluded.updated_at
+WHERE NOT EXISTS (SELECT 1 FROM checkpoints WHERE run = excluded.id)`,
 		id, graph, title, StatusRunning, now, now)
 	if err != nil {
 		return fmt.Errorf("couldn't record run %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("couldn't record run %s: a run with that id has checkpoints already; resume it instead", id)
 	}
 	return nil
 }

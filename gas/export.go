@@ -78,8 +78,12 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 		styles[s] = id
 	}
 	colFields := make([]Field, len(colField))
+	headerOf := map[string]string{} // field → the header the sheet writes for it
 	for j, fn := range colField {
 		colFields[j], _ = FieldByName(fn)
+		if fn != "" {
+			headerOf[fn] = headers[j]
+		}
 	}
 
 	// Comments first: the first one goes in through excelize so that the sheet gets its
@@ -163,7 +167,12 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 			if !c.UpdatedAt.IsZero() {
 				updated = c.UpdatedAt.Format(time.RFC3339Nano)
 			}
-			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, field.Name, c.Value, c.Unit, string(c.Status),
+			// The Field column names the field as the sheet's header does, not by its id.
+			head := headerOf[field.Name]
+			if head == "" {
+				head = field.Label
+			}
+			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, head, c.Value, c.Unit, string(c.Status),
 				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated, decidedBy(c)})
 		}
 	}

@@ -40,7 +40,7 @@ const (
 
 // Field describes one column of the gas table.
 type Field struct {
-	Name    string   // stable identifier, used in the store and the Provenance sheet
+	Name    string   // stable identifier, used in the store (screens and the Provenance sheet use the label)
 	Label   string   // the header warren writes
 	Group   string   // one of the Group constants
 	Kind    Kind     // how values are checked and written

@@ -23,6 +23,9 @@ type ImportReport struct {
 	// name, or by CAS number: the row was renamed without a CAS number, or deleted. Their cells
 	// are kept here; the sheet's values for that row read as original values.
 	UnmatchedProvenance []ProvenanceRecord `json:"unmatched_provenance"`
+	// UnknownProvenanceFields are Provenance records whose Field column names no field (by
+	// header or id): they are not applied.
+	UnknownProvenanceFields []UnknownProvenanceField `json:"unknown_provenance_fields"`
 	// InvalidCells are values of the sheet that don't validate, kept as written and flagged for
 	// review.
 	InvalidCells []ReportCell `json:"invalid_cells"`
@@ -66,6 +69,13 @@ type ProvenanceRecord struct {
 	Cell          Cell   `json:"cell"`
 }
 
+// UnknownProvenanceField is a Provenance record whose field is not known.
+type UnknownProvenanceField struct {
+	ProvenanceRow int    `json:"provenance_row"` // its row in the Provenance sheet
+	Field         string `json:"field"`          // the Field column as written
+	Chemical      string `json:"chemical"`
+}
+
 // ReportCell names a cell of the imported table.
 type ReportCell struct {
 	Row      int    `json:"row"` // the row's ID
@@ -93,6 +103,9 @@ func (st *sheetTable) finishReport() *ImportReport {
 	}
 	if r.UnmatchedProvenance == nil {
 		r.UnmatchedProvenance = []ProvenanceRecord{}
+	}
+	if r.UnknownProvenanceFields == nil {
+		r.UnknownProvenanceFields = []UnknownProvenanceField{}
 	}
 	return r
 }
@@ -152,6 +165,13 @@ func (r *ImportReport) Lines() []string {
 				s += ", from " + p.Cell.SourceDoc
 			}
 			return s
+		})...)
+	}
+	if n := len(r.UnknownProvenanceFields); n > 0 {
+		out = append(out, fmt.Sprintf("%s %s no known field; not applied:", plural(n, "Provenance record", "Provenance records"), verb(n, "names", "name")))
+		out = append(out, listed(n, func(i int) string {
+			u := r.UnknownProvenanceFields[i]
+			return fmt.Sprintf("Provenance row %d: %q, field %q", u.ProvenanceRow, u.Chemical, u.Field)
 		})...)
 	}
 	if n := len(r.InvalidCells); n > 0 {

@@ -113,8 +113,10 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 		if blankRow(r) {
 			continue
 		}
-		f, ok := FieldByName(strings.TrimSpace(get(r, "Field")))
-		if !ok {
+		f, ok := provenanceField(st, strings.TrimSpace(get(r, "Field")))
+		if !ok { // reported, not dropped without a word
+			st.report.UnknownProvenanceFields = append(st.report.UnknownProvenanceFields, UnknownProvenanceField{
+				ProvenanceRow: i + 2, Field: strings.TrimSpace(get(r, "Field")), Chemical: strings.TrimSpace(get(r, "Chemical Name"))})
 			continue
 		}
 		sheetRow, _ := strconv.Atoi(strings.TrimSpace(get(r, "Sheet Row")))
@@ -180,6 +182,26 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 		row.Set(f.Name, got)
 	}
 	return nil
+}
+
+// provenanceField finds the field a Provenance record names: by the header the sheet writes
+// for it ("Molecular Weight (g/mol)"), by a header of the workbook's own sheet, or by the
+// field's id (molecular_weight), which exports before the header names wrote.
+func provenanceField(st *sheetTable, name string) (Field, bool) {
+	if name == "" {
+		return Field{}, false
+	}
+	if f, ok := FieldByName(name); ok {
+		return f, true
+	}
+	for i, h := range st.Columns {
+		if strings.EqualFold(strings.TrimSpace(h), name) {
+			if fn := columnFields(st.Columns)[i]; fn != "" {
+				return FieldByName(fn)
+			}
+		}
+	}
+	return MatchHeader(name)
 }
 
 // reconcile combines the cell read from the main sheet with the one the Provenance sheet

@@ -175,7 +175,7 @@ func TestExportLayout(t *testing.T) {
 	if len(prov) != 1+9 {
 		t.Errorf("%d provenance rows, want 9", len(prov)-1)
 	}
-	if r := prov[1]; r[0] != "1" || r[1] != "2" || r[2] != "Silane" || r[3] != "7803-62-5" || r[4] != "boiling_point_c" || r[7] != "filled" || r[8] != "0.85" {
+	if r := prov[1]; r[0] != "1" || r[1] != "2" || r[2] != "Silane" || r[3] != "7803-62-5" || r[4] != "Boiling point [C]" || r[7] != "filled" || r[8] != "0.85" {
 		t.Errorf("first provenance row %q", r)
 	}
 	// No temporary files are left next to the export.
@@ -441,5 +441,58 @@ func TestExportPartsAreWellFormed(t *testing.T) {
 	}
 	if got := counts["xl/drawings/vmlDrawing1.vml shape"]; got != notes {
 		t.Errorf("%d note shapes, want %d", got, notes)
+	}
+}
+
+// The Provenance sheet's Field column holds the sheet's header ("Boiling point [C]"); an import
+// takes that, a field's label, or a field's id (as exports before wrote), and reports a record
+// whose field it doesn't know instead of dropping it without a word.
+func TestProvenanceFieldByHeaderOrName(t *testing.T) {
+	f, path := exportOpen(t, sampleTable())
+	prov, err := f.GetRows(SheetProvenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowOf := func(chem, header string) int {
+		for i, r := range prov {
+			if len(r) > 4 && r[2] == chem && r[4] == header {
+				return i + 1
+			}
+		}
+		t.Fatalf("no Provenance row of %s / %s: %q", chem, header, prov)
+		return 0
+	}
+	set := func(row int, v string) {
+		if err := f.SetCellValue(SheetProvenance, "E"+strconv.Itoa(row), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(rowOf("Silane", "LEL (%)"), "lel_vol_pct")           // an id, as older exports wrote
+	set(rowOf("Silane", "HMIS Health"), "HMIS Health (0-4)") // a label the sheet didn't write
+	unknown := rowOf("Silane", "IDLH (ppm)")
+	set(unknown, "Colour of the cylinder")
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
+	}
+	got, rep, err := ImportXLSXWithReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := got.Rows[0].Cells
+	if c := s["boiling_point_c"]; c.Status != StatusFilled || c.SourceDoc != "sds-silane" {
+		t.Errorf("by the sheet's header: %+v", c)
+	}
+	if c := s["lel_vol_pct"]; c.Status != StatusReview || c.SourceDoc != "gas-handbook" {
+		t.Errorf("by the field's id: %+v", c)
+	}
+	if c := s["hmis_health"]; c.Status != StatusApproved || c.By != "alice" {
+		t.Errorf("by the field's label: %+v", c)
+	}
+	if len(rep.UnknownProvenanceFields) != 1 || rep.UnknownProvenanceFields[0].ProvenanceRow != unknown ||
+		rep.UnknownProvenanceFields[0].Field != "Colour of the cylinder" {
+		t.Fatalf("unknown fields reported: %+v", rep.UnknownProvenanceFields)
+	}
+	if lines := strings.Join(rep.Lines(), "\n"); !strings.Contains(lines, `"Colour of the cylinder"`) || !strings.Contains(lines, "no known field") {
+		t.Errorf("the report does not name the unknown field:\n%s", lines)
 	}
 }

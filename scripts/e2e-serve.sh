@@ -6,7 +6,7 @@
 # Then the refusals with the real client (exec, an unknown key, passwords, keyboard-interactive,
 # no terminal), and SIGTERM while she is connected and a run of hers works: she is told, the job
 # is checkpointed, and the next `warren serve` resumes it with the same host key. Each check
-# reads the screen, the server's log or `warren jobs --json`; a failure prints the screen and
+# reads the screen, the server's log or `warren jobs list --json`; a failure prints the screen and
 # the log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,7 +52,7 @@ logged() {
 	done
 	fail "the log never recorded ${n}× /$pattern/"
 }
-jobs_json() { "$work/warren" -w "$ws" jobs --json; }
+jobs_json() { "$work/warren" -w "$ws" jobs list --json; }
 # state prints the state of job $1.
 state() { jobs_json | jq -r --arg id "$1" '.[] | select(.id == $id) | .state'; }
 
@@ -131,7 +131,7 @@ quiet
 drop
 logged 'msg=disconnected analyst=alice'
 job=$(jobs_json | jq -r '[.[] | select(.owner == "alice" and .kind == "research")] | .[0].id')
-[ -n "$job" ] && [ "$job" != null ] || fail "warren jobs --json has no research job of alice's: $(jobs_json)"
+[ -n "$job" ] && [ "$job" != null ] || fail "warren jobs list --json has no research job of alice's: $(jobs_json)"
 case "$(state "$job")" in
 running | waiting) ok ;;
 *) fail "alice's run did not go on after the connection dropped: $(state "$job")" ;;
@@ -249,6 +249,141 @@ expect "warren alice"
 expect "welcome back"
 expect "Question: Which gases need a cylinder cabinet?"
 
+# ---- issue 26, items 1, 2, 4, 6, 11: a watcher is offered only what a watcher may do and
+# the screen says what the service did; every view's figures come from the run's record; a run
+# started from a shell is followed live in a served workbench ----
+# absent checks, after the screen settled, that text is not on it.
+declare -F absent >/dev/null || absent() {
+	sleep 0.4
+	if screen | grep -qF -- "$1"; then fail "the screen still shows: $1"; fi
+	ok
+}
+# 4. Esc in alice's answer field only leaves the field: her run still waits.
+typed "cabinets"
+keys Escape
+expect "type to write"
+absent "cancel"
+case "$(state "$job2")" in waiting*) ;; *) fail "esc in the answer changed alice's run to $(state "$job2")" ;; esac
+ok
+# 1. bob, a second analyst, opens alice's waiting run from the sessions.
+ssh-keygen -q -t ed25519 -N "" -f "$work/bob" -C bob
+"$work/warren" -w "$ws" users add bob "$work/bob.pub" >/dev/null || fail "users add bob"
+{
+	echo '#!/usr/bin/env bash'
+	echo 'echo $$ >"$1"'
+	printf 'exec ssh'
+	printf ' %q' "${sshopts[@]}" -i "$work/bob" -t bob@127.0.0.1
+	echo
+} >"$work/client-bob"
+chmod +x "$work/client-bob"
+session=bobs
+t new-session -d -s bobs -x 110 -y 32 "'$work/client-bob' '$work/bobs.pid'; rc=\$?; stty sane; echo; echo \"ssh exited with \$rc\"; sleep 600"
+expect "warren bob"
+expect "Research question"
+keys C-o
+expect "$job2"
+for _ in $(seq 20); do # the cursor onto alice's run
+	if screen | grep -F "$job2" | grep -q "▸"; then break; fi
+	keys Down
+done
+keys Enter
+expect "watching alice's run"
+expect "Question: Which gases need a cylinder cabinet?"
+last=$(screen | tail -n 1)
+for bad in "ctrl+s" "send" "cancel" "approve"; do
+	if grep -qi -- "$bad" <<<"$last"; then fail "bob's help line offers '$bad': $last"; fi
+done
+ok
+# Esc is not a cancellation; ctrl+x anyway shows the desk's refusal.
+keys Escape
+absent "cancelled"
+expect "waiting for alice"
+keys C-x
+expect "only alice (or an admin)" # the desk's words (cut at the status line's width)
+case "$(state "$job2")" in waiting*) ;; *) fail "bob's keys changed alice's run to $(state "$job2")" ;; esac
+ok
+# 2. bob's budget bar counts what the run's ledger holds, across its restart.
+calls=$("$work/warren" -w "$ws" sessions show "$job2" --json | jq '.ledger | length')
+screen | grep -qE "^calls +[█░]* $calls/" || fail "bob's calls bar is not the ledger's $calls"
+ok
+# 11. A run started from a shell on the box is listed and followed live in bob's workbench.
+USER=carol OLLAMA_HOST="127.0.0.1:$port" "$work/warren" -w "$ws" research --yes "Which purge applies to arsine cylinders?" >"$work/cli-run.out" 2>&1 &
+cli_pid=$!
+cli=""
+for _ in $(seq 100); do
+	cli=$(jobs_json | jq -r '[.[] | select(.owner == "carol" and .state == "running")] | .[0].id')
+	[ -n "$cli" ] && [ "$cli" != null ] && "$work/warren" -w "$ws" sessions list 2>/dev/null | grep -qF "$cli" && break
+	sleep 0.1
+done
+[ -n "$cli" ] && [ "$cli" != null ] || fail "the shell's run never showed in warren jobs list: $(jobs_json)"
+ok
+keys C-o
+expect "$cli"
+for _ in $(seq 20); do
+	if screen | grep -F "$cli" | grep -q "▸"; then break; fi
+	keys Down
+done
+keys Enter
+expect "watching carol's run"
+expect "· running"
+absent "another warren process"
+expect "Report  run $cli" # followed to its end
+wait "$cli_pid" || fail "the shell's run exited with $?: $(cat "$work/cli-run.out")"
+ok
+# 6. Reopened from the sessions, the finished run shows its phase and steps.
+keys C-o
+expect "$cli"
+for _ in $(seq 20); do
+	if screen | grep -F "$cli" | grep -q "▸"; then break; fi
+	keys Down
+done
+keys Enter
+expect "Report  run $cli"
+keys Escape
+expect "Phase 4"
+absent "(none)"
+expect "✓"
+t kill-session -t bobs
+session=back
+
+
+# ---- issue 26, item 3: one run, one state. alice's run waits for her, and every listing
+# says so in the same words, to her and to bob: `warren jobs list`, `warren sessions list`, their
+# --json, the workbench's header and its sessions list ----
+listed() { "$work/warren" -w "$ws" "$@" --json | jq -e --arg id "$job2" '.[] | select(.id == $id) | .state == "waiting" and .waiting_for == "alice"' >/dev/null; }
+listed jobs list || fail "warren jobs list --json does not give alice's run as waiting for alice: $(jobs_json)"
+ok
+listed sessions list || fail "warren sessions list --json does not give alice's run as waiting for alice: $("$work/warren" -w "$ws" sessions list --json)"
+ok
+for listing in "jobs list" "sessions list"; do
+	# shellcheck disable=SC2086 # each listing is two words
+	row=$("$work/warren" -w "$ws" $listing | grep -F "$job2")
+	grep -q "waiting for alice" <<<"$row" || fail "warren $listing shows alice's run as: $row"
+	if grep -qE "interrupted|canceled" <<<"$row"; then fail "warren $listing has another word for alice's run: $row"; fi
+	ok
+done
+expect "run: waiting for alice" # alice's own header (session back)
+session=bobs3
+t new-session -d -s bobs3 -x 110 -y 32 "'$work/client-bob' '$work/bobs3.pid'; rc=\$?; stty sane; echo; echo \"ssh exited with \$rc\"; sleep 600"
+expect "warren bob"
+expect "Research question"
+keys C-o
+expect "$job2"
+screen | grep -F "$job2" | grep -q "waiting for alice" || fail "bob's sessions list does not show alice's run as waiting for alice"
+ok
+# carol's run from the shell ended: done, in the same word everywhere.
+screen | grep -F "$cli" | grep -qE " done +carol" || fail "bob's sessions list does not show carol's run as done"
+[ "$(state "$cli")" = done ] || fail "warren jobs list --json gives carol's run as $(state "$cli")"
+"$work/warren" -w "$ws" sessions list | grep -F "$cli" | grep -q " done " || fail "warren sessions list does not give carol's run as done"
+ok
+for _ in $(seq 20); do # the cursor onto alice's run: bob's header says what it waits for
+	if screen | grep -F "$job2" | grep -q "▸"; then break; fi
+	keys Down
+done
+keys Enter
+expect "run: waiting for alice"
+t kill-session -t bobs3
+session=back
 
 # 8. The trust boundary, tried as an attacker with an analyst's key would.
 t kill-session -t back
@@ -261,8 +396,7 @@ connect boundary
 expect "warren alice"
 if screen | grep -qF "$ws"; then fail "the header shows the workspace's server path to an analyst"; fi
 ok
-keys Escape
-keys 2
+keys M-2 # she lands in her answer: the digits type there, alt+digit switches tabs
 for path in "$ws/serve/host_ed25519" /etc/passwd ../serve/host_ed25519 inbox/innocent.md; do
 	keys i
 	typed "$path"

@@ -124,7 +124,7 @@ help_fits
 # The exact sequence that once lost letters and quit mid-sentence.
 keys Escape
 expect "not typing"
-keys 5
+keys M-5 # the digits type on the question view: alt+digit switches tabs there
 expect "Events and model calls"
 keys 1
 typed "liquid"
@@ -140,17 +140,22 @@ keys Escape
 expect "not typing"
 keys BSpace BSpace
 expect "> liquid test"
-# q with unsent text asks first; any other key stays.
+# On the question view q types even after esc; ctrl+c with unsent text asks first; any other
+# key stays.
 keys Escape
 expect "not typing"
 keys q
+expect "> liquid testq"
+absent "Quit warren?"
+keys BSpace
+keys C-c
 expect "Quit warren?"
 expect "the question field holds text not yet sent"
 keys n
 expect "still here"
 absent "Quit warren?"
 # A tab switched away and back keeps the text, and its messages stay with their tab.
-keys 2
+keys M-2
 absent "still here"
 keys 1
 expect "liquid test"
@@ -159,14 +164,12 @@ typed "Which purge sequence applies to silane cylinders?"
 keys Enter
 expect "Refinement, round 1"
 expect "Question: Which purge sequence applies to silane cylinders?"
-# ctrl+c cancels at the questions, keeping the typed answer for the resume.
+# Esc in the answer only leaves the field: the run still waits, the answer stays.
 typed "only silane"
-keys C-c
-expect "run: canceled"
-expect "r resume"
+keys Escape
+expect "type to write"
+absent "cancelled"
 help_fits
-keys r
-expect "Refinement, round 1"
 expect "only silane"
 keys C-s
 expect "Refinement, round 2"
@@ -174,13 +177,15 @@ keys C-e
 expect "Proposed plan"
 expect "Why:"
 help_fits
-# Esc on the plan goes back, the run stays resumable, and an added task survives the resume.
+# Esc on the plan goes back to the run view, the run still waits, and an added task is there
+# when r comes back to the plan.
 keys a
 typed "added before esc"
 keys Enter
 expect "added before esc"
 keys Escape
-expect "run: canceled"
+expect "run: waiting for"
+absent "cancelled"
 keys r
 expect "Proposed plan"
 expect "added before esc"
@@ -246,17 +251,16 @@ expect "Quit warren?"
 expect "is in flight"
 keys n
 keys C-c
-expect "run: canceled"
+expect "run: cancelled"
 # Resizing keeps the frame whole.
 t resize-window -t inflight -x 60 -y 18
 expect "1 Research"
 t resize-window -t inflight -x 80 -y 24
 expect "1 Research"
 help_fits
-# With nothing at stake q quits at once.
+# With nothing at stake ctrl+c quits at once from the question view (q types there).
 keys n
-keys Escape
-keys q
+keys C-c
 expect "warren exited"
 
 # A collection embedded with another model: search says how to fix it, and the Log has it whole.
@@ -267,8 +271,7 @@ session=embed
 t new-session -d -s embed -x 80 -y 24 \
 	"OLLAMA_HOST=127.0.0.1:$fast WARREN_MODELS_EMBED_MODEL=all-minilm '$work/warren' -w '$work/embedded'; echo 'warren exited'; sleep 600"
 expect "Research question"
-keys Escape
-keys 2
+keys M-2
 keys /
 typed "silane"
 keys Enter
@@ -276,5 +279,104 @@ expect 'collection "embedded" was embedded with nomic-embed-text'
 help_fits
 keys 5
 expect "warren ingest --rebuild"
+
+# ---- issue 26, items 8-10: words, not internals; what matters fits at 80x24; the Gas tab
+# sees a table the CLI imported ----
+t kill-session -t embed
+start words 80 24 "$fast"
+expect "Research question"
+# 9. The Knowledge tab names the embedder in words, not by its id.
+keys M-2 # alt+number switches tabs from any field
+expect "built-in embedder (offline)"
+absent "builtin:hash"
+help_fits
+# 10. A table imported from a shell shows when the Gas tab is opened, without r.
+keys M-3
+expect "Gas table hmis-sample"
+"$work/warren" -w "$ws" gas import sample/gas/hmis-sample.csv --name fab-k9 >/dev/null
+keys M-2
+keys M-3
+expect "of 2 (t switches)"
+# 8. The header's counts wrap instead of being cut: the rejected and the empty count show.
+expect " rejected · "
+expect " empty"
+# 8. An edit out of range says the range whole: HMIS Flammability is the 19th column.
+keys l l l l l l l l l l l l l l l l l l
+keys e
+keys C-u
+typed "7"
+keys Enter
+expect "whole numbers from 0 to 4"
+keys Escape
+help_fits
+# 9. A toxicology proposal says its kind of edit and how it was made in words.
+keys M-4
+expect "Profiles"
+keys i
+expect "an instruction in words, a JSON payload or a JSON Patch"
+typed '[{"op":"replace","path":"/noael/0/value","value":200}]'
+keys C-s
+expect "structured edit (JSON) · applied as written"
+absent "FORM_EDIT"
+# 9. The Log names steps and model calls in words, never a node's name.
+keys M-5
+absent "generate_queries"
+absent "node    "
+t kill-session -t words
+
+# ---- issue 26, items 4-7: esc leaves a field and never cancels; esc from the sessions goes
+# back where ctrl+o came from; a reopened run is drawn from its record; on the question view
+# every printable key types and the tab bar says how to switch ----
+start truth 80 24 "$fast"
+expect "Research question"
+# 7. The tab bar says how its numbers work while the question types.
+expect "alt+1-5 switch tabs"
+keys Escape
+expect "not typing"
+absent "q quit"
+typed "q1 Which purge sequence applies to silane cylinders?"
+expect "q1 Which purge sequence"
+absent "Quit warren?"
+absent "warren exited"
+keys M-2
+expect "Collections"
+keys M-1
+expect "q1 Which purge sequence"
+keys Enter
+expect "Refinement, round 1"
+# 4. Esc in the answer field only leaves it: the run waits, nothing says cancelled.
+typed "only silane"
+keys Escape
+expect "type to write"
+absent "cancel"
+typed " cylinders"
+expect "only silane cylinders"
+keys C-e
+expect "Proposed plan"
+keys Enter
+expect "report ready"
+# 6. A finished run reopened from the sessions shows its phase, steps and calls.
+keys C-o
+expect " steps "
+keys Enter
+expect "Report  run"
+keys Escape
+expect "Phase 4"
+absent "(none)"
+expect "✓"
+# 5. Esc from the sessions goes back to the run view; n there starts an empty question.
+keys C-o
+expect " steps "
+keys Escape
+expect "Phase 4"
+keys n
+expect "Research question"
+absent "q1 Which purge"
+# 7. ctrl+c quits from the question view; the answer typed and never sent is named first.
+keys C-c
+expect "Quit warren?"
+keys y
+expect "warren exited"
+t kill-session -t truth
 
 echo "e2e-tui: $passed passed, 0 failed"

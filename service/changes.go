@@ -42,8 +42,8 @@ type Change struct {
 	// Action is the verb of the change: approved, rejected, edited, filled, undid, changed
 	// (gas); saved, imported, rolled back (toxicology).
 	Action string `json:"action"`
-	// What says what the change did in a few words: "approved 1.2 ppm", "NLI_EDIT: Set NOAEL
-	// to 200".
+	// What says what the change did in a few words: "approved 1.2 ppm", "instruction in words:
+	// Set NOAEL to 200".
 	What string `json:"what"`
 
 	origin *Service // the view that made it: its own subscribers don't hear it
@@ -95,7 +95,7 @@ func toxChange(v tox.VersionInfo) Change {
 		action = "rolled back"
 	}
 	return Change{Kind: ChangeToxVersion, INCI: v.INCI, Version: v.Version, By: v.By, At: v.CreatedAt,
-		Action: action, What: v.EditType + ": " + v.Summary}
+		Action: action, What: ToxEditTypeWords(v.EditType) + ": " + v.Summary}
 }
 
 // changeBuffer is how many changes a subscriber may fall behind by before the oldest are

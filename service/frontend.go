@@ -89,6 +89,9 @@ type ResearchOptions = research.Options
 // ResearchTask is one task of a research plan.
 type ResearchTask = research.Task
 
+// ResearchEvidence is a passage found while the question is refined.
+type ResearchEvidence = research.Evidence
+
 // ResearchFinding is what a task found in one passage.
 type ResearchFinding = research.Finding
 
@@ -126,6 +129,10 @@ type ResearchPlan = research.PlanPayload
 // ResearchPlanAnswer is the analyst's decision on a plan: approve it (as given, or edited),
 // or ask for a new one with a comment.
 type ResearchPlanAnswer = research.PlanAnswer
+
+// RunFinishedError is the research desk's refusal to resume a run that has finished; the
+// outcome's state is its final one.
+type RunFinishedError = research.FinishedError
 
 // EndRefinement, given as the answer to the questions, ends refinement.
 const EndRefinement = research.EndCommand

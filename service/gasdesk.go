@@ -85,6 +85,9 @@ const (
 	GasReasonReject     = "rejected by the analyst"
 )
 
+// gasMethodAnalyst is the method of a value the analyst typed.
+const gasMethodAnalyst = "analyst"
+
 // GasNameField is the row's key: what a fill searches by and what the desk shows it as.
 const GasNameField = "chemical_name"
 
@@ -285,7 +288,7 @@ func (g *Gas) Edit(ctx context.Context, table string, row int, field, value stri
 		out.Unchanged = true
 		return out, nil
 	}
-	c := gas.Cell{Value: v, Unit: f.Unit, Status: gas.StatusEdited, Method: "analyst", UpdatedAt: time.Now().UTC()}
+	c := gas.Cell{Value: v, Unit: f.Unit, Status: gas.StatusEdited, Method: gasMethodAnalyst, UpdatedAt: time.Now().UTC()}
 	if seen.Value != "" && seen.Value != v {
 		c.Note = wasNote("edited by the analyst", seen)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"warren/agent"
 	"warren/kb"
@@ -29,6 +30,9 @@ type IngestOptions struct {
 	// Force re-ingests unchanged documents too, and moves a collection off an embedder that is
 	// no longer configured.
 	Force bool
+	// Move lets a document already in another collection move to the one given; without it
+	// such an ingest is refused (a *MoveRefusal), before anything is stored.
+	Move bool
 	// Registry, when the items came from one, gives the titles and synonyms copied into the
 	// workspace registry.
 	Registry *registry.Registry
@@ -87,6 +91,11 @@ func (s *Service) ingestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 	if shown == nil {
 		shown = func(p string) string { return p }
 	}
+	if !opts.Move {
+		if err := s.refuseMoves(ctx, items, shown); err != nil {
+			return nil, err
+		}
+	}
 	title := fmt.Sprintf("ingest of %d file(s)", len(items))
 	if len(items) == 1 {
 		title = "ingest of " + shown(items[0].Path)
@@ -115,6 +124,77 @@ func (s *Service) ingestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 		return nil, jerr
 	}
 	return rep, err
+}
+
+// MoveRefusal refuses an ingest that would move documents out of the collection they are in:
+// moving one is asked for (IngestOptions.Move, `--move`), never a side effect.
+type MoveRefusal struct {
+	Moves []DocumentMove
+}
+
+// DocumentMove is one document an ingest would move.
+type DocumentMove struct {
+	Doc  string `json:"doc"`
+	Path string `json:"path"`
+	From string `json:"from"` // the collection it is in
+	To   string `json:"to"`
+}
+
+func (r *MoveRefusal) Error() string {
+	m := r.Moves[0]
+	what := fmt.Sprintf("%s is in collection %q", m.Path, m.From)
+	if n := len(r.Moves); n > 1 {
+		what += fmt.Sprintf(" (and %d more document(s) in other collections: %s)", n-1, movesFrom(r.Moves[1:]))
+	}
+	return fmt.Sprintf("couldn't ingest into %q: %s; nothing was ingested. Give --move to move them to %q, or ingest into %q",
+		m.To, what, m.To, m.From)
+}
+
+// movesFrom names the documents of moves with their collections, the first few.
+func movesFrom(moves []DocumentMove) string {
+	var parts []string
+	for i, m := range moves {
+		if i == 3 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s in %q", m.Path, m.From))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// refuseMoves refuses items whose documents are stored in another collection than theirs,
+// found by their source file as kb.Ingest finds them (an ID another file holds is refused
+// there, as taken).
+func (s *Service) refuseMoves(ctx context.Context, items []kb.Item, shown func(string) string) error {
+	var moves []DocumentMove
+	for _, it := range items {
+		if it.Skip != "" {
+			continue
+		}
+		abs, err := filepath.Abs(it.Path)
+		if err != nil {
+			continue
+		}
+		id, found, err := s.store.DocumentBySource(ctx, abs)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		old, ok, err := s.store.Document(ctx, id)
+		if err != nil {
+			return err
+		}
+		if ok && old.Collection != it.Collection {
+			moves = append(moves, DocumentMove{Doc: id, Path: shown(it.Path), From: old.Collection, To: it.Collection})
+		}
+	}
+	if len(moves) > 0 {
+		return &MoveRefusal{Moves: moves}
+	}
+	return nil
 }
 
 // ingest stores items collection by collection, each with its own embedder, then records the

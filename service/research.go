@@ -63,6 +63,10 @@ func (rs *Research) Start(ctx context.Context, run, question string, opts resear
 // Resume goes on with a saved run, with the analyst's answer when it waits for one. Only the
 // run's owner or an admin may: others are refused with an error that wraps ErrNotOwner.
 func (rs *Research) Resume(ctx context.Context, run string, answer json.RawMessage, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	// A finished run is refused before a job starts for it: its record stays "done".
+	if cp, st, err := rs.RunState(ctx, run); err == nil && cp.Status == agent.StatusDone {
+		return agent.Outcome{Run: run, Status: agent.StatusDone, Step: cp.Step}, st, &research.FinishedError{Run: run}
+	}
 	svc, err := rs.s.researchAgent(0, sink, nil)
 	if err != nil {
 		return agent.Outcome{}, nil, err

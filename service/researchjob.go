@@ -35,6 +35,11 @@ func (s *Service) InJob(ctx context.Context, run, title string, svc *research.Se
 		return jobs.JobDone, nil
 	}
 	if title == "" {
+		// A run that is not there is refused before any job is recorded for it: a job would
+		// stay behind as failed.
+		if _, err := s.RunStore().Latest(ctx, run); err != nil {
+			return agent.Outcome{}, nil, err
+		}
 		// A resumed run (answered, approved or going on) is its owner's to resume.
 		if err := s.mayDecide(ctx, run, "answer or resume"); err != nil {
 			return agent.Outcome{Run: run}, nil, err

@@ -8,11 +8,51 @@ import (
 	"warren/agent"
 	"warren/agent/research"
 	"warren/llm"
+	"warren/service/jobs"
 )
 
-// Sessions lists every saved run, of every graph (research, gas fills, edits), newest first.
-func (rs *Research) Sessions(ctx context.Context) ([]agent.RunInfo, error) {
-	return rs.s.RunStore().Runs(ctx)
+// SessionRow is a saved run as `warren sessions list` gives it: the run, who owns its job, and
+// its state in the words every listing uses (jobs.RunStateOf).
+type SessionRow struct {
+	agent.RunInfo
+	Owner      string `json:"owner,omitempty"`
+	State      string `json:"state"`
+	WaitingFor string `json:"waiting_for,omitempty"`
+}
+
+// Shown is the row's state in words ("waiting for alice").
+func (r SessionRow) Shown() jobs.Shown { return jobs.Shown{State: r.State, WaitingFor: r.WaitingFor} }
+
+// Sessions lists every saved run, of every graph (research, gas fills, edits), newest first,
+// each with its state read with its job's record.
+func (rs *Research) Sessions(ctx context.Context) ([]SessionRow, error) {
+	runs, err := rs.s.RunStore().Runs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := rs.s.jobs.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return SessionRows(runs, list), nil
+}
+
+// SessionRows joins runs with their jobs (a run's job has its id) into listing rows.
+func SessionRows(runs []agent.RunInfo, list []jobs.Job) []SessionRow {
+	byID := make(map[string]*jobs.Job, len(list))
+	for i := range list {
+		byID[list[i].ID] = &list[i]
+	}
+	out := make([]SessionRow, len(runs))
+	for i, r := range runs {
+		j := byID[r.ID]
+		s := jobs.RunStateOf(r, j)
+		out[i] = SessionRow{RunInfo: r, State: s.State, WaitingFor: s.WaitingFor}
+		if j != nil {
+			out[i].Owner = j.Owner
+		}
+	}
+	return out
 }
 
 // Session is one saved run: where it stands, its trail of steps, its ledger and usage, who

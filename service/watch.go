@@ -110,9 +110,12 @@ func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (age
 				case e.Agent != nil && sink != nil:
 					sink(*e.Agent)
 				case first && sink != nil:
-					// A late watcher first gets where the run stands: its step in flight, what
-					// it does now and its latest state.
-					if e.Job.Node != "" {
+					// A late watcher first gets the run's record up to now (its steps and model
+					// calls, as any watcher since its start saw them), then where it stands: its
+					// step in flight, what it does now and its latest state. The subscription
+					// goes on from the event after, so nothing is missed or counted twice.
+					replayed := rs.replay(ctx, run, e.Seq, sink)
+					if e.Job.Node != "" && !replayed {
 						sink(agent.Event{Time: e.Job.NodeStarted, Run: run, Node: e.Job.Node, Kind: agent.EventNodeStarted})
 					}
 					if e.Job.Node != "" || len(e.Job.Snapshot) > 0 {
@@ -129,10 +132,11 @@ func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (age
 			failed = last.Error
 		}
 		if ctx.Err() == nil && last.State == jobs.JobRunning {
-			// Its record says running but it is not live here: another warren process runs it.
+			// Following it (here or in another process) stopped before it ended: its record
+			// could not be read any more.
 			cp, st, _ := rs.RunState(context.WithoutCancel(ctx), run)
 			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st,
-				fmt.Errorf("run %s is running in another warren process (a terminal of its own, or warren research): open it here when it has stopped", run)
+				fmt.Errorf("lost track of run %s while it runs (its record could not be read): open it again from the sessions", run)
 		}
 	}
 	if ctx.Err() != nil {
@@ -203,8 +207,9 @@ func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Jo
 		return job, ErrDetached
 	}
 	if job.State == jobs.JobRunning {
-		// Its record says running but it is not live here: another warren process runs it.
-		return job, fmt.Errorf("%w here: the fill of %s runs in another warren process", jobs.ErrNoJob, table)
+		// Following it (here or in another process) stopped before it ended: its record could
+		// not be read any more.
+		return job, fmt.Errorf("lost track of the fill of %s while it runs (its record could not be read): r reloads the table", table)
 	}
 	if job.State == jobs.JobCanceled {
 		return job, fmt.Errorf("%s: %w", job.Title, context.Canceled)
@@ -213,6 +218,40 @@ func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Jo
 		return job, errors.New(job.Error)
 	}
 	return job, nil
+}
+
+// replay hands sink a run's recorded steps and model calls up to event seq (the run's whole
+// record, across its starts), for a view that attaches late; false when none are recorded.
+func (rs *Research) replay(ctx context.Context, run string, seq int64, sink agent.Sink) bool {
+	if seq <= 0 {
+		return false
+	}
+	evs, err := rs.History(context.WithoutCancel(ctx), run, seq)
+	if err != nil {
+		return false
+	}
+	for _, e := range evs {
+		sink(e)
+	}
+	return len(evs) > 0
+}
+
+// History is what a run's record holds of its events up to the event numbered seq (all of them
+// when seq is 0), in order, for any analyst: its steps started and finished, model calls,
+// notes and errors, across its starts, whichever process ran it. Streamed tokens are not kept,
+// nor the state after each step (RunState has the latest).
+func (rs *Research) History(ctx context.Context, run string, seq int64) ([]agent.Event, error) {
+	evs, err := rs.s.jobs.History(ctx, run, seq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]agent.Event, 0, len(evs))
+	for _, e := range evs {
+		if e.Agent != nil {
+			out = append(out, *e.Agent)
+		}
+	}
+	return out, nil
 }
 
 // Get returns one job: the live one if it runs in this process, else its record; the error

@@ -234,10 +234,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if msg.String() == "ctrl+c" {
-		// Inside a run view ctrl+c cancels the run, as Esc does; everywhere else it quits,
-		// asking first when something is at stake.
+		// Inside the view of a run in flight that is theirs to cancel, ctrl+c cancels it, as
+		// ctrl+x does; everywhere else it quits, asking first when something is at stake.
 		if m.tab == researchTabIndex && m.research.Cancellable() {
-			return m.toPanel(researchTabIndex, tea.KeyPressMsg{Code: tea.KeyEscape})
+			return m.toPanel(researchTabIndex, tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
 		}
 		return m.requestQuit()
 	}
@@ -368,7 +368,7 @@ func (m *Model) header() string {
 		}
 		left = m.st.Header.Render("warren") + " " + m.st.Header.Render(who) + " " + m.st.Subtle.Render(safeLine(m.desks.Session.Workspace()))
 	}
-	right := models + " · " + m.research.StateLabel()
+	right := models + " · " + m.jobsLabel()
 	gap := max(m.width-lipgloss.Width(left)-lipgloss.Width(right), 1)
 	return truncate(left+strings.Repeat(" ", gap)+right, m.width)
 }
@@ -378,7 +378,12 @@ func (m *Model) tabs() string {
 	for i, name := range tabNames {
 		parts[i] = m.tabLabel(i, name)
 	}
-	return truncate(strings.Join(parts, ""), m.width)
+	bar := strings.Join(parts, "")
+	if m.quitting == nil && !m.showHelp && m.panels[m.tab].Field() == fieldActive {
+		// While a field types, the digits type too: the bar says how its numbers work.
+		bar += "  " + m.st.Subtle.Render("alt+1-5 switch tabs")
+	}
+	return truncate(bar, m.width)
 }
 
 func (m *Model) tabLabel(i int, name string) string {

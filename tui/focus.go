@@ -40,6 +40,10 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = true
 		return nil
 	}
+	if i, ok := altTab(msg); ok {
+		// alt+1-5 open a tab even while a field types (the digits alone type there).
+		return m.selectTab(i)
+	}
 	field := p.Field()
 	if field == fieldActive {
 		return m.toPanel(m.tab, msg)
@@ -64,13 +68,25 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	return m.toPanel(m.tab, msg)
 }
 
-// selectTab shows tab i. Arriving on the Toxicology tab refreshes its waiting proposals, which
-// another analyst or the CLI may have added or decided meanwhile.
+// altTab reads alt+1 to alt+5 as the tab they open.
+func altTab(msg tea.KeyPressMsg) (int, bool) {
+	k := msg.Key()
+	if k.Mod&tea.ModAlt == 0 || k.Mod&(tea.ModCtrl|tea.ModMeta|tea.ModSuper) != 0 || k.Code < '1' || k.Code > '5' {
+		return 0, false
+	}
+	return int(k.Code - '1'), true
+}
+
+// selectTab shows tab i. Arriving on the Toxicology tab refreshes its waiting proposals, and on
+// the Gas tab its tables, which another analyst or the CLI may have added or decided meanwhile.
 func (m *Model) selectTab(i int) tea.Cmd {
 	changed := m.tab != i
 	m.tab = i
 	if changed && i == toxTabIndex {
 		return tagStatus(m.tox.LoadWaiting(), i)
+	}
+	if changed && i == gasTabIndex { // a table imported from the CLI shows without r
+		return tagStatus(m.gas.Arrived(), i)
 	}
 	return nil
 }

@@ -34,12 +34,13 @@ func run(t *testing.T, m *Model, names ...string) (quit bool) {
 
 func TestTypingNeverDropsALetterNorQuits(t *testing.T) {
 	m := sized(80, 24)
-	// The sequence that once lost "li" and then quit mid-sentence.
-	if run(t, m, "esc", "5", "1", "liquid") {
+	// The sequence that once lost "li" and then quit mid-sentence; the tabs are alt+digits
+	// on this typing view, and a question may start with q.
+	if run(t, m, "esc", "alt+5", "alt+1", "qliquid") {
 		t.Fatal("warren quit")
 	}
-	if got := m.research.Snapshot().Question; got != "liquid" {
-		t.Fatalf("the field holds %q, want liquid", got)
+	if got := m.research.Snapshot().Question; got != "qliquid" {
+		t.Fatalf("the field holds %q, want qliquid", got)
 	}
 	if m.research.Field() != fieldActive {
 		t.Error("the field that took the letters does not show it has the keyboard")
@@ -47,27 +48,43 @@ func TestTypingNeverDropsALetterNorQuits(t *testing.T) {
 	if run(t, m, " test q") {
 		t.Fatal("q in the middle of a sentence quit warren")
 	}
-	if got := m.research.Snapshot().Question; got != "liquid test q" {
+	if got := m.research.Snapshot().Question; got != "qliquid test q" {
 		t.Fatalf("the field holds %q", got)
 	}
 	if !strings.Contains(m.helpLine(), "esc") || strings.Contains(m.helpLine(), "type") {
 		t.Errorf("the help line does not match a focused field: %q", m.helpLine())
 	}
-	// Esc leaves the field; the help line and the field say so.
+	// Esc leaves the field; the help line and the field say so, and offer no q.
 	run(t, m, "esc")
-	if m.research.Field() != fieldIdle || !strings.Contains(ansi.Strip(m.helpLine()), "type to write") ||
+	help := ansi.Strip(m.helpLine())
+	if !strings.Contains(help, "type to write") || strings.Contains(help, "q quit") || !strings.Contains(help, "ctrl+c quit") ||
 		!strings.Contains(ansi.Strip(m.Render()), "not typing") {
-		t.Errorf("after esc: field %d, help %q", m.research.Field(), m.helpLine())
+		t.Errorf("after esc: field %d, help %q", m.research.Field(), help)
+	}
+	// Every printable key types again, q and the digits too; nothing quits.
+	if run(t, m, "q2") {
+		t.Fatal("q after esc on the question view quit warren")
+	}
+	if got := m.research.Snapshot().Question; got != "qliquid test qq2" || m.tab != researchTabIndex {
+		t.Fatalf("after esc the keys did not type: %q, tab %d", got, m.tab)
+	}
+	// The tab bar says how its numbers work here, and they do.
+	if !strings.Contains(ansi.Strip(m.tabs()), "alt+1-5 switch") {
+		t.Errorf("the tab bar does not say how to switch while typing: %q", ansi.Strip(m.tabs()))
+	}
+	run(t, m, "alt+2")
+	if m.tab != 1 || strings.Contains(ansi.Strip(m.tabs()), "alt+1-5 switch") {
+		t.Errorf("alt+2: tab %d, bar %q", m.tab, ansi.Strip(m.tabs()))
 	}
 }
 
 func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
 	m := sized(80, 24)
-	if !run(t, m, "esc", "q") {
-		t.Fatal("with nothing at stake q should quit at once")
+	if !run(t, m, "alt+5", "q") {
+		t.Fatal("with nothing at stake q should quit at once (off the question view)")
 	}
 	m = sized(80, 24)
-	run(t, m, "half a question", "esc")
+	run(t, m, "half a question", "alt+5")
 	if run(t, m, "q") {
 		t.Fatal("q quit with unsent text")
 	}
@@ -80,7 +97,13 @@ func TestQuitAsksWhenTextWouldBeLost(t *testing.T) {
 	if m.research.Snapshot().Question != "half a question" {
 		t.Fatal("staying lost the text")
 	}
-	run(t, m, "q")
+	// On the question view ctrl+c is how to quit: it asks too.
+	run(t, m, "alt+1")
+	m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if m.quitting == nil {
+		t.Fatal("ctrl+c on the question view did not ask before losing the text")
+	}
+	run(t, m, "n", "alt+5", "q")
 	if !run(t, m, "y") {
 		t.Fatal("y should quit")
 	}
@@ -95,7 +118,7 @@ func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
 		t.Fatal("the run should be running")
 	}
 	// Elsewhere, ctrl+c asks: a run is in flight.
-	run(t, m, "2")
+	run(t, m, "alt+2")
 	m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if m.quitting == nil || !strings.Contains(ansi.Strip(m.Render()), "is in flight") {
 		t.Fatalf("ctrl+c outside the run view should ask:\n%s", m.Render())
@@ -109,14 +132,14 @@ func TestCtrlCCancelsARunInItsRunViewAndAsksElsewhere(t *testing.T) {
 	for _, msg := range drain(cmd) { // the run ends, cancelled
 		m.Update(msg)
 	}
-	if s := m.research.Snapshot(); s.Running || s.Status != "canceled" {
+	if s := m.research.Snapshot(); s.Running || s.Status != "cancelled" {
 		t.Fatalf("the run was not cancelled: status %q", s.Status)
 	}
 }
 
 func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 	m := sized(80, 24)
-	run(t, m, "esc", "2")
+	run(t, m, "alt+2")
 	m.Update(statusMsg{Text: "ingested 3 files", Tab: 1})
 	if !strings.Contains(m.statusLine(), "ingested 3 files") {
 		t.Fatal("the Knowledge tab's message is not shown there")
@@ -125,7 +148,7 @@ func TestStatusMessagesBelongToTheirTabAndScreen(t *testing.T) {
 	if strings.Contains(m.statusLine(), "ingested") {
 		t.Fatal("the Knowledge tab's message shows on the Research tab")
 	}
-	run(t, m, "2", "/")
+	run(t, m, "alt+2", "/")
 	if strings.Contains(m.statusLine(), "ingested") {
 		t.Fatal("the message outlived the screen it belonged to")
 	}
@@ -161,7 +184,7 @@ func TestEscKeepsTheUnsentInstructionAndSearch(t *testing.T) {
 	}
 
 	k := sized(80, 24)
-	run(t, k, "esc", "2", "/", "silane purge", "esc", "/")
+	run(t, k, "alt+2", "/", "silane purge", "esc", "/")
 	if got := k.knowledge.Typed(); got != "silane purge" {
 		t.Fatalf("the search field came back as %q", got)
 	}

@@ -168,7 +168,10 @@ func settle(t *testing.T, m *Model, msgs ...tea.Msg) []string {
 func keys(names ...string) []tea.Msg {
 	special := map[string]tea.Key{"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "up": {Code: tea.KeyUp},
 		"down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft}, "right": {Code: tea.KeyRight},
-		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}, "home": {Code: tea.KeyHome}}
+		"ctrl+u": {Code: 'u', Mod: tea.ModCtrl}, "home": {Code: tea.KeyHome},
+		"ctrl+x": {Code: 'x', Mod: tea.ModCtrl}, "ctrl+o": {Code: 'o', Mod: tea.ModCtrl}, "ctrl+s": {Code: 's', Mod: tea.ModCtrl},
+		"alt+1": {Code: '1', Mod: tea.ModAlt}, "alt+2": {Code: '2', Mod: tea.ModAlt}, "alt+3": {Code: '3', Mod: tea.ModAlt},
+		"alt+4": {Code: '4', Mod: tea.ModAlt}, "alt+5": {Code: '5', Mod: tea.ModAlt}}
 	var out []tea.Msg
 	for _, n := range names {
 		if k, ok := special[n]; ok {

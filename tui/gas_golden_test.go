@@ -24,6 +24,15 @@ func TestGoldenGas(t *testing.T) {
 		"flagged": func(t *testing.T, m *Model) {
 			press(t, m, "f", "n", "n")
 		},
+		// The edited cell: who edited it and when, said once.
+		"edited": func(t *testing.T, m *Model) {
+			m.gas.Focus(1, "uel_vol_pct")
+		},
+		// A value out of range: the refusal wraps, its upper bound on screen.
+		"edit-refused": func(t *testing.T, m *Model) {
+			m.gas.Focus(1, "hmis_flammability")
+			press(t, m, "e", "ctrl+u", "7", "enter")
+		},
 		// Every key of the desk, the groups on rows where the width is short.
 		"help": func(t *testing.T, m *Model) { m.showHelp = true },
 		// A query that fell back to the word match, with its label and note.

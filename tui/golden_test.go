@@ -82,7 +82,10 @@ func (fixture) RunState(context.Context, string) (service.RunCheckpoint, *servic
 	return service.RunCheckpoint{}, fixtureState(), nil
 }
 func (fixture) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
-func (fixture) ExportReport(string, string) (string, error)                   { return "", nil }
+func (fixture) History(context.Context, string, int64) ([]service.RunEvent, error) {
+	return nil, nil
+}
+func (fixture) ExportReport(string, string) (string, error) { return "", nil }
 func (fixture) Collections(context.Context) ([]kb.CollectionInfo, error) {
 	return []kb.CollectionInfo{{Name: "standards", Documents: 3, Chunks: 41, Embedder: "builtin:hash-v1:512"},
 		{Name: "suppliers", Documents: 10, Chunks: 38, Embedder: "builtin:hash-v1:512"}}, nil
@@ -216,6 +219,15 @@ func TestGoldenPanels(t *testing.T) {
 		"research-refine": func(m *Model) {
 			m.research.SetUp(researchpanel.Fixture{Pending: questions, View: "refine"})
 		},
+		// Passages from many documents: the line wraps into the free rows instead of being cut.
+		"research-refine-passages": func(m *Model) {
+			st := &service.ResearchState{Question: "Which purge sequence applies to silane cylinders?"}
+			for _, d := range []string{"standards/gas-cabinet-procedure.md", "suppliers/nordgas-silane.md", "suppliers/nordgas-arsine.md",
+				"regulatory/TRGS-407.pdf", "internal/fab-k2-gas-room-layout.md", "standards/emergency-response.md"} {
+				st.Evidence = append(st.Evidence, service.ResearchEvidence{ChunkID: d + "#0001", Doc: d, Section: "4.2"})
+			}
+			m.research.SetUp(researchpanel.Fixture{Pending: questions, View: "refine", State: st})
+		},
 		"research-plan": func(m *Model) {
 			m.research.SetUp(researchpanel.Fixture{Pending: plan, View: "plan", Plan: fixtureState().Plan})
 		},
@@ -281,6 +293,14 @@ func TestGoldenPanels(t *testing.T) {
 			m.Update(knowledge.ListMsg{Cols: cols, Docs: docs})
 			m.Update(knowledge.SearchMsg{Query: "purge silane", Results: fixtureResults()})
 			m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+		},
+		// Document ids longer than their column: cut at their start, the selected one whole.
+		"knowledge-long-ids": func(m *Model) {
+			m.tab = 1
+			cols, _ := fixture{}.Collections(ctx)
+			m.Update(knowledge.ListMsg{Cols: cols, Docs: []kb.DocInfo{
+				{ID: "regulatory/TRGS-407-Taetigkeiten-mit-Gasen-Gefaehrdungsbeurteilung-2021-11.pdf", Collection: "regulatory", Chunks: 212, Title: "TRGS 407"},
+				{ID: "suppliers/nordgas-silane.md", Collection: "suppliers", Chunks: 5, Title: "Silane gas data sheet"}}})
 		},
 		"quit-question": func(m *Model) {
 			m.RestoreDrafts(Drafts{Question: "Which purge seq"})

@@ -68,7 +68,7 @@ func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
 	m.log.AddEvents([]service.RunEvent{{Run: "r1", Kind: service.EventError, Node: "row", Time: start, Summary: "row 1 (Silane): couldn't extract"},
 		{Run: "r1", Kind: service.EventError, Node: "report", Time: start, Summary: "no passages"}})
 	n := len(m.log.Lines())
-	for i, want := range []string{"error   generate_queries: Ollama", "error   row 1 (Silane)", "error   report no passages"} {
+	for i, want := range []string{"error   writing search queries: Ollama", "error   row 1 (Silane)", "error   report: no passages"} {
 		if got := m.log.Lines()[n-3+i]; !strings.Contains(got, want) {
 			t.Errorf("the log names the failed node once: %q, want %q", got, want)
 		}
@@ -76,7 +76,7 @@ func TestAFailedNodeIsMarkedInTheTrail(t *testing.T) {
 	view := r.View()
 	var line string
 	for _, l := range strings.Split(view, "\n") {
-		if strings.Contains(l, "generate_queries") {
+		if strings.Contains(l, "writing search queries") { // the node in words, not generate_queries
 			line = l
 		}
 	}

@@ -48,6 +48,8 @@ func TestGoldenTox(t *testing.T) {
 			leaveTwoWaiting(t, m)
 			press(t, m, "w")
 		},
+		// The editor: the title and what it takes, each on its line.
+		"editor": func(t *testing.T, m *Model) { press(t, m, "i") },
 		// Every key of the desk.
 		"help": func(t *testing.T, m *Model) { m.showHelp = true },
 	}

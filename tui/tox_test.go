@@ -272,7 +272,7 @@ func TestToxFlow(t *testing.T) {
 	waitFrame("EUGENOL saved as version 2")
 	tm.Type("h")
 	waitFrame("History · EUGENOL · 2 version(s)")
-	waitFrame("FORM_EDIT_STRUCTURED")
+	waitFrame("structured edit (JSON)") // the kind of edit in words
 	tm.Type("jR")
 	waitFrame("Roll back to version 1?")
 	tm.Type("y")

@@ -17,7 +17,7 @@ import (
 
 func (a *app) ingestCommand() *cobra.Command {
 	var collection, registryFile, embedder string
-	var force, allowOutside, followSymlinks bool
+	var force, allowOutside, followSymlinks, move bool
 	cmd := cli.Checked(&cobra.Command{
 		Use: "ingest [PATH...]",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,7 +36,7 @@ func (a *app) ingestCommand() *cobra.Command {
 				bar := cli.NewProgressLine(a.stderr)
 				// The paths are the desk's to read, as the workbench's are.
 				rep, err := e.Knowledge().Ingest(ctx, items, service.IngestOptions{Paths: args, Collection: collection, FollowSymlinks: followSymlinks,
-					Embedder: embedder, Force: force, Registry: reg,
+					Embedder: embedder, Force: force, Move: move, Registry: reg,
 					Progress: bar.Ingest, Note: func(msg string) {
 						bar.Done()
 						fmt.Fprintln(a.stderr, "note:", msg)
@@ -72,6 +72,7 @@ func (a *app) ingestCommand() *cobra.Command {
 	f.BoolVar(&allowOutside, "allow-outside", false, "with --registry: ingest documents outside the registry's folder too")
 	f.BoolVar(&followSymlinks, "follow-symlinks", false, "ingest what symbolic links in a folder lead to even outside it (without: skipped, each with its reason)")
 	f.StringVar(&embedder, "embedder", "", "auto, builtin or ollama (default kb.embedder, auto)")
+	f.BoolVar(&move, "move", false, "move documents already in another collection into this one (without it, such an ingest is refused)")
 	f.BoolVar(&force, "rebuild", false, "re-ingest unchanged documents too (after changing the embedder or chunking)")
 	return cmd
 }

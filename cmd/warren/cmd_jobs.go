@@ -14,27 +14,29 @@ import (
 )
 
 func (a *app) jobsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:  "jobs",
+	cmd := &cobra.Command{Use: "jobs"}
+	list := &cobra.Command{
+		Use:  "list",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
 			list, err := e.Jobs().List(ctx)
 			if err != nil {
 				return err
 			}
-			return a.listing(cli.EmptyIfNil(list), "No jobs yet: `warren research \"question\"` starts one.",
+			// The state in the words every listing uses (jobs.StateOf), in the table as in --json.
+			return a.listing(cli.EmptyIfNil(jobs.ListOf(list)), "No jobs yet: `warren research \"question\"` starts one.",
 				"JOB\tKIND\tOWNER\tSTATE\tPROGRESS\tUPDATED\tTITLE", len(list), func(i int) string {
 					j := list[i]
 					progress := "-"
 					if j.Progress.Total > 0 {
 						progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
 					}
-					return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, j.State, progress,
+					return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, jobs.StateOf(j), progress,
 						j.Updated.Local().Format("2006-01-02 15:04"), snippet.Cut(j.Title, 50))
 				})
 		}),
 	}
-	cmd.AddCommand(a.jobsCancelCommand())
+	cmd.AddCommand(list, a.jobsCancelCommand())
 	return cmd
 }
 
@@ -47,14 +49,14 @@ func (a *app) jobsCancelCommand() *cobra.Command {
 		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
 			if err := e.Jobs().Cancel(ctx, args[0]); err != nil {
 				if errors.Is(err, jobs.ErrNoJob) {
-					return cli.WithHint(err, "`warren jobs` lists the jobs and their states")
+					return cli.WithHint(err, "`warren jobs list` lists the jobs and their states")
 				}
 				return err
 			}
 			if a.jsonOut {
 				return a.printJSON(map[string]string{"job": args[0], "state": "cancelling"})
 			}
-			fmt.Fprintf(a.stdout, "Asked %s to stop: it ends after the step in flight, keeping what it finished (`warren jobs` shows it).\n", args[0])
+			fmt.Fprintf(a.stdout, "Asked %s to stop: it ends after the step in flight, keeping what it finished (`warren jobs list` shows it).\n", args[0])
 			return nil
 		}),
 	}

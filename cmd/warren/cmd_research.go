@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +26,10 @@ func (a *app) researchCommand() *cobra.Command {
 			if resume != "" && len(args) > 0 {
 				return cli.Usage("--resume continues a run; it takes no QUESTION")
 			}
+			// `--resume --yes` would take "--yes" as the run: a run id never starts with "-".
+			if strings.HasPrefix(resume, "-") {
+				return cli.Usage("--resume %q: allowed is %s; give the RUN right after --resume, e.g. `--resume RUN --yes`", resume, runAllowed)
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -32,16 +38,25 @@ func (a *app) researchCommand() *cobra.Command {
 				return err
 			}
 			answers.Yes = yes
+			question, fromStdin := "", false
+			if resume == "" {
+				question = args[0]
+				// "-" reads the question from stdin, as other tools read a file named "-".
+				if question == "-" {
+					if question, err = readQuestion(a.stdin); err != nil {
+						return err
+					}
+					fromStdin = true
+				}
+			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
 				trail := &cli.ResearchTrail{W: a.stderr}
 				d := &cli.ResearchPrompter{In: a.stdin, Out: a.stderr, Quiet: a.jsonOut, Answers: answers,
-					Interactive: cli.IsTerminal(a.stdin) && answersPath == "" && !yes}
+					Interactive: cli.IsTerminal(a.stdin) && answersPath == "" && !yes && !fromStdin}
 				req := service.ResearchRequest{Resume: resume, Options: service.ResearchOptions{HITL: !noHITL, MaxIterations: iterations},
 					BudgetCalls: budgetCalls, Sink: trail.Event, Note: trail.Note, Answer: d.Answer, Out: out,
 					Started: func(run string) { fmt.Fprintf(a.stderr, "run %s: started\n", cli.Line(run)) }}
-				if resume == "" {
-					req.Question = args[0]
-				}
+				req.Question = question
 				sum, err := e.Research().Run(ctx, req)
 				var failed *service.RunError
 				switch {
@@ -91,4 +106,17 @@ func (a *app) researchCommand() *cobra.Command {
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
 	f.StringVarP(&out, "out", "o", "", "write the report here (default exports/research-RUN.md)")
 	return cmd
+}
+
+// readQuestion reads the question of `warren research -` from stdin: all of it, trimmed.
+func readQuestion(r io.Reader) (string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("couldn't read the question from stdin: %w", err)
+	}
+	q := strings.TrimSpace(string(data))
+	if q == "" {
+		return "", cli.Usage("QUESTION \"-\" reads the question from stdin, which was empty: pipe the question in, e.g. `echo \"What …?\" | warren research -`")
+	}
+	return q, nil
 }

@@ -26,9 +26,9 @@ func (a *app) sessionsCommand() *cobra.Command {
 				return err
 			}
 			return a.listing(cli.EmptyIfNil(runs), "No saved runs: start one with `warren research \"question\"`.",
-				"RUN\tSTATUS\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
+				"RUN\tSTATE\tSTEPS\tUPDATED\tQUESTION", len(runs), func(i int) string {
 					r := runs[i]
-					return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Status, r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), snippet.Cut(r.Title, 60))
+					return fmt.Sprintf("%s\t%s\t%d\t%s\t%s", r.ID, r.Shown(), r.Steps, r.UpdatedAt.Local().Format("2006-01-02 15:04"), snippet.Cut(r.Title, 60))
 				})
 		}),
 	}

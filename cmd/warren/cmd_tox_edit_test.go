@@ -30,7 +30,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	env, st := toxEditWorkspace(t)
 	ctx := context.Background()
 	r := warren(t, env, "tox", "edit", "coumarin", "Set NOAEL to 200 mg/kg bw/day", "--yes")
-	for _, want := range []string{"NLI_EDIT", "method parsed", "0 model calls", `+      "value": 200`, "Saved COUMARIN version 2"} {
+	for _, want := range []string{"instruction in words", "read without the model", "0 model calls", `+      "value": 200`, "Saved COUMARIN version 2"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Fatalf("edit --yes: want %q in %+v", want, r)
 		}
@@ -48,7 +48,7 @@ func TestToxEditYesWaitingAndApprove(t *testing.T) {
 	if r = warren(t, env, "tox", "approve", res.Proposal.ID); r.code != 0 || !strings.Contains(r.stdout, "Saved COUMARIN version 3") {
 		t.Fatalf("approve: %+v", r)
 	}
-	if r = warren(t, env, "tox", "edit", "COUMARIN", "hello"); r.code != 0 || !strings.Contains(r.stdout, "NO_EDIT") {
+	if r = warren(t, env, "tox", "edit", "COUMARIN", "hello"); r.code != 0 || !strings.Contains(r.stdout, "nothing to change") {
 		t.Errorf("no edit: %+v", r)
 	}
 	if r = warren(t, env, "tox", "edit", "COUMARIN", `{"dap":[{"value":300}]}`, "--yes"); r.code != cli.ExitFailure || !strings.Contains(r.stderr, "couldn't edit COUMARIN: /dap/1/value") {

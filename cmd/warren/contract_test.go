@@ -320,7 +320,7 @@ func TestIngestWithEveryFileSkippedStoresNothing(t *testing.T) {
 	env := []string{"WARREN_WORKSPACE=" + ws, noOllama}
 	warren(t, env, "init")
 	docs := t.TempDir()
-	os.WriteFile(filepath.Join(docs, "broken.txt"), []byte{0xff, 0xfe, 0x00, 0x41}, 0o644)
+	os.WriteFile(filepath.Join(docs, "broken.txt"), []byte{0x89, 'P', 'N', 'G', 0x00, 0x41}, 0o644) // binary: FF FE would be a UTF-16 byte-order mark, read as text
 	os.WriteFile(filepath.Join(docs, "empty.md"), nil, 0o644)
 
 	r := warren(t, env, "ingest", docs, "--embedder", "builtin")

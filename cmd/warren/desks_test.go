@@ -69,7 +69,7 @@ func TestIngestOfAMissingFileIsRefusedAlikeOnTheCommandLineAndInTheKnowledgeTab(
 	}
 
 	tm := bench(t, e)
-	tm.Type("2")
+	press(tm, '2', tea.ModAlt) // the digits type on the question view
 	waitFor(t, tm, "Collections")
 	tm.Type("i")
 	tm.Type(missing)
@@ -103,7 +103,7 @@ func TestAnInvalidPatchIsRefusedAlikeOnTheCommandLineAndInTheToxicologyTab(t *te
 	}
 
 	tm := bench(t, e)
-	tm.Type("4")
+	press(tm, '4', tea.ModAlt) // the digits type on the question view
 	waitFor(t, tm, "Profiles (22)")
 	tm.Type("/eugenol")
 	press(tm, tea.KeyEnter)
@@ -169,13 +169,14 @@ func TestResumingAnotherAnalystsRunIsRefusedAlikeOnTheCommandLineAndInTheResearc
 	}
 }
 
-// The jobs desk: cancelling another analyst's job is refused alike by the desk and by
-// `warren jobs cancel`, and the job goes on; its owner's cancel from another process stops it.
-func TestCancellingAnotherAnalystsJobIsRefusedAlikeOnTheCommandLine(t *testing.T) {
+// The jobs desk: cancelling another analyst's job is refused alike by the desk, by
+// `warren jobs cancel` and by ctrl+x in the Research tab following it, and the job goes on; its
+// owner's cancel from another process stops it.
+func TestCancellingAnotherAnalystsJobIsRefusedAlikeOnTheCommandLineAndInTheResearchTab(t *testing.T) {
 	ws, _, _ := testkb.Corpus(t)
 	srv := llmtest.New(t)
 	srv.SetFallback(llmtest.Meaningless)
-	srv.SetLatency(150 * time.Millisecond) // the run is still working when the cancels come
+	srv.SetLatency(300 * time.Millisecond) // the run is still working when the cancels come
 	base := []string{"WARREN_WORKSPACE=" + ws.Dir, "OLLAMA_HOST=" + srv.URL}
 	alice, bob := append(base, "USER=alice"), append(base, "USER=bob")
 	ran := make(chan result, 1)
@@ -209,6 +210,14 @@ func TestCancellingAnotherAnalystsJobIsRefusedAlikeOnTheCommandLine(t *testing.T
 	if r := warren(t, bob, "jobs", "cancel", run); r.code != 1 || !strings.Contains(r.stderr, why) {
 		t.Errorf("jobs cancel: exit %d, %q; want the desk's refusal %q", r.code, r.stderr, why)
 	}
+	// In the workbench bob follows alice's run; ctrl+x, pressed anyway, gets the same refusal.
+	tm := bench(t, e)
+	press(tm, 'o', tea.ModCtrl)
+	waitFor(t, tm, "alice")
+	press(tm, tea.KeyEnter)
+	waitFor(t, tm, "watching alice's run")
+	press(tm, 'x', tea.ModCtrl)
+	waitFor(t, tm, why)
 	if job, err := e.Jobs().Get(ctx, run); err != nil || job.State != "running" {
 		t.Fatalf("a refused cancel stopped the run: %+v %v", job, err)
 	}

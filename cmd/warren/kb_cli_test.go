@@ -16,7 +16,7 @@ func TestIngestSearchRefsAndRemoveThroughTheCLI(t *testing.T) {
 	env := []string{"WARREN_WORKSPACE=" + ws, "OLLAMA_HOST=127.0.0.1:1"} // no Ollama: the built-in embedder
 	docs := t.TempDir()
 	os.WriteFile(filepath.Join(docs, "procedure.md"), []byte("# Gas Cabinet Procedure\n\n## 4.2 Purge before disconnect\nPurge the pigtail with nitrogen.\n\n## 5 Leak check\nSee Section 4.2 and § 6 GefStoffV.\n"), 0o644)
-	os.WriteFile(filepath.Join(docs, "broken.txt"), []byte{0xff, 0xfe, 0x00, 0x41}, 0o644)
+	os.WriteFile(filepath.Join(docs, "broken.txt"), []byte{0x89, 'P', 'N', 'G', 0x00, 0x41}, 0o644) // binary: FF FE would be a UTF-16 byte-order mark, read as text
 
 	r := warren(t, env, "ingest", docs, "--collection", "standards")
 	if r.code != cli.ExitPartial || !strings.Contains(r.stdout, "broken.txt: binary file") || !strings.Contains(r.stdout, "Ingested 1") {

@@ -88,7 +88,7 @@ func TestKilledRunResumesWithoutRepeatingCalls(t *testing.T) {
 		if m := regexp.MustCompile(`^run (\S+): started`).FindStringSubmatch(line); m != nil {
 			run = m[1]
 		}
-		if strings.Contains(line, "execute") && strings.Contains(line, "…") && !killed {
+		if strings.Contains(line, "working the plan") && strings.Contains(line, "…") && !killed { // execute, in words
 			time.Sleep(250 * time.Millisecond) // let some of the task's calls complete, with others in flight
 			cmd.Process.Signal(syscall.SIGKILL)
 			killed = true
@@ -245,18 +245,18 @@ func TestResumedRunTakesEachPreparedAnswerOnce(t *testing.T) {
 	}
 }
 
-// jobState is the state `warren jobs --json` gives the job id.
+// jobState is the state `warren jobs list --json` gives the job id.
 func jobState(t *testing.T, bin string, environ []string, id string) string {
 	t.Helper()
-	cmd := exec.Command(bin, "jobs", "--json")
+	cmd := exec.Command(bin, "jobs", "list", "--json")
 	cmd.Env = environ
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("warren jobs: %v\n%s", err, out)
+		t.Fatalf("warren jobs list: %v\n%s", err, out)
 	}
 	var list []struct{ ID, State string }
 	if err := json.Unmarshal(out, &list); err != nil {
-		t.Fatalf("warren jobs --json: %v\n%s", err, out)
+		t.Fatalf("warren jobs list --json: %v\n%s", err, out)
 	}
 	for _, j := range list {
 		if j.ID == id {

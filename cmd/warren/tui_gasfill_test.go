@@ -54,6 +54,7 @@ func TestWorkbenchGasFill(t *testing.T) {
 
 	tm.Type("F")
 	waitFor(t, tm, "fill: 1/4 rows done")
+	waitFor(t, tm, "· gas fill: ") // the header says a fill runs, not "no run"
 	press(tm, tea.KeyEscape)
 	waitFor(t, tm, "fill cancelled:")
 	waitFor(t, tm, "F resume the fill")
@@ -95,6 +96,6 @@ func TestWorkbenchGasFill(t *testing.T) {
 	}
 
 	tm.Type("5")
-	waitFor(t, tm, "ledger  gasfill")
-	waitFor(t, tm, "node    row")
+	waitFor(t, tm, "model   filling the gas table")
+	waitFor(t, tm, "step    filling a row")
 }

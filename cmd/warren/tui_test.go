@@ -131,9 +131,11 @@ func TestWorkbenchCancelAndResumeFromSessions(t *testing.T) {
 	waitFor(t, tm, "Research question")
 	tm.Type("Welche Pflichten gelten für Gefahrstoffe?")
 	press(tm, tea.KeyEnter)
-	waitFor(t, tm, "generate_queries") // its model call is in flight (400 ms)
+	waitFor(t, tm, "writing search queries") // its model call is in flight (400 ms)
 	press(tm, tea.KeyEscape)
-	waitFor(t, tm, "run canceled")
+	waitFor(t, tm, "the run goes on: ctrl+x cancels it") // esc is not a cancellation
+	press(tm, 'x', tea.ModCtrl)
+	waitFor(t, tm, "run cancelled")
 
 	runs, _ := be.Research().Runs(context.Background())
 	if len(runs) != 1 || runs[0].Status != "canceled" {
@@ -165,8 +167,8 @@ func TestWorkbenchGasDesk(t *testing.T) {
 		Replies: []string{`{"expression": "pyrophoric == true", "explanation": "the pyrophoric gases"}`}})
 	tm, _, ws := workbenchOn(t, srv)
 	waitFor(t, tm, "Research question")
-	press(tm, tea.KeyEscape) // out of the question field
-	tm.Type("3")
+	press(tm, tea.KeyEscape)   // out of the question field
+	press(tm, '3', tea.ModAlt) // the digits type on the question view
 	waitFor(t, tm, "No gas table: import one with `warren gas import FILE`")
 
 	st := &gas.Store{DB: ws.DB}
@@ -207,8 +209,8 @@ func TestWorkbenchToxDesk(t *testing.T) {
 	srv.SetFallback(llmtest.Meaningless) // a structured edit makes no model call
 	tm, _, ws := workbenchOn(t, srv)
 	waitFor(t, tm, "Research question")
-	press(tm, tea.KeyEscape) // out of the question field
-	tm.Type("4")
+	press(tm, tea.KeyEscape)   // out of the question field
+	press(tm, '4', tea.ModAlt) // the digits type on the question view
 	waitFor(t, tm, "No toxicology profile")
 
 	st := &tox.Store{DB: ws.DB}
@@ -227,7 +229,7 @@ func TestWorkbenchToxDesk(t *testing.T) {
 	tm.Send(tea.PasteMsg{Content: `[{"op":"replace","path":"/noael/0/value","value":200}]`})
 	press(tm, 's', tea.ModCtrl)
 	waitFor(t, tm, "Proposal · EUGENOL · from version 1")
-	waitFor(t, tm, "edit type FORM_EDIT_STRUCTURED")
+	waitFor(t, tm, "structured edit (JSON) · applied as written")
 	waitFor(t, tm, "replace /noael/0/value: 100 → 200")
 	tm.Type("a")
 	waitFor(t, tm, "EUGENOL saved as version 2")
@@ -238,7 +240,7 @@ func TestWorkbenchToxDesk(t *testing.T) {
 
 	tm.Type("h")
 	waitFor(t, tm, "History · EUGENOL · 2 version(s)")
-	waitFor(t, tm, "FORM_EDIT_STRUCTURED")
+	waitFor(t, tm, "structured edit (JSON)")
 	tm.Type("jR")
 	waitFor(t, tm, "Roll back to version 1?")
 	tm.Type("y")
@@ -286,7 +288,7 @@ func TestWorkbenchTreeGrowsDuringExecute(t *testing.T) {
 		if strings.Contains(lines[0], "run: synthesize") || strings.Contains(lines[0], "finished") {
 			break
 		}
-		if strings.Contains(lines[0], "run: execute") {
+		if strings.Contains(lines[0], "run: working the plan") { // the header names execute in words
 			n := 0
 			for _, l := range lines[3 : len(lines)-2] {
 				if strings.Contains(l, "→ «") || strings.Contains(l, " — ") {
@@ -333,8 +335,8 @@ func TestWorkbenchApprovesAProposalLeftWaiting(t *testing.T) {
 	tm := &screenModel{TestModel: teatest.NewTestModel(t, m, teatest.WithInitialTermSize(110, 32)), m: m}
 	t.Cleanup(func() { tm.Quit() })
 	waitFor(t, tm, "Research question")
-	press(tm, tea.KeyEscape) // out of the question field
-	tm.Type("4")
+	press(tm, tea.KeyEscape)   // out of the question field
+	press(tm, '4', tea.ModAlt) // the digits type on the question view
 	waitFor(t, tm, "● 1 proposal waits (w)")
 	waitFor(t, tm, "EUGENOL             ● v1") // marked in the list
 

@@ -33,11 +33,11 @@ func (p *ResearchTrail) Event(e service.RunEvent) {
 	case service.EventLedger:
 		p.calls++
 	case service.EventNodeStarted:
-		fmt.Fprintf(p.W, "  %-16s …\n", e.Node)
+		fmt.Fprintf(p.W, "  %-24s …\n", service.StepWords(e.Node))
 	case service.EventNodeFinished:
-		fmt.Fprintf(p.W, "  %-16s done in %s (%d model calls so far)\n", e.Node, e.Duration.Round(time.Millisecond), p.calls)
+		fmt.Fprintf(p.W, "  %-24s done in %s (%d model calls so far)\n", service.StepWords(e.Node), e.Duration.Round(time.Millisecond), p.calls)
 	case service.EventError:
-		fmt.Fprintf(p.W, "  %-16s failed: %s\n", e.Node, Line(e.Summary))
+		fmt.Fprintf(p.W, "  %-24s failed: %s\n", service.StepWords(e.Node), Line(e.Summary))
 	}
 }
 

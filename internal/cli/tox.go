@@ -40,7 +40,7 @@ func WriteProfile(w io.Writer, v tox.ProfileVersion, latest int, p *tox.Profile)
 	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 	fmt.Fprintln(w, Line(p.INCI+Wrap(" (CAS ", p.CAS, ")")))
 	fmt.Fprintf(w, "version %d of %d · %s · %s\n", v.Version, latest, v.CreatedAt.Local().Format("2006-01-02 15:04"),
-		Line(v.EditType+Wrap(" · ", v.Summary, "")+Wrap(" · batch ", v.BatchID, "")))
+		Line(service.ToxEditTypeWords(v.EditType)+Wrap(" · ", v.Summary, "")+Wrap(" · batch ", v.BatchID, "")))
 
 	fmt.Fprintf(w, "\nNOAEL (%d)\n", len(p.NOAEL))
 	if len(p.NOAEL) > 0 {
@@ -80,7 +80,7 @@ func WriteProfile(w io.Writer, v tox.ProfileVersion, latest int, p *tox.Profile)
 
 // WriteProposal prints a proposed toxicology edit: what it is, how it was made, its diff.
 func WriteProposal(w io.Writer, p *service.ToxProposal) {
-	fmt.Fprintf(w, "%s · %s · method %s · %d %s · base version %d\n", Line(p.INCI), p.EditType, p.Method,
+	fmt.Fprintf(w, "%s · %s · %s · %d %s · base version %d\n", Line(p.INCI), service.ToxEditTypeWords(string(p.EditType)), service.ToxMethodWords(p.Method),
 		p.ModelCalls, Plural(p.ModelCalls, "model call", "model calls"), p.BaseVersion)
 	if p.Note != "" {
 		fmt.Fprintf(w, "Note: %s\n", Line(p.Note))
@@ -106,7 +106,7 @@ func WriteBatch(w io.Writer, res *service.ToxBatchResult) {
 			if l.Version > 0 {
 				version = fmt.Sprint(l.Version)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, Line(OrDash(l.INCI)), Line(OrDash(string(l.EditType))), l.Status, version, Line(detail))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", l.Line, Line(OrDash(l.INCI)), Line(OrDash(service.ToxEditTypeWords(string(l.EditType)))), l.Status, version, Line(detail))
 		}
 	})
 	fmt.Fprintf(w, "Batch %s: %d applied, %d proposed, %d without change, %d failed.\n",

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"warren/kb/chunk"
 )
@@ -47,16 +48,34 @@ func TestChunksNeverSplitWordsAndCoverTheSection(t *testing.T) {
 	}
 }
 
-func TestChunkerKeepsAGiantWordWhole(t *testing.T) {
-	word := strings.Repeat("x", 300)
+// A run of text without spaces longer than a chunk (a 5 MB line, a base64 blob) is cut at the
+// chunk's size, between runes, and every byte of it lands in a chunk.
+func TestChunkerCutsAnOverlongRunAtTheSize(t *testing.T) {
+	run := strings.Repeat("xä€", 20000) // 1-, 2- and 3-byte runes, 120 KB without a space
+	text := "start " + run + " end"
 	c := &Chunker{Doc: "d", Options: ChunkOptions{Size: 100, Overlap: 10}}
-	chunks := c.Section(Section{Text: "start " + word + " end"})
-	found := false
-	for _, ch := range chunks {
-		found = found || strings.Contains(ch.Text, word)
+	chunks := c.Section(Section{Text: text})
+	if len(chunks) < len(run)/100 {
+		t.Fatalf("%d chunks for a %d-byte run: it was not cut", len(chunks), len(run))
 	}
-	if !found {
-		t.Errorf("the long word was split: %+v", chunks)
+	covered := 0
+	for i, ch := range chunks {
+		if len(ch.Text) > 100 {
+			t.Fatalf("chunk %d is %d bytes, more than the size 100", i, len(ch.Text))
+		}
+		if !utf8.ValidString(ch.Text) {
+			t.Fatalf("chunk %d splits a character: %q", i, ch.Text)
+		}
+		if text[ch.Start:ch.End] != ch.Text {
+			t.Fatalf("chunk %d offsets do not point at its text", i)
+		}
+		if ch.Start > covered && strings.TrimSpace(text[covered:ch.Start]) != "" {
+			t.Fatalf("bytes %d to %d are in no chunk", covered, ch.Start)
+		}
+		covered = max(covered, ch.End)
+	}
+	if covered != len(text) {
+		t.Errorf("the chunks end at %d of %d", covered, len(text))
 	}
 }
 

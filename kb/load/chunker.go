@@ -12,7 +12,7 @@ import (
 
 // ChunkOptions size the chunks, in bytes of text.
 type ChunkOptions struct {
-	Size    int // the most a chunk holds, unless one word alone is longer
+	Size    int // the most a chunk holds
 	Overlap int // how much of the previous chunk the next one repeats, for context
 }
 
@@ -28,7 +28,8 @@ type Chunker struct {
 }
 
 // Section returns the chunks of one section. A chunk never crosses the section and never
-// splits a word; breaks fall at a paragraph, else a sentence, else a line, else a space.
+// splits a word shorter than the chunk; breaks fall at a paragraph, else a sentence, else a
+// line, else a space. A run of text with no space in the chunk's size is cut at the size.
 func (c *Chunker) Section(s Section) []chunk.Chunk {
 	size := max(c.Options.Size, 100)
 	overlap := min(max(c.Options.Overlap, 0), size/2)
@@ -84,11 +85,13 @@ func breakPoint(text string, start, limit int) int {
 	if i := strings.LastIndexFunc(window, unicode.IsSpace); i > 0 {
 		return start + i
 	}
-	// One word longer than the chunk: keep it whole.
-	if i := strings.IndexFunc(text[limit:], unicode.IsSpace); i >= 0 {
-		return limit + i
+	// No space in the window (a long token, a base64 blob, a 5 MB line): cut at the limit, at
+	// the start of a rune, so that no chunk outgrows the size or splits a character.
+	cut := limit
+	for cut > start+1 && !utf8.RuneStart(text[cut]) {
+		cut--
 	}
-	return len(text)
+	return cut
 }
 
 // lastSentenceEnd returns the index just after the last ". ", "? " or "! " in s whose next

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"warren/internal/realpath"
@@ -173,6 +175,13 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
+	if format != "pdf" {
+		// Windows tools write text as UTF-16 with a byte-order mark; its NUL bytes would read
+		// as binary, so it is decoded to UTF-8 first.
+		if doc, ok, err := loadUTF16(f, path, format); ok || err != nil {
+			return doc, err
+		}
+	}
 	hash, err := checkFile(f, path, format != "pdf")
 	if err != nil {
 		return nil, err
@@ -262,6 +271,10 @@ func loadMarkdownFile(doc *Document, f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("couldn't read %s: %w", doc.Source, err)
 	}
+	return loadMarkdown(doc, data)
+}
+
+func loadMarkdown(doc *Document, data []byte) error {
 	// A byte-order mark some editors write must not hide the front matter. Offsets stay
 	// offsets into the file, which has the mark.
 	text, base := string(data), 0
@@ -305,7 +318,7 @@ func loadTextFile(doc *Document, f *os.File, info os.FileInfo, g guard) error {
 	return nil
 }
 
-func loadHTMLFile(doc *Document, f *os.File) error {
+func loadHTMLFile(doc *Document, f io.Reader) error {
 	title, md, err := htmlToMarkdown(f)
 	if err != nil {
 		return &SkipError{Path: doc.Source, Reason: "unreadable HTML: " + err.Error()}
@@ -376,4 +389,61 @@ func (d *Document) EachSection(fn func(Section) error) error {
 		}
 	}
 	return nil
+}
+
+// loadUTF16 reads a text file that starts with a UTF-16 byte-order mark (little or big
+// endian) as the UTF-8 text it encodes; ok is false, and f is back at its start, for any
+// other file. The hash is the file's own; offsets refer to the decoded text.
+func loadUTF16(f *os.File, path, format string) (doc *Document, ok bool, err error) {
+	head := make([]byte, 2)
+	n, _ := io.ReadFull(f, head)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, false, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	var order binary.ByteOrder
+	switch {
+	case n == 2 && head[0] == 0xFF && head[1] == 0xFE:
+		order = binary.LittleEndian
+	case n == 2 && head[0] == 0xFE && head[1] == 0xFF:
+		order = binary.BigEndian
+	default:
+		return nil, false, nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, true, fmt.Errorf("couldn't read %s: %w", path, err)
+	}
+	if len(data)%2 != 0 {
+		return nil, true, &SkipError{Path: path, Reason: "not valid UTF-16 text (an odd number of bytes); convert it first, e.g. `iconv -f utf-16 -t utf-8`"}
+	}
+	units := make([]uint16, 0, len(data)/2-1)
+	for i := 2; i+1 < len(data); i += 2 {
+		units = append(units, order.Uint16(data[i:]))
+	}
+	text := string(utf16.Decode(units)) // unpaired surrogates become U+FFFD
+	switch {
+	case strings.ContainsRune(text, 0):
+		return nil, true, &SkipError{Path: path, Reason: "binary file (a NUL character in its UTF-16 text); warren reads text, Markdown, HTML and PDF"}
+	case strings.TrimSpace(text) == "":
+		return nil, true, &SkipError{Path: path, Reason: "empty file (only white space)"}
+	}
+	sum := sha256.Sum256(data)
+	doc = &Document{Source: path, Format: format, Hash: hex.EncodeToString(sum[:]), Meta: map[string]string{},
+		Title: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	switch format {
+	case "markdown":
+		err = loadMarkdown(doc, []byte(text))
+	case "html":
+		err = loadHTMLFile(doc, strings.NewReader(text))
+	default:
+		doc.Language = languageOf(nil, text)
+		err = scanText(strings.NewReader(text), "", func(s Section) error {
+			doc.Sections = append(doc.Sections, s)
+			return nil
+		})
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return doc, true, nil
 }

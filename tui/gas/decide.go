@@ -30,6 +30,9 @@ func (g *Model) describe(rowID int, field string) string {
 	if c.Value != "" {
 		what = service.GasValueUnit(c)
 	}
+	if c.Status == gas.StatusEmpty { // not "is empty (empty)"
+		return fmt.Sprintf("%s of %s is %s", f.Label, r.Name(), what)
+	}
 	return fmt.Sprintf("%s of %s is %s (%s)", f.Label, r.Name(), what, statusWord(c.Status))
 }
 

@@ -575,3 +575,17 @@ func (g *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	g.input, cmd = g.input.Update(msg)
 	return cmd
 }
+
+// Arrived reloads the table list and the table shown when the tab is opened: a table imported
+// or changed by another process (`warren gas import` in a shell) reaches no change feed, which
+// carries this process's views only. The cursor, a filter and an open editor stay.
+func (g *Model) Arrived() tea.Cmd {
+	if g.loading || !g.loaded {
+		return nil // the first load is on its way
+	}
+	name := g.want
+	if g.table != nil {
+		name = g.table.Name
+	}
+	return g.load(name, nil)
+}

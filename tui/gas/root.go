@@ -123,3 +123,20 @@ func (g *Model) Pending() []string {
 	}
 	return out
 }
+
+// StateLabel names a fill in flight for the workbench's header ("gas fill: 2/5 rows"), ""
+// when none runs: the header must not say "no run" while a fill works.
+func (g *Model) StateLabel() string {
+	f := g.fill
+	if f == nil {
+		return ""
+	}
+	name := "gas fill"
+	if f.watching && f.owner != "" {
+		name = "gas fill by " + component.SafeLine(f.owner)
+	}
+	if f.total == 0 {
+		return name + ": resuming"
+	}
+	return fmt.Sprintf("%s: %d/%d rows", name, f.done, f.total)
+}

@@ -59,7 +59,7 @@ func statusWord(s gas.Status) string {
 	case gas.StatusApproved:
 		return "approved"
 	case gas.StatusEdited:
-		return "edited by the analyst"
+		return "edited"
 	case gas.StatusRejected:
 		return "rejected"
 	}
@@ -91,7 +91,7 @@ func (g *Model) View() string {
 			component.Wrap("No gas table: import one with `warren gas import FILE` (make run imports the sample).", min(g.width, 100)) + "\n\n" +
 			g.st.Subtle.Render("r reloads after an import")
 	}
-	lines := append([]string{g.titleLine(), g.legend()}, g.barLines()...)
+	lines := append(append(g.titleLines(), g.legend()), g.barLines()...)
 	side := g.width >= gasSideBySide
 	gridW, gridH := g.width, g.height-len(lines)-gasDetailLines
 	if side {
@@ -120,12 +120,17 @@ func (g *Model) View() string {
 	return strings.Join(lines, "\n")
 }
 
-func (g *Model) titleLine() string {
+// titleLines name the table and count its cells by status. The counts wrap onto a second line
+// rather than being cut: the rejected and empty counts come last and matter as much.
+func (g *Model) titleLines() []string {
 	t := g.table
 	counts := t.Counts()
 	rows := fmt.Sprintf("%d rows", len(t.Rows))
 	if len(g.shown) != len(t.Rows) {
 		rows = fmt.Sprintf("%d of %d rows", len(g.shown), len(t.Rows))
+	}
+	if g.flagged { // said here, not after the legend, where 80 columns cut it
+		rows += " (flagged only, f shows all)"
 	}
 	parts := []string{rows, fmt.Sprintf("%d to review", counts[gas.StatusReview]), fmt.Sprintf("%d filled", counts[gas.StatusFilled]),
 		fmt.Sprintf("%d approved", counts[gas.StatusApproved]), fmt.Sprintf("%d edited", counts[gas.StatusEdited]),
@@ -133,7 +138,26 @@ func (g *Model) titleLine() string {
 	if len(g.tables) > 1 {
 		parts = append(parts, fmt.Sprintf("table %d of %d (t switches)", indexOf(g.tables, t.Name)+1, len(g.tables)))
 	}
-	return g.st.Title.Render("Gas table "+component.SafeLine(t.Name)) + g.st.Subtle.Render(" · "+strings.Join(parts, " · "))
+	title := "Gas table " + component.SafeLine(t.Name)
+	lines := []string{""} // the counts of each line; the first line follows the title
+	used := ansi.StringWidth(title)
+	for i, p := range parts {
+		sep := " · "
+		if i > 0 && used+ansi.StringWidth(sep+p) > g.width && len(lines) < 3 {
+			lines = append(lines, "")
+			used, sep = 0, " " // a continuation line, indented by one
+		}
+		lines[len(lines)-1] += sep + p
+		used += ansi.StringWidth(sep + p)
+	}
+	for i := range lines {
+		head := ""
+		if i == 0 {
+			head = g.st.Title.Render(title)
+		}
+		lines[i] = component.Truncate(head+g.st.Subtle.Render(lines[i]), g.width)
+	}
+	return lines
 }
 
 func indexOf(list []string, s string) int {
@@ -147,18 +171,15 @@ func indexOf(list []string, s string) int {
 
 func (g *Model) legend() string {
 	parts := []string{g.st.CellOriginal.Render(" original")}
-	for _, s := range []gas.Status{gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited, gas.StatusRejected} {
+	shown := []gas.Status{gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited, gas.StatusRejected}
+	for _, s := range shown {
 		word := string(s)
 		if s == gas.StatusFilled {
 			word = "filled ≥" + strconv.FormatFloat(gas.HighConfidence, 'f', -1, 64)
 		}
 		parts = append(parts, g.cellStyle(s).Render(statusMarks[s]+word))
 	}
-	line := strings.Join(parts, "  ")
-	if g.flagged {
-		line += g.st.Subtle.Render("  · filter: rows to review (f shows all)")
-	}
-	return line
+	return component.Truncate(strings.Join(parts, "  "), g.width)
 }
 
 // barLines are the input, query and error lines above the grid, when there are any.
@@ -217,14 +238,17 @@ func (g *Model) barLines() []string {
 		}
 	}
 	if g.inputErr != "" {
-		out = append(out, g.st.StatusError.Render("! "+component.SafeLine(g.inputErr)))
+		// Wrapped, not cut: the end says what to write (the upper bound) or who changed the cell.
+		for _, l := range strings.Split(component.Wrap("! "+component.SafeLine(g.inputErr), g.width), "\n") {
+			out = append(out, g.st.StatusError.Render(strings.TrimRight(l, " ")))
+		}
 	}
 	return out
 }
 
 // gridRows is how many rows of the table fit on screen.
 func (g *Model) gridRows() int {
-	lines := 2 + len(g.barLines()) + 1 // title, legend, bars, column headers
+	lines := len(g.titleLines()) + 1 + len(g.barLines()) + 1 // title, legend, bars, column headers
 	if g.width < gasSideBySide {
 		lines += gasDetailLines
 	}
@@ -341,7 +365,7 @@ func (g *Model) detailInfo() (detailInfo, bool) {
 	// Everything but the label, the field's description and the status comes from the sheet,
 	// the documents or the model.
 	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", component.OneLine(r.Name()), r.ID), doc: f.Doc, value: component.OneLine(service.GasValueUnit(c)),
-		status: statusWord(c.Status), method: component.SafeLine(c.Method), source: component.SafeLine(c.SourceDoc), section: component.SafeLine(c.SourceSection),
+		status: statusWord(c.Status), method: component.SafeLine(service.GasMethodWords(c.Method)), source: component.SafeLine(c.SourceDoc), section: component.SafeLine(c.SourceSection),
 		excerpt: component.Safe(c.Excerpt), note: component.Safe(c.Note)}
 	if c.Value == "" {
 		d.value = "—"
@@ -364,7 +388,7 @@ func (g *Model) detailInfo() (detailInfo, bool) {
 		case gas.StatusOriginal:
 			d.source = "the imported sheet"
 		case gas.StatusEdited:
-			d.source = "typed by the analyst"
+			d.source, d.method = "typed by the analyst", "" // the method would say it twice
 		}
 	}
 	return d, true
@@ -385,7 +409,11 @@ func (g *Model) belowDetail(w int) []string {
 			status += " · " + d.method
 		}
 		if d.by != "" {
-			status += " · by " + d.by
+			by := " by " + d.by // "edited by ana · 2026-11-21 10:15"
+			if rest, ok := strings.CutPrefix(d.by, "—"); ok {
+				by = rest // decided before names were recorded: no name to say
+			}
+			status = d.status + by + strings.TrimPrefix(status, d.status)
 		}
 		out = append(out, g.st.Title.Render(d.value)+g.st.Subtle.Render("  "+status))
 		if d.source != "" {

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"warren/kb"
 	"warren/kb/chunk"
@@ -426,7 +427,7 @@ func (k *Model) View() string {
 	}
 	var cols []string
 	for _, c := range k.cols {
-		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", component.SafeLine(c.Name), c.Documents, c.Chunks, component.SafeLine(c.Embedder)))
+		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", component.SafeLine(c.Name), c.Documents, c.Chunks, component.SafeLine(embedderWords(c.Embedder))))
 	}
 	if len(cols) == 0 {
 		b.WriteString(k.st.Subtle.Render("The knowledge base is empty: press i to ingest a file or folder.") + "\n")
@@ -436,13 +437,29 @@ func (k *Model) View() string {
 	room := max(k.height-component.LineCount(b.String())-1, 1)
 	switch k.showing {
 	case "docs":
-		b.WriteString(k.st.Title.Render("Documents") + "\n")
+		// Columns as wide as their longest entry, up to a share of the width; a longer id is
+		// cut at its start (the file name is at its end) and the selected one is shown whole
+		// under the title.
+		idW, colW := 8, 10
+		for _, d := range k.docs {
+			idW, colW = max(idW, ansi.StringWidth(component.SafeLine(d.ID))), max(colW, ansi.StringWidth(component.SafeLine(d.Collection)))
+		}
+		idW, colW = min(idW, max(k.width/2-2, 20)), min(colW, 16)
+		head := k.st.Title.Render("Documents")
+		if k.docCur < len(k.docs) {
+			if id := component.SafeLine(k.docs[k.docCur].ID); ansi.StringWidth(id) > idW {
+				head = component.Wrap(head+k.st.Subtle.Render("  selected: "+id), k.width)
+			}
+		}
+		b.WriteString(head + "\n")
+		room = max(room-component.LineCount(head)+1, 1)
 		b.WriteString(component.ListWindow(len(k.docs), k.docCur, room, func(i int) string {
 			d := k.docs[i]
-			return fmt.Sprintf("%-40s %-12s %4d chunks  %s", component.SafeLine(d.ID), component.SafeLine(d.Collection), d.Chunks, component.SafeLine(d.Title))
+			return fmt.Sprintf("%s %s %4d chunks  %s", component.Pad(cutStart(component.SafeLine(d.ID), idW), idW),
+				component.Pad(component.Truncate(component.SafeLine(d.Collection), colW), colW), d.Chunks, component.SafeLine(d.Title))
 		}, k.st, k.width))
 	case "chunks":
-		b.WriteString(k.st.Title.Render("Chunks of "+component.SafeLine(k.chunkOf)) + k.st.Subtle.Render("  esc: back to documents") + "\n")
+		b.WriteString(component.Wrap(k.st.Title.Render("Chunks of "+component.SafeLine(k.chunkOf))+k.st.Subtle.Render("  esc: back to documents"), k.width) + "\n")
 		if k.chunkAt < len(k.chunks) {
 			c := k.chunks[k.chunkAt]
 			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), component.OrNone(c.SectionPath), component.SafeLine(c.Heading)))
@@ -468,7 +485,8 @@ func (k *Model) View() string {
 		if k.resCur < len(k.results) {
 			r := k.results[k.resCur]
 			b.WriteString(k.st.Title.Render(component.OneLine(k.title(r.Doc)+" "+r.Section+" — "+r.Heading)) + "\n")
-			b.WriteString(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, component.SafeLine(r.Doc), component.SafeLine(r.Collection), component.OrNone(r.SectionPath))) + "\n\n")
+			// Wrapped: the document id and the section path are where the passage is.
+			b.WriteString(component.Wrap(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, component.SafeLine(r.Doc), component.SafeLine(r.Collection), component.OrNone(r.SectionPath))), k.width) + "\n\n")
 			b.WriteString(component.Wrap(component.Safe(r.Text), min(k.width, 110)))
 		}
 	}
@@ -524,4 +542,28 @@ func (k *Model) Pending() []string {
 		out = append(out, fmt.Sprintf("the %s field holds “%s”", k.inputFor, k.input.Value()))
 	}
 	return out
+}
+
+// cutStart shortens s to w cells by cutting its start: a document id keeps its file name.
+func cutStart(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && ansi.StringWidth(string(r))+1 > w {
+		r = r[1:]
+	}
+	return "…" + string(r)
+}
+
+// embedderWords says what embedded a collection: the built-in embedder or a model, never the
+// embedder's id (builtin:hash-v1:512).
+func embedderWords(id string) string {
+	if id == (kb.Builtin{}).ID() {
+		return "built-in embedder (offline)"
+	}
+	if strings.HasPrefix(id, "ollama:") {
+		return "embedded with " + kb.EmbedderName(id)
+	}
+	return kb.EmbedderName(id)
 }

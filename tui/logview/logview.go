@@ -56,21 +56,24 @@ func (l *Model) AddEvents(events []service.RunEvent) {
 			}
 			l.calls++
 			l.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
-			line = fmt.Sprintf("%s ledger  %-14s %-6s %-12s %4d+%-4d tok %5dms  %s", ts, e.Ledger.Node, e.Ledger.Role,
+			line = fmt.Sprintf("%s model   %-22s %-6s %-10s %4d+%-4d tok %5dms  %s", ts, service.StepWords(e.Ledger.Node), e.Ledger.Role,
 				e.Ledger.Kind, e.Ledger.PromptTokens, e.Ledger.CompletionTokens, e.Ledger.Duration.Milliseconds(), e.Ledger.Outcome)
 			if _, host, ok := strings.Cut(e.Ledger.Host, "://"); ok { // which of a role's hosts answered
 				line += "  " + host
 			}
 		case service.EventNodeFinished:
-			line = fmt.Sprintf("%s node    %-14s done in %s: %s", ts, e.Node, e.Duration.Round(1e6), e.Summary)
+			line = fmt.Sprintf("%s step    %-22s done in %s: %s", ts, service.StepWords(e.Node), e.Duration.Round(1e6), e.Summary)
 		case service.EventNodeStarted:
-			line = fmt.Sprintf("%s node    %-14s started", ts, e.Node)
+			line = fmt.Sprintf("%s step    %-22s started", ts, service.StepWords(e.Node))
 		case service.EventInterrupt:
 			line = fmt.Sprintf("%s waits   %s", ts, e.Intr.Kind)
 		default:
+			// The step in words; a node's error often names the node already ("generate_queries: …").
 			text := e.Summary
-			if !strings.HasPrefix(text, e.Node) { // a node's error often names it already
-				text = strings.TrimSpace(e.Node + " " + text)
+			if rest, ok := strings.CutPrefix(text, e.Node+":"); ok && e.Node != "" {
+				text = service.StepWords(e.Node) + ":" + rest
+			} else if e.Node != "" && !strings.HasPrefix(text, e.Node) {
+				text = service.StepWords(e.Node) + ": " + text
 			}
 			line = fmt.Sprintf("%s %-7s %s", ts, e.Kind, text)
 		}

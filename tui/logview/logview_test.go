@@ -20,7 +20,7 @@ func TestLogKeepsMessagesWholeAndBounded(t *testing.T) {
 	at := time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
 	l.AddEvents([]service.RunEvent{{Time: at, Kind: service.EventToken, Summary: "tok"},
 		{Time: at, Kind: service.EventNodeStarted, Node: "init"}})
-	if got := l.Lines(); len(got) != 1 || !strings.Contains(got[0], "node    init") {
+	if got := l.Lines(); len(got) != 1 || !strings.Contains(got[0], "step    starting the run") {
 		t.Fatalf("lines %q: the token is not logged, the node is", got)
 	}
 	long := strings.Repeat("word ", 20) + "end"

@@ -18,8 +18,19 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return r.editKey(msg)
 	}
 	if k == "ctrl+o" {
+		if r.view != viewSessions {
+			r.sessionsBack = r.view
+		}
 		r.view = viewSessions
+		r.question.Blur() // the list takes the keys; the question waits, unfocused
 		return r.loadRuns()
+	}
+	if k == "ctrl+x" {
+		switch r.view {
+		case viewRun, viewRefine, viewPlan, viewTree:
+			// The distinct key for cancelling: the desk decides who may.
+			return r.cancelRun()
+		}
 	}
 	switch r.view {
 	case viewEditor:
@@ -33,18 +44,26 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			r.sent = r.question.Value()
 			return r.startRun(q)
 		case "esc":
-			// Leaves the field for the one-letter commands; typing goes back into it.
+			// Leaves the field; any key that types goes back into it (this view is for
+			// typing: q and the digits type, ctrl+c quits).
 			r.question.Blur()
 			return nil
 		}
+		var focus tea.Cmd
+		if !r.question.Focused() && typing(msg) {
+			focus = r.question.Focus()
+		}
 		var cmd tea.Cmd
 		r.question, cmd = r.question.Update(msg)
-		return cmd
+		return tea.Batch(focus, cmd)
 	case viewRun:
 		switch k {
 		case "esc":
-			if r.Cancellable() {
-				return r.cancelRun()
+			switch {
+			case r.running() && r.watching:
+				return r.stopWatching()
+			case r.running():
+				return setStatus("the run goes on: ctrl+x cancels it (it stays resumable)", false)
 			}
 			r.view = viewEditor
 			return r.question.Focus()
@@ -56,13 +75,24 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 				r.view = viewReport
 				return r.report.renderCmd()
 			}
+			if r.pending != nil && !r.running() {
+				// Back to the question or the plan it waits at (esc left it, nothing was sent).
+				if r.pending.Kind == service.InterruptPlan {
+					r.view = viewPlan
+					return nil
+				}
+				r.view = viewRefine
+				return r.FocusField()
+			}
 			if k == "enter" {
 				return nil
 			}
-			if r.cancel == nil && r.run != "" && r.status != "finished" && r.status != service.RunDone {
-				return r.resume(r.run, nil)
+			if r.running() {
+				return setStatus("nothing to resume: the run is running", false)
 			}
-			return setStatus("nothing to resume: the run is running", false)
+			if r.run != "" {
+				return r.resume(r.run, nil) // the desk says whether it may, and whether it can
+			}
 		case "n":
 			if r.cancel == nil {
 				r.view = viewEditor
@@ -71,8 +101,19 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 	case viewRefine:
-		if r.readOnly() && (k == "ctrl+s" || k == "ctrl+e") {
-			return r.notYours("answer")
+		if r.readOnly() {
+			// A watcher reads the questions. Sending anyway goes to the desk, which refuses
+			// it in its words (see runEnded).
+			switch k {
+			case "ctrl+s", "ctrl+e":
+				return r.resume(r.run, mustRaw(service.EndRefinement))
+			case "esc":
+				r.view = viewRun
+			case "t":
+				r.tree.build(r.state, r.st)
+				r.view = viewTree
+			}
+			return nil
 		}
 		switch k {
 		case "ctrl+s":
@@ -80,18 +121,32 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			if text == "" {
 				return setStatus("the answer is empty: write one, or ctrl+e to stop refining", false)
 			}
+			r.answerSent = r.answer.Value()
 			return r.resume(r.run, mustRaw(text))
 		case "ctrl+e":
 			return r.resume(r.run, mustRaw(service.EndRefinement))
 		case "esc":
-			return r.cancelRun()
+			// Leaves the field, as on the question: the run waits, the answer stays.
+			r.answer.Blur()
+			return nil
+		}
+		var focus tea.Cmd
+		if !r.answer.Focused() && typing(msg) {
+			focus = r.answer.Focus()
 		}
 		var cmd tea.Cmd
 		r.answer, cmd = r.answer.Update(msg)
-		return cmd
+		return tea.Batch(focus, cmd)
 	case viewPlan:
-		if r.readOnly() && k != "esc" && k != "up" && k != "down" && k != "k" && k != "j" {
-			return r.notYours("approve or change the plan of")
+		if r.readOnly() {
+			switch k {
+			case "esc", "up", "down", "k", "j":
+				return r.planKey(k)
+			case "enter", "ctrl+s":
+				// Approving anyway goes to the desk, which refuses it in its words.
+				return r.resume(r.run, mustRaw(service.ResearchPlanAnswer{Action: "approve", Tasks: r.plan}))
+			}
+			return nil
 		}
 		return r.planKey(k)
 	case viewReport:
@@ -166,17 +221,19 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		case "r":
 			if r.running() {
-				return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
+				return setStatus("a run is in progress here: ctrl+x cancels it, or esc on its view stops watching it", false)
 			}
 			if len(r.runs) > 0 {
-				run := r.runs[r.runsCur]
-				if run.Status == service.RunDone {
-					return setStatus("that run has finished: enter opens its report", false)
-				}
-				return r.resume(run.ID, nil)
+				// The desk decides whether this analyst may, and whether the run can go on.
+				return r.resume(r.runs[r.runsCur].ID, nil)
 			}
 		case "esc":
-			r.view = viewEditor
+			// Back where ctrl+o came from; the question field is not given the keyboard
+			// unless that was the question view.
+			r.view = r.sessionsBack
+			if r.view == viewSessions {
+				r.view = viewEditor
+			}
 		}
 	case viewPassage:
 		switch k {
@@ -246,9 +303,24 @@ func (r *Model) planKey(k string) tea.Cmd {
 	case "enter", "ctrl+s":
 		return r.resume(r.run, mustRaw(service.ResearchPlanAnswer{Action: "approve", Tasks: r.plan}))
 	case "esc":
-		return r.cancelRun()
+		// Back to the run view; the run keeps waiting with the plan as changed (enter or r
+		// comes back to it).
+		r.view = viewRun
 	}
 	return nil
+}
+
+// typing reports a key that writes into a field: a character, or an editing key.
+func typing(msg tea.KeyPressMsg) bool {
+	k := msg.Key()
+	if k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper) == 0 {
+		return true
+	}
+	switch msg.String() {
+	case "backspace", "delete", "left", "right", "home", "end", "ctrl+u", "ctrl+w", "ctrl+k", "ctrl+a":
+		return true
+	}
+	return false
 }
 
 func (r *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -296,12 +368,20 @@ func (r *Model) Keys() keyMap {
 		if r.question.Focused() {
 			short = []keyBinding{bind("enter", "start run"), bind("esc", "leave field"), bind("ctrl+o", "sessions")}
 		} else {
-			short = []keyBinding{bind("enter", "start run"), bind("ctrl+o", "sessions")}
+			short = []keyBinding{bind("type", "to write"), bind("enter", "start run"), bind("ctrl+o", "sessions")}
 		}
 	case r.view == viewRun:
 		switch {
+		case r.running() && r.readOnly():
+			short = []keyBinding{bind("esc", "stop watching"), bind("t", "reference tree")}
+		case r.Cancellable() && r.watching:
+			short = []keyBinding{bind("ctrl+x", "cancel run (resumable)"), bind("esc", "stop watching"), bind("t", "reference tree")}
 		case r.Cancellable():
-			short = []keyBinding{bind("esc", "cancel (resumable)"), bind("t", "reference tree")}
+			short = []keyBinding{bind("ctrl+x", "cancel run (resumable)"), bind("t", "reference tree")}
+		case r.pending != nil && r.readOnly():
+			short = []keyBinding{bind("enter", "its question"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}
+		case r.pending != nil:
+			short = []keyBinding{bind("enter", "back to your answer"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}
 		case r.hasReport():
 			short = []keyBinding{bind("enter", "report"), bind("t", "reference tree"), bind("n", "new question"), bind("ctrl+o", "sessions")}
 		case r.run != "":
@@ -309,10 +389,18 @@ func (r *Model) Keys() keyMap {
 		default:
 			short = []keyBinding{bind("n", "new question"), bind("ctrl+o", "sessions")}
 		}
+	case r.view == viewRefine && r.readOnly():
+		short = []keyBinding{bind("esc", "run view"), bind("t", "reference tree"), bind("ctrl+o", "sessions")}
 	case r.view == viewRefine:
-		short = []keyBinding{bind("ctrl+s", "send"), bind("ctrl+e", "stop refining"), bind("esc", "cancel (resumable)")}
+		leave := bind("esc", "leave field")
+		if !r.answer.Focused() {
+			leave = bind("type", "to write")
+		}
+		short = []keyBinding{bind("ctrl+s", "send"), bind("ctrl+e", "stop refining"), leave, bind("ctrl+o", "sessions")}
+	case r.view == viewPlan && r.readOnly():
+		short = []keyBinding{bind("↑/↓", "move", "up", "down"), bind("esc", "run view")}
 	case r.view == viewPlan:
-		short = []keyBinding{bind("enter", "approve"), bind("esc", "back (resumable)"), bind("e", "edit"), bind("a", "add"), bind("d", "delete"),
+		short = []keyBinding{bind("enter", "approve"), bind("esc", "run view (it waits)"), bind("e", "edit"), bind("a", "add"), bind("d", "delete"),
 			bind("K/J", "move", "K", "J"), bind("g", "new plan")}
 		if len(r.plan) <= 1 {
 			short[4] = disabled("d", "delete (the plan needs a task)")

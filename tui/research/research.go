@@ -45,6 +45,10 @@ type (
 		outcome service.RunOutcome
 		state   *service.ResearchState
 		err     error
+		// calls and tokens are the run's spending as its ledger records it once the call
+		// ended (counted: the ledger could be read): every view shows the same figures.
+		calls, tokens int
+		counted       bool
 	}
 	runsMsg struct {
 		runs   []service.RunInfo
@@ -56,6 +60,7 @@ type (
 		cp            service.RunCheckpoint
 		state         *service.ResearchState
 		calls, tokens int
+		history       []service.RunEvent // the run's recorded steps, for its trail
 		err           error
 	}
 	passageMsg struct {
@@ -107,6 +112,7 @@ type Model struct {
 	planEdited bool   // the analyst changed the proposed plan
 	draft      string // the interrupt (run/step) the answer and plan drafts belong to
 	sent       string // the question last sent, so the field's text counts as unsent only when changed
+	answerSent string // the answer last sent (ctrl+s), until the run waits for one again: the quit question claims only an unsent one
 
 	report  reportView
 	tree    treeView
@@ -116,6 +122,9 @@ type Model struct {
 	runsCur int
 	passage *chunk.Chunk
 	back    researchView
+
+	before       *shown       // what was shown before the call in flight, for a refusal to restore
+	sessionsBack researchView // where esc leaves the sessions list for
 
 	served   bool   // one connection of warren serve: runs go on when it closes
 	watching bool   // the call in flight watches a run's job (its cancel detaches)
@@ -169,7 +178,7 @@ func (r *Model) StateLabel() string {
 	case r.running():
 		node := "starting"
 		if len(r.trail) > 0 {
-			node = r.trail[len(r.trail)-1].node
+			node = service.StepWords(r.trail[len(r.trail)-1].node) // words, not the node's name
 		}
 		return "run: " + node
 	case r.status != "":
@@ -195,20 +204,24 @@ func (r *Model) Field() fieldState {
 	switch {
 	case r.editing != "":
 		return fieldActive
-	case r.view == viewEditor && r.question.Focused(), r.view == viewRefine && r.answer.Focused():
+	case r.view == viewEditor:
+		// A view whose work is typing: every printable key types, also after esc left the
+		// field (the tab gives it back the keyboard); the tabs are alt+1-5 or tab here.
 		return fieldActive
-	case r.view == viewEditor, r.view == viewRefine:
-		return fieldIdle
+	case r.view == viewRefine && r.readOnly():
+		return noField // a watcher has no answer to type
+	case r.view == viewRefine:
+		return fieldActive
 	}
 	return noField
 }
 
 // FocusField gives the keyboard to the question or the answer.
 func (r *Model) FocusField() tea.Cmd {
-	switch r.view {
-	case viewEditor:
+	switch {
+	case r.view == viewEditor:
 		return r.question.Focus()
-	case viewRefine:
+	case r.view == viewRefine && !r.readOnly():
 		return r.answer.Focus()
 	}
 	return nil
@@ -233,7 +246,7 @@ func (r *Model) Pending() []string {
 	if q := strings.TrimSpace(r.question.Value()); q != "" && r.question.Value() != r.sent {
 		out = append(out, "the question field holds text not yet sent")
 	}
-	if strings.TrimSpace(r.answer.Value()) != "" && (r.pending != nil || !r.served) {
+	if strings.TrimSpace(r.answer.Value()) != "" && r.answer.Value() != r.answerSent && (r.pending != nil || !r.served) {
 		// Served, the server keeps it for the next connection.
 		out = append(out, "your answer is typed but not sent")
 	}
@@ -246,33 +259,63 @@ func (r *Model) Pending() []string {
 	return out
 }
 
-// Cancellable reports a run view with a run that Esc or ctrl+c would cancel: one in flight, or
-// one waiting at a question or the plan.
+// Cancellable reports a run view with a run in flight that this analyst may cancel (their own,
+// or any for an admin): ctrl+x there, and ctrl+c, cancel it.
 func (r *Model) Cancellable() bool {
 	switch r.view {
 	case viewRun, viewRefine, viewPlan:
-		return r.running() || r.pending != nil
+		return r.running() && !r.readOnly()
 	}
 	return false
 }
 
-// cancelRun stops the run the same way at every phase: a run in flight is cancelled at its
-// current step, a run waiting for the analyst is left at its checkpoint. Either way it stays
-// resumable and what the analyst typed is kept for when it comes back.
+// cancelRun cancels the run shown, through the desk: a run in flight stops at its current
+// step and stays resumable. The desk decides who may (a watcher is refused in its words) and
+// whether there is anything to cancel; the screen says only what it did.
 func (r *Model) cancelRun() tea.Cmd {
-	if r.cancel != nil && r.watching {
-		return r.stopWatching()
-	}
-	if r.cancel != nil {
+	if r.cancel != nil && !r.watching {
+		// Started here: cancelling the call cancels its job.
 		r.cancel()
 		return setStatus("cancelling the run… it stays resumable (r)", false)
 	}
-	if r.pending == nil {
+	if r.run == "" {
 		return nil
 	}
-	r.pending, r.status, r.view = nil, "canceled", viewRun
-	r.answer.Blur()
-	return setStatus("run left at its checkpoint: r resumes it, with what you typed", false)
+	run, be := r.run, r.be
+	return func() tea.Msg {
+		if err := be.Cancel(context.Background(), run); err != nil {
+			if errors.Is(err, jobs.ErrNoJob) {
+				return newStatus(fmt.Sprintf("run %s is not running: nothing to cancel (it waits, or has ended)", run), true)
+			}
+			return newStatus(err.Error(), true)
+		}
+		return newStatus("cancelling the run… it stays resumable (r)", false)
+	}
+}
+
+// shown is what a run call replaces on the screen, kept until the desk accepts the call.
+type shown struct {
+	view          researchView
+	run, status   string
+	owner         string
+	pending       *service.RunInterrupt
+	state         *service.ResearchState
+	trail         []trailItem
+	calls, tokens int
+}
+
+// restore puts back what was shown before a call the desk refused.
+func (r *Model) restore() {
+	b := r.before
+	if b == nil {
+		return
+	}
+	r.view, r.run, r.status, r.owner, r.pending, r.state = b.view, b.run, b.status, b.owner, b.pending, b.state
+	r.trail, r.calls, r.tokens = b.trail, b.calls, b.tokens
+	r.tree.build(r.state, r.st)
+	if r.view == viewRefine && !r.readOnly() {
+		r.answer.Focus()
+	}
 }
 
 func (r *Model) hasReport() bool {
@@ -282,24 +325,27 @@ func (r *Model) hasReport() bool {
 // sink hands events to the queue; it is called from the run's goroutines.
 func (r *Model) startRun(question string) tea.Cmd {
 	run := service.NewResearchRunID()
-	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	return r.launch(run, false, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.Start(ctx, run, question, service.ResearchOptions{HITL: true}, sink)
 	})
 }
 
 func (r *Model) resume(run string, answer json.RawMessage) tea.Cmd {
-	return r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	return r.launch(run, true, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.Resume(ctx, run, answer, sink)
 	})
 }
 
 // launch runs one Start or Resume call in a command, streaming its events.
-func (r *Model) launch(run string, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
+func (r *Model) launch(run string, resumed bool, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	q := newEventQueue()
+	r.before = &shown{view: r.view, run: r.run, status: r.status, owner: r.owner, pending: r.pending, state: r.state,
+		trail: r.trail, calls: r.calls, tokens: r.tokens}
+	fresh := r.run != run // this view has not shown the run: its record comes first
 	if r.run != run {
 		r.trail, r.calls, r.tokens, r.state = nil, 0, 0, nil
 		r.report.set("")
@@ -311,10 +357,28 @@ func (r *Model) launch(run string, call func(context.Context, service.RunSink) (
 	if !r.ticking {
 		r.ticking, tick = true, elapsedTick()
 	}
+	be := r.be
 	work := func() tea.Msg {
 		defer q.Close()
 		out, st, err := call(ctx, q.Push)
-		return runDoneMsg{run: run, queue: q, outcome: out, state: st, err: err}
+		done := runDoneMsg{run: run, queue: q, outcome: out, state: st, err: err}
+		if ledger, lerr := be.Ledger(context.Background(), run); lerr == nil && len(ledger) > 0 {
+			done.calls, done.tokens, done.counted = spent(ledger)
+		}
+		return done
+	}
+	if fresh && resumed {
+		// Resumed in a view that has not shown it: its recorded steps and calls come first, as a
+		// watcher's do (the resumed job's own events follow them).
+		inner := call
+		call = func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+			if past, err := be.History(ctx, run, 0); err == nil {
+				for _, e := range past {
+					sink(e)
+				}
+			}
+			return inner(ctx, sink)
+		}
 	}
 	return tea.Batch(work, q.Wait(), tick)
 }
@@ -363,7 +427,7 @@ func (r *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return setStatus("couldn't export the report: "+msg.err.Error(), true)
 		}
-		return setStatus("report exported to "+msg.path, false)
+		return setStatus("report exported: "+homeShort(msg.path), false)
 	case reportRenderedMsg:
 		r.report.took(msg)
 		return nil
@@ -427,7 +491,9 @@ func (r *Model) absorb(events []service.RunEvent) {
 				t.summary = "stopped here; r resumes from this step"
 			}
 		case service.EventLedger:
-			if e.Ledger != nil {
+			// Counted only while the run is followed: once its call ended, the figures are
+			// its ledger's (a late batch of events must not add to them).
+			if e.Ledger != nil && r.running() {
 				r.calls++
 				r.tokens += e.Ledger.PromptTokens + e.Ledger.CompletionTokens
 			}
@@ -445,9 +511,24 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 	}
 	r.cancel, r.queue = nil, nil
 	r.watching = false
+	before := r.before
+	r.before = nil
+	var finished *service.RunFinishedError
+	switch {
+	case errors.Is(msg.err, service.ErrNotOwner), errors.As(msg.err, &finished):
+		// The desk refused the call before it started: the screen goes back to what it showed,
+		// with the desk's words, and what was typed stays.
+		r.before = before
+		r.restore()
+		r.before = nil
+		return setStatus(msg.err.Error(), true)
+	}
 	if text, ok := watchEnded(msg.err); ok {
 		r.status = "left as it was"
-		return setStatus(text, errors.Is(msg.err, service.ErrNotOwner))
+		return setStatus(text, false)
+	}
+	if msg.counted {
+		r.calls, r.tokens = msg.calls, msg.tokens // the ledger's figures, whatever this view saw
 	}
 	if msg.state != nil {
 		r.state = msg.state
@@ -455,22 +536,31 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 	}
 	switch {
 	case msg.err != nil && errors.Is(msg.err, context.Canceled):
-		r.status = "canceled"
-		return setStatus("run canceled; its checkpoint is kept: resume it from sessions (ctrl+o, then r)", false)
+		r.status = jobs.ShownCancelled // the words every listing uses (jobs.StateOf)
+		return setStatus("run cancelled; its checkpoint is kept: resume it from sessions (ctrl+o, then r)", false)
 	case msg.err != nil:
 		r.status = "failed"
 		return setStatus(msg.err.Error(), true)
 	case msg.outcome.Status == service.RunInterrupted:
-		r.status, r.pending = "waiting for you", msg.outcome.Interrupt
+		me, _ := r.be.Analyst()
+		r.status, r.pending = jobs.Shown{State: jobs.ShownWaiting, WaitingFor: safeLine(me)}.String(), msg.outcome.Interrupt
+		if r.readOnly() {
+			// It waits for its owner, not for whoever watches it.
+			r.status = jobs.Shown{State: jobs.ShownWaiting, WaitingFor: safeLine(r.owner)}.String()
+		}
 		// A run left at this interrupt and resumed comes back with what was typed for it.
 		draft := fmt.Sprintf("%s/%d", msg.run, msg.outcome.Step)
 		same := draft == r.draft
-		r.draft = draft
+		r.draft, r.answerSent = draft, "" // waiting again: what the field holds is not sent
 		switch r.pending.Kind {
 		case service.InterruptQuestions:
 			r.view = viewRefine
 			if !same {
 				r.answer.Reset()
+			}
+			if r.readOnly() {
+				r.answer.Blur() // a watcher reads the questions; the owner answers them
+				return nil
 			}
 			return r.answer.Focus()
 		case service.InterruptPlan:
@@ -485,7 +575,7 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 		}
 		return nil
 	}
-	r.status = "finished"
+	r.status = jobs.ShownDone
 	if r.state != nil {
 		r.report.set(service.ResearchReport(r.state))
 	}
@@ -530,12 +620,21 @@ func (r *Model) openRun(run string) tea.Cmd {
 		}
 		ledger, err := r.be.Ledger(ctx, run)
 		msg := openRunMsg{cp: cp, state: st, err: err}
-		for _, e := range ledger {
-			msg.calls++
-			msg.tokens += e.PromptTokens + e.CompletionTokens
+		msg.calls, msg.tokens, _ = spent(ledger)
+		if past, herr := r.be.History(ctx, run, 0); herr == nil {
+			msg.history = past
 		}
 		return msg
 	}
+}
+
+// spent sums a run's ledger: its model calls and their tokens.
+func spent(ledger []service.LedgerEntry) (calls, tokens int, ok bool) {
+	for _, e := range ledger {
+		calls++
+		tokens += e.PromptTokens + e.CompletionTokens
+	}
+	return calls, tokens, true
 }
 
 func (r *Model) openPassage(id string, back researchView) tea.Cmd {
@@ -567,8 +666,22 @@ func (r *Model) openedRun(msg openRunMsg) tea.Cmd {
 	if msg.err != nil {
 		return setStatus(msg.err.Error(), true)
 	}
-	r.run, r.state, r.status = msg.cp.Run, msg.state, msg.cp.Status
+	r.run, r.state, r.status = msg.cp.Run, msg.state, runState(service.RunInfo{ID: msg.cp.Run, Status: msg.cp.Status}, r.runJobs)
 	r.trail, r.calls, r.tokens, r.pending = nil, msg.calls, msg.tokens, nil
+	r.owner, r.watching = "", false
+	// The trail is the run's record: its steps as they happened, whoever watched then. Its
+	// model calls are the ledger's, counted above.
+	var steps []service.RunEvent
+	for _, e := range msg.history {
+		if e.Kind != service.EventLedger && e.Kind != service.EventToken {
+			steps = append(steps, e)
+		}
+	}
+	r.absorb(steps)
+	if len(r.trail) == 0 && msg.cp.Node != "" {
+		// A run recorded before its events were kept: its last step, from the checkpoint.
+		r.trail = append(r.trail, trailItem{node: msg.cp.Node, done: true})
+	}
 	r.tree.build(r.state, r.st)
 	if msg.state.Report != "" {
 		r.report.set(service.ResearchReport(msg.state))

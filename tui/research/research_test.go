@@ -42,8 +42,11 @@ func (stub) RunState(context.Context, string) (service.RunCheckpoint, *service.R
 	return service.RunCheckpoint{}, nil, nil
 }
 func (stub) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
-func (stub) ExportReport(string, string) (string, error)                   { return "", nil }
-func (stub) Chunks(context.Context, []string) ([]chunk.Chunk, error)       { return nil, nil }
+func (stub) History(context.Context, string, int64) ([]service.RunEvent, error) {
+	return nil, nil
+}
+func (stub) ExportReport(string, string) (string, error)             { return "", nil }
+func (stub) Chunks(context.Context, []string) ([]chunk.Chunk, error) { return nil, nil }
 
 // blocking runs until it is cancelled, like a slow model.
 type blocking struct{ stub }
@@ -97,7 +100,7 @@ func TestARunCannotBeOrphaned(t *testing.T) {
 		}
 	}
 	r.Update(done)
-	if r.running() || r.status != "canceled" {
+	if r.running() || r.status != "cancelled" {
 		t.Errorf("the cancelled run must end: running %v, status %q", r.running(), r.status)
 	}
 }

@@ -32,6 +32,9 @@ type Desk interface {
 	// Live is the run to land in when the analyst comes back: their latest that is running or
 	// waiting for them, else one that ended after since (when they were last here).
 	Live(ctx context.Context, since time.Time) (jobs.Job, bool, error)
+	// History is a run's recorded events up to event seq (all when 0), without streamed
+	// tokens: the trail a view that attaches late rebuilds.
+	History(ctx context.Context, run string, seq int64) ([]service.RunEvent, error)
 	RunState(ctx context.Context, run string) (service.RunCheckpoint, *service.ResearchState, error)
 	Ledger(ctx context.Context, run string) ([]service.LedgerEntry, error)
 	ExportReport(run, markdown string) (string, error)

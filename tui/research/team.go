@@ -78,13 +78,14 @@ func (r *Model) TakeWelcome() string {
 	return w
 }
 
-// watch attaches to a run's job: the run view follows it live from its current state. For
-// someone else's run the view is read-only; Esc stops watching and the run goes on.
+// watch attaches to a run's job: the run view follows it live from its record (its steps and
+// spending so far) and then its events. For someone else's run the view is read-only; Esc
+// stops watching and the run goes on.
 func (r *Model) watch(run, owner string) tea.Cmd {
 	if r.running() {
 		return setStatus("a run is in progress here: Esc stops it or stops watching it first", false)
 	}
-	cmd := r.launch(run, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	cmd := r.launch(run, false, func(ctx context.Context, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
 		return r.be.Watch(ctx, run, sink)
 	})
 	r.watching, r.owner = true, owner
@@ -97,25 +98,13 @@ func (r *Model) readOnly() bool {
 	return r.owner != "" && r.owner != me && !admin
 }
 
-// notYours says why a decision on a watched run is refused; nothing typed is lost.
-func (r *Model) notYours(what string) tea.Cmd {
-	return setStatus(fmt.Sprintf("%s's run: only %s (or an admin) can %s it — you are watching; what you typed stays", r.owner, r.owner, what), true)
-}
-
-// stopWatching ends a watch: the analyst's own run is cancelled (it stays resumable), someone
-// else's is only left.
+// stopWatching ends a watch: the run goes on, whoever's it is (ctrl+x cancels one's own).
 func (r *Model) stopWatching() tea.Cmd {
+	r.cancel()
 	if r.readOnly() {
-		r.cancel()
-		return setStatus(fmt.Sprintf("stopped watching %s's run; it goes on (ctrl+o lists it)", r.owner), false)
+		return setStatus(fmt.Sprintf("stopped watching %s's run; it goes on (ctrl+o lists it)", safeLine(r.owner)), false)
 	}
-	run := r.run
-	return func() tea.Msg {
-		if err := r.be.Cancel(context.Background(), run); err != nil && !errors.Is(err, jobs.ErrNoJob) {
-			return newStatus(err.Error(), true)
-		}
-		return newStatus("cancelling the run… it stays resumable (r)", false)
-	}
+	return setStatus("stopped watching your run; it goes on (ctrl+o lists it)", false)
 }
 
 // watchEnded words how a watch ended when the run itself did not end it.
@@ -123,8 +112,6 @@ func watchEnded(err error) (string, bool) {
 	switch {
 	case errors.Is(err, service.ErrDetached):
 		return "stopped watching; the run goes on (ctrl+o lists it)", true
-	case errors.Is(err, service.ErrNotOwner):
-		return err.Error(), true
 	}
 	return "", false
 }

@@ -57,7 +57,7 @@ func (r *Model) withBanner(view string) string {
 		owner := safeLine(r.owner)
 		banner = fmt.Sprintf("watching %s's run · only %s or an admin answers, approves or cancels it · esc stops watching", owner, owner)
 	case r.watching:
-		banner = "following your run live · esc cancels it (it stays resumable)"
+		banner = "following your run live · ctrl+x cancels it (it stays resumable) · esc stops watching"
 	default:
 		return view
 	}
@@ -77,7 +77,7 @@ func (r *Model) editorView() string {
 		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  typing · esc leaves the field") + "\n\n")
 	} else {
 		q.Prompt = "  "
-		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  not typing · q ? 1-5 are commands, other keys type") + "\n\n")
+		b.WriteString(r.st.Title.Render("Research question") + r.st.Subtle.Render("  not typing · any key types again · ctrl+c quits") + "\n\n")
 	}
 	b.WriteString(q.View() + "\n\n")
 	b.WriteString(wrap(r.st.Subtle.Render("warren will sharpen the question with you, propose a plan for your approval, follow the "+
@@ -101,7 +101,14 @@ func (r *Model) runView() string {
 	if !r.running() {
 		status = r.status
 	}
-	b.WriteString(fmt.Sprintf("Phase %s · node %s · %s\n", orNone(phase), orNone(node), status))
+	if node != "" {
+		node = service.StepWords(node) // what the step does, not the graph's name for it
+	}
+	step := " · step " + orNone(node)
+	if node != "" && strings.HasSuffix(phase, node) {
+		step = "" // the phase says it already ("Phase 3 working the plan")
+	}
+	b.WriteString(fmt.Sprintf("Phase %s%s · %s\n", orNone(phase), step, status))
 	budgets := r.be.Budgets()
 	refTokens := 0
 	if r.state != nil {
@@ -149,7 +156,7 @@ func (r *Model) runView() string {
 				dur = time.Since(t.started).Round(time.Second).String()
 			}
 		}
-		b.WriteString(fmt.Sprintf("%s %-16s %-9s %s\n", mark, t.node, dur, r.st.Subtle.Render(safeLine(t.summary))))
+		b.WriteString(fmt.Sprintf("%s %-24s %-9s %s\n", mark, service.StepWords(t.node), dur, r.st.Subtle.Render(safeLine(t.summary))))
 	}
 	if s := r.report.streamed.String(); s != "" && r.running() {
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -164,12 +171,13 @@ func (r *Model) refineView() string {
 		json.Unmarshal(r.pending.Payload, &p)
 	}
 	var b strings.Builder
-	passages := 0
+	found := 0
 	if r.state != nil {
-		passages = len(r.state.Evidence)
+		found = len(r.state.Evidence)
 	}
+	passages, passagesAt := "", -1
 	b.WriteString(r.st.Title.Render(fmt.Sprintf("Refinement, round %d", p.Iteration)) +
-		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %% · %s found", 100*p.Coverage, plural(passages, "passage"))) + "\n")
+		r.st.Subtle.Render(fmt.Sprintf("  coverage %.0f %% · %s found", 100*p.Coverage, plural(found, "passage"))) + "\n")
 	if r.state != nil && r.state.Question != "" {
 		b.WriteString(clip(wrap("Question: "+safe(r.state.Question), r.width), 2) + "\n")
 	}
@@ -193,7 +201,8 @@ func (r *Model) refineView() string {
 				docs = append(docs, name)
 			}
 		}
-		b.WriteString(truncate(r.st.Subtle.Render("Passages: "+strings.Join(docs, " · ")), r.width) + "\n")
+		// Wrapped into the rows the view leaves free (inserted below), not cut to one line.
+		passages, passagesAt = wrap(r.st.Subtle.Render("Passages: "+strings.Join(docs, " · ")), r.width), b.Len()
 	}
 	if r.state != nil {
 		for _, a := range r.state.Answers {
@@ -205,7 +214,12 @@ func (r *Model) refineView() string {
 		b.WriteString(wrap(fmt.Sprintf("%d. %s", i+1, safe(q)), r.width) + "\n")
 	}
 	b.WriteString("\n" + r.answer.View())
-	return b.String()
+	out := b.String()
+	if passagesAt >= 0 {
+		room := max(r.height-lineCount(out), 1)
+		out = out[:passagesAt] + clip(passages, room) + "\n" + out[passagesAt:]
+	}
+	return out
 }
 
 func (r *Model) planView() string {
@@ -270,19 +284,23 @@ func (r *Model) sessionsView() string {
 	}
 	room := max(r.height-3-min(len(others), 1), 1)
 	start := max(r.runsCur-room+1, 0)
+	// The state column is as wide as its widest word on screen ("waiting for alice" is long,
+	// "done" is not), so that titles keep their room at 80 columns.
+	states, width := map[string]string{}, 12
+	for i := start; i < len(r.runs) && i < start+room; i++ {
+		states[r.runs[i].ID] = safeLine(runState(r.runs[i], r.runJobs))
+		width = max(width, len([]rune(states[r.runs[i].ID])))
+	}
 	for i := start; i < len(r.runs) && i < start+room; i++ {
 		run := r.runs[i]
-		status, owner := run.Status, ""
+		status, owner := states[run.ID], ""
 		if j, ok := r.runJobs[run.ID]; ok {
 			owner = safeLine(j.Owner)
-			if j.State == jobs.JobRunning {
-				status = "running"
-			}
 		}
 		title := safeLine(run.Title)
-		line := fmt.Sprintf("%-24s %-12s %3d steps  %s", run.ID, status, run.Steps, title)
+		line := fmt.Sprintf("%-24s %-*s %3d steps  %s", run.ID, width, status, run.Steps, title)
 		if owner != "" {
-			line = fmt.Sprintf("%-24s %-12s %-10s %3d steps  %s", run.ID, status, owner, run.Steps, title)
+			line = fmt.Sprintf("%-24s %-*s %-10s %3d steps  %s", run.ID, width, status, owner, run.Steps, title)
 		}
 		if i == r.runsCur {
 			line = r.st.Selected.Render("▸ " + line)
@@ -303,4 +321,14 @@ func (r *Model) passageView() string {
 	return r.st.Title.Render(head) + "\n" +
 		r.st.Subtle.Render(fmt.Sprintf("collection %s · %s · chunk %s · bytes %d–%d", safeLine(c.Collection), orNone(c.SectionPath), safeLine(c.ID), c.Start, c.End)) +
 		"\n\n" + wrap(safe(c.Text), min(r.width, 110))
+}
+
+// runState is a saved run's state in the words every listing uses (jobs.RunStateOf), read with
+// its job when it has one: the sessions list, the header and `warren sessions list` agree.
+func runState(run service.RunInfo, byRun map[string]jobs.Job) string {
+	var job *jobs.Job
+	if j, ok := byRun[run.ID]; ok {
+		job = &j
+	}
+	return jobs.RunStateOf(run, job).String()
 }

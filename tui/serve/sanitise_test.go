@@ -86,3 +86,22 @@ func TestAHostileDocumentCannotDriveARemoteTerminal(t *testing.T) {
 		t.Errorf("the passage is not shown as its plain text:\n%s", screen)
 	}
 }
+
+// A line written after the workbench ended (the farewell) breaks at spaces within the
+// terminal's width, never inside a word.
+func TestFarewellWrapsAtWords(t *testing.T) {
+	bye := "warren serve stopped. Your jobs were checkpointed and resume when it starts again; nothing you approved is lost."
+	got := wrapWords(bye, 80)
+	lines := strings.Split(got, "\r\n")
+	if len(lines) < 2 {
+		t.Fatalf("not wrapped at 80 columns: %q", got)
+	}
+	for _, l := range lines {
+		if len(l) >= 80 {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	if strings.Join(lines, " ") != bye {
+		t.Errorf("words were broken or lost: %q", got)
+	}
+}

@@ -216,7 +216,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 			m.Close() // its subscriptions to the service end with the connection
 		}
 		if f := c.farewell.Load(); f != nil {
-			wish.Println(sess, *f)
+			wish.Println(sess, wrapWords(*f, termWidth(sess))) // the terminal would break words
 		}
 		s.log.Info("disconnected", "analyst", a.Name, "from", from, "after", time.Since(c.since).Round(time.Second).String())
 	}
@@ -404,7 +404,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		p := c.program
 		s.mu.Unlock()
 		if p != nil {
-			p.Send(tui.NoticeMsg{Text: "warren serve is stopping: your jobs are being checkpointed and resume when it starts again", Err: true})
+			p.Send(tui.NoticeMsg{Text: "warren serve is stopping: jobs are checkpointed and resume when it is back", Err: true}) // fits 80 columns
 		}
 	}
 	s.svc.Jobs().Shutdown()

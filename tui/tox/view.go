@@ -267,19 +267,20 @@ func wrapIndent(s string, width int, first, rest string) []string {
 }
 
 func (x *Model) editorView() string {
-	var head string
+	// The title and what the field takes are two lines, so that neither is cut at 80 columns.
+	var head, hint string
 	if x.input == toxOps && x.proposal != nil {
-		head = x.st.Title.Render("Edit the operations") + " · " + component.SafeLine(x.proposal.INCI) +
-			x.st.Subtle.Render(" · ctrl+s checks them and proposes again as a structured edit")
+		head = x.st.Title.Render("Edit the operations") + " · " + component.SafeLine(x.proposal.INCI)
+		hint = "ctrl+s checks them and proposes again as a structured edit"
 	} else {
 		v := 0
 		if x.profile != nil {
 			v = x.profile.Version
 		}
-		head = x.st.Title.Render("Edit "+component.SafeLine(x.selected())) + fmt.Sprintf(" · from version %d", v) +
-			x.st.Subtle.Render(" · an instruction in words, a JSON payload or a JSON Patch")
+		head = x.st.Title.Render("Edit "+component.SafeLine(x.selected())) + fmt.Sprintf(" · from version %d", v)
+		hint = "an instruction in words, a JSON payload or a JSON Patch"
 	}
-	lines := []string{head, "", x.text.View(), ""}
+	lines := []string{component.Truncate(head, x.width), x.st.Subtle.Render(component.Truncate(hint, x.width)), x.text.View(), ""}
 	switch {
 	case x.running():
 		lines = append(lines, x.st.Unresolved.Render("proposing… (esc cancels)"))
@@ -302,8 +303,9 @@ func (x *Model) proposalView() string {
 	}
 	head = append(head,
 		component.Truncate(sub.Render("input: ")+component.OneLine(p.Input), x.width),
-		fmt.Sprintf("%s %s · %s %s · %s %d", sub.Render("edit type"), component.SafeLine(string(p.EditType)), sub.Render("method"), component.OrNone(string(p.Method)),
-			sub.Render("model calls"), p.ModelCalls))
+		// The kind of edit and how it was made in words, not the edit graph's constants.
+		component.Truncate(component.SafeLine(service.ToxEditTypeWords(string(p.EditType)))+sub.Render(" · ")+component.SafeLine(service.ToxMethodWords(p.Method))+
+			sub.Render(fmt.Sprintf(" · %d model call(s)", p.ModelCalls)), x.width))
 	switch {
 	case x.input == toxComment:
 		head = append(head, x.st.Key.Render("comment: ")+x.line.View())
@@ -444,7 +446,7 @@ func (x *Model) historyView() string {
 	if x.history == nil {
 		return strings.Join(append(head, "", x.st.Subtle.Render("Loading the history…")), "\n")
 	}
-	rows := [][]string{{"", "ver", "when", "by", "edit type", "summary"}}
+	rows := [][]string{{"", "ver", "when", "by", "kind of edit", "summary"}}
 	for _, v := range x.history {
 		mark := " "
 		if slices.Contains(x.marked, v.Version) {
@@ -454,7 +456,7 @@ func (x *Model) historyView() string {
 		if by == "" {
 			by = "—" // saved before names were recorded
 		}
-		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), component.SafeLine(by), component.SafeLine(v.EditType), component.OneLine(v.Summary)})
+		rows = append(rows, []string{mark, fmt.Sprintf("v%d", v.Version), v.CreatedAt.In(x.loc).Format(toxTimeFormat), component.SafeLine(by), component.SafeLine(service.ToxEditTypeWords(v.EditType)), component.OneLine(v.Summary)})
 	}
 	table := columns(rows)
 	lines := append(head, "", x.st.Subtle.Render(table[0]))
