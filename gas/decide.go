@@ -62,6 +62,8 @@ func (d Decision) What() string {
 		return "rejected " + valueText(d.Before)
 	case c.Status == StatusFilled || c.Status == StatusReview:
 		return "filled " + valueText(c)
+	case c.Status == StatusUnsupported:
+		return "kept " + valueText(c) + ", which no passage states, for review"
 	case c.Value == "":
 		return "emptied the cell"
 	}

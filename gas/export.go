@@ -31,6 +31,8 @@ var statusFill = map[Status]string{
 	StatusApproved: "70C17A", // green
 	StatusEdited:   "BDD7EE", // light blue
 	StatusRejected: "FFC7CE", // light red
+	// An unsupported cell shows no value, only its colour and the comment saying why.
+	StatusUnsupported: "D9D2E9", // light purple
 }
 
 // ExportXLSX writes the table to an xlsx workbook: the sheet "HMIS" with the table's columns in
@@ -92,7 +94,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 	for i, r := range t.Rows {
 		for j, fn := range colField {
 			if c, ok := r.Cells[fn]; ok && fn != "" && !plain(colFields[j], c) {
-				if text := commentText(c); text != "" {
+				if text := commentText(exportCell(c)); text != "" {
 					notes = append(notes, note{row: i + 1, col: j, text: text, author: commentAuthor(c)})
 				}
 			}
@@ -143,7 +145,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 				}
 				continue
 			}
-			c := r.Cells[fn]
+			c := exportCell(r.Cells[fn])
 			v := sheetValue(colFields[j], c.Value)
 			if id, ok := styles[c.Status]; ok && !plain(colFields[j], c) {
 				v = excelize.Cell{StyleID: id, Value: v}
@@ -159,6 +161,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 			if !ok || plain(field, c) {
 				continue
 			}
+			c = exportCell(c)
 			var conf any = ""
 			if c.Confidence != 0 {
 				conf = c.Confidence

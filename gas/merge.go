@@ -21,8 +21,8 @@ const (
 // Merge decides whether a proposed value replaces a cell and returns the resulting cell,
 // whether it changed, and the reason in words.
 //
-//   - An empty or rejected cell is filled when the proposal's confidence is at least
-//     minConfidence.
+//   - An empty, rejected or unsupported cell is filled when the proposal's confidence is at
+//     least minConfidence.
 //   - A filled or review cell is overwritten only when the proposal is at least
 //     overwriteMargin more confident than the value there.
 //   - Original values (from the analyst's sheet, including sheet text that didn't validate,
@@ -52,13 +52,16 @@ func Merge(old, proposal Cell, minConfidence, overwriteMargin float64) (Cell, bo
 		return old, false, "the analyst approved the value"
 	case old.Status == StatusEdited:
 		return old, false, "the analyst edited the value"
-	case old.IsEmpty():
+	case old.Fillable():
 		if pc < minConfidence {
 			return old, false, fmt.Sprintf("confidence %.2f is below the minimum %.2f for filling", pc, minConfidence)
 		}
 		what := "filled the empty cell"
-		if old.Status == StatusRejected {
+		switch old.Status {
+		case StatusRejected:
 			what = "filled the rejected cell"
+		case StatusUnsupported:
+			what = "replaced a value no passage stated"
 		}
 		return merged(proposal), true, fmt.Sprintf("%s (confidence %.2f)", what, pc)
 	case old.Status == StatusFilled || old.Status == StatusReview || old.Status == StatusEmpty:

@@ -17,10 +17,14 @@ const (
 	StatusApproved Status = "approved" // a filled value the analyst approved
 	StatusEdited   Status = "edited"   // a value the analyst typed
 	StatusRejected Status = "rejected" // a filled value the analyst rejected: emptied, with a note
+	// StatusUnsupported is a value a fill read that no passage it was offered states: kept
+	// for the analyst to see, with the reason in the note, but never counted as filled,
+	// exported as a value or approved as it stands; a later fill may replace it.
+	StatusUnsupported Status = "unsupported"
 )
 
 // Statuses lists every status, empty first.
-var Statuses = []Status{StatusEmpty, StatusOriginal, StatusFilled, StatusReview, StatusApproved, StatusEdited, StatusRejected}
+var Statuses = []Status{StatusEmpty, StatusOriginal, StatusFilled, StatusReview, StatusApproved, StatusEdited, StatusRejected, StatusUnsupported}
 
 // Valid reports whether s is one of the statuses.
 func (s Status) Valid() bool {
@@ -62,6 +66,12 @@ func (c Cell) IsZero() bool {
 // IsEmpty reports whether the cell has no value to show and may be filled: empty or rejected.
 func (c Cell) IsEmpty() bool {
 	return c.Value == "" && (c.Status == StatusEmpty || c.Status == StatusRejected)
+}
+
+// Fillable reports whether a fill may set the cell as if it were empty: an empty or rejected
+// cell, or one holding a value no passage stated (StatusUnsupported).
+func (c Cell) Fillable() bool {
+	return c.IsEmpty() || c.Status == StatusUnsupported
 }
 
 // Row is one gas. Cells holds the schema fields that have anything (absent means empty);
@@ -127,7 +137,7 @@ type CellRef struct {
 }
 
 // EmptyCells lists the cells a fill run may fill, by row and then in schema order: every field
-// without a value that is empty or rejected. The chemical name is left out: it is what a fill
+// without a value that is empty or rejected, and every unsupported one (see Cell.Fillable). The chemical name is left out: it is what a fill
 // searches by. Rows without a name are skipped for the same reason.
 func (t *Table) EmptyCells() []CellRef {
 	var out []CellRef
@@ -136,7 +146,7 @@ func (t *Table) EmptyCells() []CellRef {
 			continue
 		}
 		for _, f := range fields[1:] {
-			if r.Cells[f.Name].IsEmpty() {
+			if r.Cells[f.Name].Fillable() {
 				out = append(out, CellRef{Row: r.ID, Field: f.Name})
 			}
 		}

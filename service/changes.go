@@ -80,6 +80,8 @@ func gasChange(d gas.Decision) Change {
 		action = "rejected"
 	case d.After.Status == gas.StatusFilled || d.After.Status == gas.StatusReview:
 		action = "filled"
+	case d.After.Status == gas.StatusUnsupported:
+		action = "flagged" // a value no passage states: not a fill
 	}
 	return Change{Kind: ChangeGasCell, Table: d.Table, Row: d.Row, Field: d.Field, By: d.By, At: d.At,
 		Action: action, What: d.What()}

@@ -107,6 +107,13 @@ func GasCanApprove(field string, c gas.Cell) error {
 		return refuse(ErrGasNotApprovable, GasFixNone, "you typed this value: it needs no approval")
 	case gas.StatusRejected:
 		return refuse(ErrGasNotApprovable, GasFixTypeOrUndo, "the value was rejected")
+	case gas.StatusUnsupported:
+		// Approving would vouch for a value no passage states: the analyst types it instead.
+		why := "no passage states the value"
+		if c.Note != "" {
+			why += " (" + c.Note + ")"
+		}
+		return refuse(ErrGasNotApprovable, GasFixEditOrReject, "%s: correct it to keep it", why)
 	}
 	return refuse(ErrGasNotApprovable, GasFixType, "the cell is empty: nothing to approve")
 }

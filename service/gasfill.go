@@ -276,10 +276,13 @@ func remainingRows(t *gas.Table, last gas.Fill) []int {
 
 // GasFillSummary is what one call of a fill did, in numbers and row by row.
 type GasFillSummary struct {
-	Table       string              `json:"table"`
-	Rows        int                 `json:"rows"`
-	Filled      int                 `json:"filled"`
-	Review      int                 `json:"review"`
+	Table  string `json:"table"`
+	Rows   int    `json:"rows"`
+	Filled int    `json:"filled"`
+	Review int    `json:"review"`
+	// Unsupported counts the values the model gave that no passage it was offered states:
+	// kept for review as gas.StatusUnsupported, never counted as filled.
+	Unsupported int                 `json:"unsupported"`
 	CallsMedian float64             `json:"calls_per_row_median"`
 	CallsMax    int                 `json:"calls_per_row_max"`
 	NotGrounded []string            `json:"not_grounded,omitempty"`
@@ -303,6 +306,10 @@ func (r GasFillResult) Summary() GasFillSummary {
 		calls = append(calls, row.Calls)
 		sum.CallsMax = max(sum.CallsMax, row.Calls)
 		for _, c := range row.Changes {
+			if c.After.Status == gas.StatusUnsupported {
+				sum.Unsupported++
+				continue
+			}
 			sum.Filled++
 			if c.After.Status == gas.StatusReview {
 				sum.Review++

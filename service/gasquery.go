@@ -82,7 +82,7 @@ func QuerySchema(t *gas.Table) tablequery.Schema {
 		}
 		var examples []string
 		for _, r := range t.Rows {
-			if v := r.Cells[f.Name].Value; v != "" && len(examples) < 3 {
+			if v := queryValue(r.Cells[f.Name]); v != "" && len(examples) < 3 {
 				examples = append(examples, v)
 			}
 		}
@@ -91,13 +91,21 @@ func QuerySchema(t *gas.Table) tablequery.Schema {
 	return s
 }
 
-// QueryRows turns a table into typed rows; an empty or unreadable value is nil.
+// queryValue is the value a query sees: none for an unsupported one, which no passage states.
+func queryValue(c gas.Cell) string {
+	if c.Status == gas.StatusUnsupported {
+		return ""
+	}
+	return c.Value
+}
+
+// QueryRows turns a table into typed rows; an empty, unreadable or unsupported value is nil.
 func QueryRows(t *gas.Table, schema tablequery.Schema) []map[string]any {
 	rows := make([]map[string]any, len(t.Rows))
 	for i, r := range t.Rows {
 		m := map[string]any{}
 		for _, f := range schema {
-			v := r.Cells[f.Name].Value
+			v := queryValue(r.Cells[f.Name])
 			if v == "" {
 				m[f.Name] = nil
 				continue

@@ -26,7 +26,7 @@ func BenchmarkFillRowsPerMinute(b *testing.B) {
 		slots []int
 	}{{"1x1", []int{1}}, {"2x1", []int{1, 1}}, {"1x2", []int{2}}}
 	spent := map[string]time.Duration{}
-	rows, calls, cells := 0, 0, 0
+	rows, calls, cells, unsupported := 0, 0, 0, 0
 	for b.Loop() {
 		for _, setup := range setups {
 			b.StopTimer()
@@ -63,6 +63,7 @@ func BenchmarkFillRowsPerMinute(b *testing.B) {
 				if setup.name == "1x1" {
 					rows++
 					calls += res.Calls
+					unsupported += res.Unsupported
 				}
 			}
 			if got := fillCells(b, h.tables, h.table.Name) - before; written == 0 || got != written {
@@ -91,6 +92,8 @@ func BenchmarkFillRowsPerMinute(b *testing.B) {
 	b.ReportMetric(perMinute("1x2")/perMinute("1x1"), "speedup-1x2")
 	b.ReportMetric(float64(calls)/float64(rows), "calls/row")
 	b.ReportMetric(float64(cells)/float64(b.N), "cells-saved/fill")
+	// Values no passage offered states, kept as unsupported (the reader's low-confidence guesses).
+	b.ReportMetric(float64(unsupported)/float64(b.N), "unsupported/fill")
 }
 
 // fillCells counts the stored cells a fill set (filled or to review).

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"warren/config"
@@ -98,45 +100,121 @@ func (f *Filler) extract(ctx context.Context, call llm.Call, row *gas.Row, id id
 		if f.Rejected[gas.CellRef{Row: row.ID, Field: fd.Name}][value] {
 			continue // the analyst rejected this value here before
 		}
-		src := chunks[v.Source-1]
-		proposal := gas.Cell{Value: value, Unit: fd.Unit, Confidence: v.Confidence, Method: method,
-			SourceDoc: src.Doc, SourceSection: src.Section, SourceChunk: src.ID, Excerpt: excerptAround(src.Text, v.Value),
-			UpdatedAt: time.Now().UTC()}
+		proposal, stated := groundedProposal(fd, value, v, chunks, row)
+		proposal.Confidence, proposal.Method, proposal.UpdatedAt = v.Confidence, method, time.Now().UTC()
 		before := row.Cells[fd.Name]
+		if !stated && !before.IsEmpty() {
+			continue // an unsupported value replaces nothing, not even another unsupported one
+		}
 		after, changed, reason := gas.Merge(before, proposal, bar, f.Options.OverwriteMargin)
 		if !changed {
 			continue
 		}
-		if review {
+		switch {
+		case !stated:
+			after.Status = gas.StatusUnsupported
+			reason = "kept as unsupported: " + proposal.Note
+		case review:
 			after.Status = gas.StatusReview // a general pass's lower bar always needs a look
 		}
 		row.Cells[fd.Name] = after
-		delete(wanted, fd.Name)
+		if stated {
+			delete(wanted, fd.Name) // an unsupported value leaves the field to a later value of the answer
+		}
 		if i := slices.IndexFunc(res.Changes, func(c CellChange) bool { return c.Field == fd.Name }); i >= 0 {
 			// A later tier replaced what an earlier one filled: one change from the cell as it
 			// was, so the cell is counted and logged once and saved against what is stored.
 			ch := &res.Changes[i]
 			ch.After = after
-			if _, ok, why := gas.Merge(ch.Before, proposal, bar, f.Options.OverwriteMargin); ok {
+			if _, ok, why := gas.Merge(ch.Before, proposal, bar, f.Options.OverwriteMargin); ok && stated {
 				ch.Reason = why
 			} else {
 				ch.Reason = reason
 			}
+			res.count()
 			continue
 		}
-		res.Filled++
 		res.Changes = append(res.Changes, CellChange{Field: fd.Name, Before: before, After: after, Reason: reason})
+		res.count()
 	}
 	return nil
 }
 
-func excerptAround(text, value string) string {
-	text = strings.Join(strings.Fields(text), " ")
-	i := strings.Index(text, strings.TrimSpace(value))
-	if i < 0 || value == "" {
-		return clip(text, 0, 200)
+// groundedProposal makes the cell a value of the model's answer proposes, checked against the
+// passages: cited to the passage it names when that one states the value, else to another
+// passage of the call that does (the model's numbering slips); when none does, stated is false
+// and the cell keeps the model's citation with the reason in its note, for the fill to store
+// as unsupported. The excerpt is centred on the words that state the value.
+func groundedProposal(fd gas.Field, value string, v extractedValue, chunks []chunk.Chunk, row *gas.Row) (gas.Cell, bool) {
+	molar := 0.0
+	if mw, err := strconv.ParseFloat(row.Cells["molecular_weight"].Value, 64); err == nil {
+		molar = mw
 	}
-	return clip(text, i-80, i+len(value)+80)
+	cited := chunks[v.Source-1]
+	order := append([]chunk.Chunk{cited}, slices.Delete(slices.Clone(chunks), v.Source-1, v.Source)...)
+	for i, c := range order {
+		sp, ok := gas.Stated(fd, value, c.Text, molar)
+		if !ok {
+			continue
+		}
+		cell := gas.Cell{Value: value, Unit: fd.Unit, SourceDoc: c.Doc, SourceSection: c.Section, SourceChunk: c.ID,
+			Excerpt: excerptAt(c.Text, sp.Start, sp.End)}
+		if i > 0 {
+			cell.Note = fmt.Sprintf("cited to passage %d, which does not state it; %s does", v.Source, where(c))
+		}
+		return cell, true
+	}
+	return gas.Cell{Value: value, Unit: fd.Unit, SourceDoc: cited.Doc, SourceSection: cited.Section, SourceChunk: cited.ID,
+		Excerpt: excerptAt(cited.Text, 0, 0),
+		Note:    fmt.Sprintf("the model read %q from %s, which does not state it, nor does any other passage it was given", v.Value, where(cited))}, false
+}
+
+func where(c chunk.Chunk) string {
+	if c.Section == "" {
+		return c.Doc
+	}
+	return c.Doc + " " + c.Section
+}
+
+// count sets the counts of the row's changes: values filled, and values kept as unsupported,
+// which are never counted as filled.
+func (r *RowResult) count() {
+	r.Filled, r.Unsupported = 0, 0
+	for _, c := range r.Changes {
+		if c.After.Status == gas.StatusUnsupported {
+			r.Unsupported++
+		} else {
+			r.Filled++
+		}
+	}
+}
+
+// excerptAt is the passage around the bytes [start, end) (the words that state a value), cut
+// at word boundaries so that no word is broken, with whitespace folded.
+func excerptAt(text string, start, end int) string {
+	lo, hi := max(start-80, 0), min(max(end, start)+80, len(text))
+	if end <= start {
+		lo, hi = 0, min(200, len(text))
+	}
+	for lo > 0 && !unicode.IsSpace(rune(text[lo-1])) {
+		lo--
+	}
+	for hi < len(text) && !unicode.IsSpace(rune(text[hi])) {
+		hi++
+	}
+	out := strings.Join(strings.Fields(text[lo:hi]), " ")
+	if lo > 0 {
+		out = "… " + out
+	}
+	if hi < len(text) {
+		out += " …"
+	}
+	return out
+}
+
+// head is the start of a paragraph, as the narrowing call lists it.
+func head(text string) string {
+	return clip(strings.Join(strings.Fields(text), " "), 0, 200)
 }
 
 // clip cuts text to [lo, hi) moved out to rune boundaries, marking cut ends with "…".
@@ -221,7 +299,7 @@ func (f *Filler) narrow(ctx context.Context, call llm.Call, id identity, fields 
 		for _, p := range strings.Split(c.Text, "\n\n") {
 			if p = strings.TrimSpace(p); p != "" {
 				paras = append(paras, para{ci, p})
-				fmt.Fprintf(&b, "[%d] %s\n", len(paras), excerptAround(p, ""))
+				fmt.Fprintf(&b, "[%d] %s\n", len(paras), head(p))
 			}
 		}
 	}

@@ -70,15 +70,18 @@ func (f *Filler) searcher(call llm.Call) *retrieval.Searcher {
 
 // RowResult is what one row's fill did.
 type RowResult struct {
-	Row      int           `json:"row"`
-	Name     string        `json:"name"`
-	Grounded bool          `json:"grounded"`
-	Identity string        `json:"identity"` // how the substance was recognised, or why not
-	Filled   int           `json:"filled"`
-	Calls    int           `json:"calls"`
-	Changes  []CellChange  `json:"changes"`
-	Skipped  []SkippedTier `json:"skipped_tiers,omitempty"`
-	Err      string        `json:"error,omitempty"`
+	Row      int    `json:"row"`
+	Name     string `json:"name"`
+	Grounded bool   `json:"grounded"`
+	Identity string `json:"identity"` // how the substance was recognised, or why not
+	Filled   int    `json:"filled"`
+	// Unsupported counts the values kept as gas.StatusUnsupported: no passage offered states
+	// them. They are changes, never counted as filled.
+	Unsupported int           `json:"unsupported,omitempty"`
+	Calls       int           `json:"calls"`
+	Changes     []CellChange  `json:"changes"`
+	Skipped     []SkippedTier `json:"skipped_tiers,omitempty"`
+	Err         string        `json:"error,omitempty"`
 
 	err error
 }
@@ -147,7 +150,7 @@ func (f *Filler) Fill(ctx context.Context, t *gas.Table, rows []int, save func(*
 				}
 			} else if save != nil {
 				// Interrupted or stopped: the row is not saved, so none of its changes count.
-				res.Changes, res.Filled = nil, 0
+				res.Changes, res.Filled, res.Unsupported = nil, 0, 0
 			}
 			results[i] = res
 			return err
@@ -231,8 +234,8 @@ func (f *Filler) fillRow(ctx context.Context, call llm.Call, row *gas.Row) (res 
 	return res
 }
 
-// emptyFields lists the fields a fill still asks for, in schema order: empty or rejected cells,
-// and cells an earlier fill marked for review, which a more confident value may replace (by the
+// emptyFields lists the fields a fill still asks for, in schema order: empty, rejected or
+// unsupported cells, and cells an earlier fill marked for review, which a more confident value may replace (by the
 // merge rule's margin). Cells from the sheet and the analyst's are never asked for.
 func emptyFields(row *gas.Row) []gas.Field {
 	var out []gas.Field
@@ -241,7 +244,7 @@ func emptyFields(row *gas.Row) []gas.Field {
 			continue
 		}
 		c := row.Cells[f.Name]
-		if c.IsEmpty() || c.Status == gas.StatusReview && c.Method != gas.MethodSheet {
+		if c.Fillable() || c.Status == gas.StatusReview && c.Method != gas.MethodSheet {
 			out = append(out, f)
 		}
 	}

@@ -77,7 +77,7 @@ func SaveRow(ctx context.Context, store *gas.Store, s *State, r *RowResult) erro
 		kept[w.Field] = true
 	}
 	r.Changes = slices.DeleteFunc(r.Changes, func(c CellChange) bool { return !kept[c.Field] })
-	r.Filled = len(r.Changes)
+	r.count()
 	return nil
 }
 
@@ -196,6 +196,9 @@ func Describe(before, after *State) string {
 		return head + ": failed: " + r.Err
 	case !r.Grounded:
 		return head + ": not filled: " + r.Identity
+	}
+	if r.Unsupported > 0 {
+		return fmt.Sprintf("%s: %d cells filled, %d values no passage states (unsupported), %d model calls", head, r.Filled, r.Unsupported, r.Calls)
 	}
 	return fmt.Sprintf("%s: %d cells filled, %d model calls", head, r.Filled, r.Calls)
 }

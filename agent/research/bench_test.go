@@ -146,9 +146,10 @@ func BenchmarkScenario(b *testing.B) {
 				start := time.Now()
 				var wg sync.WaitGroup
 				failures := make([]*goroutineTB, len(harnesses))
+				states := make([]*State, len(harnesses))
 				for i, hh := range harnesses {
 					failures[i] = &goroutineTB{TB: b}
-					wg.Go(func() { runScenario(failures[i], hh, fmt.Sprintf("bench-%s-%d", key, i)) })
+					wg.Go(func() { states[i] = runScenario(failures[i], hh, fmt.Sprintf("bench-%s-%d", key, i)) })
 				}
 				wg.Wait()
 				walls[key] += time.Since(start)
@@ -177,6 +178,8 @@ func BenchmarkScenario(b *testing.B) {
 					b.ReportMetric(float64(usage.Calls), "calls")
 					b.ReportMetric(float64(usage.PromptTokens), "prompt-tokens")
 					b.ReportMetric(float64(usage.CompletionTokens), "completion-tokens")
+					// Sentences of the final report whose numbers no cited passage states.
+					b.ReportMetric(float64(len(states[0].Quality.Unsupported)), "unsupported-sentences")
 				}
 				b.StartTimer()
 			}

@@ -115,6 +115,12 @@ type qualityOut struct {
 
 func (d *Deps) quality(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	q := Quality{Problems: CheckCitations(s.Report, len(s.Sources))}
+	// Numbers the cited passages do not state are found before the model's check, which
+	// cannot be relied on to read them, and count as problems like a missing citation.
+	q.Unsupported = CheckNumbers(s.Report, d.sourcePassages(ctx, s))
+	for _, u := range q.Unsupported {
+		q.Problems = append(q.Problems, unsupportedProblem(u))
+	}
 	var srcs strings.Builder
 	for _, f := range s.Findings {
 		fmt.Fprintf(&srcs, "[%d] %s\n", sourceNumber(s, f.ChunkID), f.Information)
@@ -171,6 +177,15 @@ func (d *Deps) remediate(ctx context.Context, call caller, s *State) (*agent.Int
 	s.Quality.Decision = out.Decision
 	if out.Decision == "retry" {
 		s.Retried, s.RetryFocus = true, out.Focus
+		if len(s.Quality.Unsupported) > 0 {
+			// The second draft is told which numbers its sources do not state, whatever the
+			// model's focus says.
+			var lines []string
+			for _, u := range s.Quality.Unsupported {
+				lines = append(lines, unsupportedProblem(u))
+			}
+			s.RetryFocus += "\nState only numbers the cited source states; these are not stated:\n- " + strings.Join(lines, "\n- ")
+		}
 	}
 	return nil, nil
 }
@@ -194,6 +209,10 @@ func (d *Deps) attribute(ctx context.Context, call caller, s *State) (*agent.Int
 	}
 	var removed int
 	s.Report, removed = dropUnknownCitations(s.Report, len(s.Sources))
+	// The final draft's unsupported sentences are marked where the analyst reads them.
+	unsupported := CheckNumbers(s.Report, d.sourcePassages(ctx, s))
+	s.Quality.Unsupported = unsupported
+	s.Report = markUnsupported(s.Report, unsupported)
 	if removed > 0 {
 		s.Report = fmt.Sprintf("> %d citation(s) named no retrieved source and were removed; the sentences they supported are unverified.\n\n%s", removed, s.Report)
 	}
@@ -211,7 +230,10 @@ func (d *Deps) attribute(ctx context.Context, call caller, s *State) (*agent.Int
 // writePartial ends a run whose budget ran out: what was found, cited, clearly marked.
 func (d *Deps) writePartial(ctx context.Context, call caller, s *State) (*agent.Interrupt, error) {
 	if s.Report != "" && len(s.Sources) > 0 {
-		// A report was written; only its check (or its second draft) was cut short. Keep it.
+		// A report was written; only its check (or its second draft) was cut short. Keep it,
+		// with the numbers its sources do not state marked: that check needs no model.
+		s.Quality.Unsupported = CheckNumbers(s.Report, d.sourcePassages(ctx, s))
+		s.Report = markUnsupported(s.Report, s.Quality.Unsupported)
 		s.Report = fmt.Sprintf("> This report was not fully checked: %s.\n\n%s", s.PartialNote, s.Report)
 		return nil, nil
 	}

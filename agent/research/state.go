@@ -168,14 +168,17 @@ type Source struct {
 
 // Quality is the report check: deterministic problems and the model's five scores.
 type Quality struct {
-	Problems            []string `json:"problems"` // deterministic: unknown citations, uncited paragraphs
-	FactualAccuracy     int      `json:"factual_accuracy"`
-	SemanticValidity    int      `json:"semantic_validity"`
-	StructuralIntegrity int      `json:"structural_integrity"`
-	CitationCorrectness int      `json:"citation_correctness"`
-	QueryRelevance      int      `json:"query_relevance"`
-	Issues              []string `json:"issues"`
-	Total               int      `json:"total"`
-	Decision            string   `json:"decision"` // accept, retry
-	Checked             bool     `json:"checked"`
+	Problems []string `json:"problems"` // deterministic: unknown citations, uncited paragraphs, unsupported numbers
+	// Unsupported are the sentences whose numbers, limit values or CAS numbers none of their
+	// cited passages states (see CheckNumbers); each is also one of Problems.
+	Unsupported         []UnsupportedSentence `json:"unsupported,omitempty"`
+	FactualAccuracy     int                   `json:"factual_accuracy"`
+	SemanticValidity    int                   `json:"semantic_validity"`
+	StructuralIntegrity int                   `json:"structural_integrity"`
+	CitationCorrectness int                   `json:"citation_correctness"`
+	QueryRelevance      int                   `json:"query_relevance"`
+	Issues              []string              `json:"issues"`
+	Total               int                   `json:"total"`
+	Decision            string                `json:"decision"` // accept, retry
+	Checked             bool                  `json:"checked"`
 }

@@ -178,12 +178,20 @@ func (e *Editor) patch(ctx context.Context, call llm.Call, s *State) (*agent.Int
 		if err != nil {
 			return nil, err
 		}
+		dropped := f.ground(p.Input)
 		copyProf, _ := tox.Parse(p.Before)
 		if ops, err = f.payload(copyProf).Ops(prof); err != nil {
 			return nil, fmt.Errorf("couldn't use the form for %s: %w", p.INCI, err)
 		}
 		if err := e.finish(p, ops); err != nil {
 			return nil, fmt.Errorf("the form as the model read it doesn't make a valid profile: %w", err)
+		}
+		if len(dropped) > 0 {
+			note := "left out, as the form does not state them: " + strings.Join(dropped, "; ")
+			if p.Note != "" {
+				note = p.Note + "; " + note
+			}
+			p.Note = note
 		}
 		return nil, nil
 	}

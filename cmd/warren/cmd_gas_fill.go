@@ -76,6 +76,9 @@ func (a *app) gasFillCommand() *cobra.Command {
 				return a.report(cmd, sum, cli.FillOutcome(sum), func(w io.Writer) {
 					fmt.Fprintf(w, "%s: %d rows, %d cells filled (%d need review); model calls per row: median %.0f, max %d.\n",
 						cli.Line(sum.Table), sum.Rows, sum.Filled, sum.Review, sum.CallsMedian, sum.CallsMax)
+					if sum.Unsupported > 0 {
+						fmt.Fprintf(w, "  %d values no passage states were kept as unsupported, for review; they are not filled.\n", sum.Unsupported)
+					}
 					cli.Lines(w, "  not filled: ", sum.NotGrounded)
 					for _, r := range sum.Results {
 						if r.Err != "" && r.Name != "" {

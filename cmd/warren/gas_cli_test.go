@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -18,12 +19,15 @@ import (
 )
 
 // scriptOdour answers extraction with an odour for every row that asks for one, from the first
-// passage, and query questions with a fixed expression.
+// passage, and query questions with a fixed expression. The odour is a word the first passage
+// states (its first long word), so that the fill's grounding check finds it there.
 func scriptOdour(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "values", Reply: func(c llmtest.Call) string {
 		values := []map[string]any{}
 		if strings.Contains(c.LastUser(), "\n- odour:") {
-			values = append(values, map[string]any{"field": "odour", "value": "sharp", "unit": "", "confidence": 0.8, "source": 1})
+			if m := firstPassageWord.FindStringSubmatch(c.LastUser()); m != nil {
+				values = append(values, map[string]any{"field": "odour", "value": m[1], "unit": "", "confidence": 0.8, "source": 1})
+			}
 		}
 		data, _ := json.Marshal(map[string]any{"values": values})
 		return string(data)
@@ -32,6 +36,10 @@ func scriptOdour(srv *llmtest.Server) {
 	srv.Handle(&llmtest.Rule{Name: "query", SchemaHas: "expression", Replies: []string{
 		`{"expression":"ghs02_flammable == true && empty(cas_number)","explanation":"flammable, no CAS number"}`}})
 }
+
+// firstPassageWord is the first word of five letters or more of passage [1] of an extraction
+// prompt (after its "[1] document section:" line).
+var firstPassageWord = regexp.MustCompile(`(?m)^\[1\] [^\n]*\n(?s:.*?)\b(\pL{5,})\b`)
 
 // workspaceLedger reads a run's model calls from the workspace ledger, through the service.
 func workspaceLedger(t *testing.T, env []string, run string) ([]service.LedgerEntry, error) {
@@ -291,7 +299,7 @@ func TestGasFillLeavesANamelessRowAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := table.Row(1).Cells["odour"]; c.Value != "sharp" {
+	if c := table.Row(1).Cells["odour"]; c.Value == "" || c.Status != gas.StatusFilled {
 		t.Errorf("arsine's odour: %+v", c)
 	}
 	if c := table.Row(2).Cells["odour"]; !c.IsZero() {

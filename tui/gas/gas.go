@@ -356,7 +356,7 @@ func (g *Model) refilter(keep int) {
 
 func hasReview(r *gas.Row) bool {
 	for _, c := range r.Cells {
-		if c.Status == gas.StatusReview {
+		if c.Status == gas.StatusReview || c.Status == gas.StatusUnsupported {
 			return true
 		}
 	}
@@ -514,7 +514,7 @@ func (g *Model) nextFlagged(dir int) tea.Cmd {
 	for step := 1; step <= n; step++ {
 		p := ((pos+dir*step)%n + n) % n
 		r, c := p/nf, p%nf
-		if g.table.Rows[g.shown[r]].Cells[g.fields[c].Name].Status != gas.StatusReview {
+		if s := g.table.Rows[g.shown[r]].Cells[g.fields[c].Name].Status; s != gas.StatusReview && s != gas.StatusUnsupported {
 			continue
 		}
 		g.cur, g.col = r, c

@@ -46,7 +46,7 @@ func shortLabel(f gas.Field) string {
 
 // statusMarks prefix each cell, so that a status reads without colour too (NO_COLOR).
 var statusMarks = map[gas.Status]string{gas.StatusFilled: "•", gas.StatusReview: "?", gas.StatusApproved: "✓",
-	gas.StatusEdited: "✎", gas.StatusRejected: "×"}
+	gas.StatusEdited: "✎", gas.StatusRejected: "×", gas.StatusUnsupported: "!"}
 
 func statusWord(s gas.Status) string {
 	switch s {
@@ -62,6 +62,8 @@ func statusWord(s gas.Status) string {
 		return "edited"
 	case gas.StatusRejected:
 		return "rejected"
+	case gas.StatusUnsupported:
+		return "unsupported: no passage states it"
 	}
 	return "empty"
 }
@@ -76,7 +78,7 @@ func (g *Model) cellStyle(s gas.Status) lipgloss.Style {
 		return g.st.CellApproved
 	case gas.StatusEdited:
 		return g.st.CellEdited
-	case gas.StatusRejected:
+	case gas.StatusRejected, gas.StatusUnsupported:
 		return g.st.CellRejected
 	}
 	return g.st.CellOriginal
@@ -135,6 +137,9 @@ func (g *Model) titleLines() []string {
 	parts := []string{rows, fmt.Sprintf("%d to review", counts[gas.StatusReview]), fmt.Sprintf("%d filled", counts[gas.StatusFilled]),
 		fmt.Sprintf("%d approved", counts[gas.StatusApproved]), fmt.Sprintf("%d edited", counts[gas.StatusEdited]),
 		fmt.Sprintf("%d rejected", counts[gas.StatusRejected]), fmt.Sprintf("%d empty", counts[gas.StatusEmpty])}
+	if n := counts[gas.StatusUnsupported]; n > 0 { // said only when there are any
+		parts = append(parts[:2], append([]string{fmt.Sprintf("%d unsupported", n)}, parts[2:]...)...)
+	}
 	if len(g.tables) > 1 {
 		parts = append(parts, fmt.Sprintf("table %d of %d (t switches)", indexOf(g.tables, t.Name)+1, len(g.tables)))
 	}
@@ -172,6 +177,9 @@ func indexOf(list []string, s string) int {
 func (g *Model) legend() string {
 	parts := []string{g.st.CellOriginal.Render(" original")}
 	shown := []gas.Status{gas.StatusFilled, gas.StatusReview, gas.StatusApproved, gas.StatusEdited, gas.StatusRejected}
+	if g.table != nil && g.table.Counts()[gas.StatusUnsupported] > 0 {
+		shown = append(shown, gas.StatusUnsupported)
+	}
 	for _, s := range shown {
 		word := string(s)
 		if s == gas.StatusFilled {

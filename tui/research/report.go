@@ -90,6 +90,9 @@ type reportRenderedMsg struct {
 // passes escape sequences in the text through.
 func (v *reportView) set(md string) {
 	md = safe(md)
+	// A sentence whose numbers its sources do not state carries the research agent's mark
+	// (research.UnsupportedMark); set in bold, it stands out of the prose.
+	md = strings.ReplaceAll(md, "(⚠ unsupported:", "(**⚠ unsupported:**")
 	v.markdown, v.offset, v.sel = md, 0, -1
 	v.setLines(strings.Split(md, "\n"), false)
 	v.streamed.Reset()
