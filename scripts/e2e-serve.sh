@@ -421,9 +421,21 @@ expect "Results for"
 if screen | grep -qF "PRIVATE KEY-----"; then fail "the host key is searchable"; fi
 ok
 t kill-session -t boundary
+
+# ---- issue 26, item 10: the notice that warren serve stopped is wrapped at words in an
+# 80-column terminal, not cut mid-word by it ----
+session=narrow
+t new-session -d -s narrow -x 80 -y 24 "'$work/client' '$work/narrow.pid'; rc=\$?; stty sane; echo; echo \"ssh exited with \$rc\"; sleep 600"
+expect "warren alice"
 kill -TERM "$serve_pid"
 wait "$serve_pid" || true
 serve_pid=""
+expect "ssh exited with"
+bye="warren serve stopped. Your jobs were checkpointed and resume when it starts again; nothing you approved is lost."
+said=$(screen | sed -n '/^warren serve stopped/,/lost\.$/p' | tr '\n' ' ' | sed 's/ *$//; s/  */ /g')
+[ "$said" = "$bye" ] || fail "the goodbye at 80 columns reads: $said"
+ok
+t kill-session -t narrow
 
 # 8b. Keys read as sshd reads them: from= another address, a past expiry-time and command= are
 # refused and logged; an RSA key logs in with rsa-sha2-512 but not with ssh-rsa (SHA-1).

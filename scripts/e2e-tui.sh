@@ -379,4 +379,81 @@ keys y
 expect "warren exited"
 t kill-session -t truth
 
+# ---- issue 26, item 8: the export path is said whole at 80x24 ----
+start export 80 24 "$fast"
+expect "Research question"
+keys C-o
+expect " steps "
+keys Enter
+expect "Report  run"
+keys x
+expect "report exported: "
+expect ".md"
+t kill-session -t export
+
+# ---- issue 26, item 10: while a fill runs the header says so, not "no run"; esc cancels it ----
+start filling 80 24 "$slow"
+expect "Research question"
+keys M-3
+expect "Gas table"
+keys F
+expect "gas fill: "
+absent "· no run"
+keys Escape
+expect "cancelling the fill"
+t kill-session -t filling
+
+# ---- issue 26, item 12: the command line's mends, as a newcomer would type them ----
+cli() { OLLAMA_HOST="127.0.0.1:$fast" "$work/warren" -w "$ws" "$@"; }
+# research - reads the question from stdin.
+# (The run's own outcome depends on the scripted model; what counts is the question it took.)
+echo "Which purge cycles does the silane procedure require?" | cli research - --no-hitl >"$work/dash.out" 2>&1 || true
+cli sessions list | grep -q "Which purge cycles does the silane" || fail "research - did not research the question from stdin: $(cli sessions list)"
+ok
+# --resume takes a run, not the next flag; an unknown run records no job.
+jobs_before=$(cli jobs list --json | jq length)
+code=0
+cli research --resume --yes >"$work/resume.out" 2>&1 || code=$?
+[ "$code" = 2 ] && grep -q -- "--resume RUN" "$work/resume.out" || fail "research --resume --yes: exit $code, $(cat "$work/resume.out")"
+ok
+code=0
+cli research --resume does-not-exist >"$work/resume.out" 2>&1 || code=$?
+[ "$code" = 1 ] || fail "research --resume of an unknown run: exit $code, $(cat "$work/resume.out")"
+[ "$(cli jobs list --json | jq length)" = "$jobs_before" ] || fail "research --resume of an unknown run recorded a job"
+ok
+# Ingesting documents into another collection is refused, naming theirs, unless --move.
+mkdir -p "$work/mends"
+echo "Nitrogen purge note: three cycles before every cylinder change." >"$work/mends/purge-note.txt"
+cli ingest "$work/mends" --collection mends-a >/dev/null 2>&1 || fail "ingest into mends-a"
+code=0
+cli ingest "$work/mends" --collection mends-b >"$work/move.out" 2>&1 || code=$?
+[ "$code" != 0 ] && grep -q "mends-a" "$work/move.out" && grep -q -- "--move" "$work/move.out" ||
+	fail "ingest into another collection: exit $code, $(cat "$work/move.out")"
+cli kb list --collection mends-a | grep -q "purge-note.txt" || fail "a refused ingest emptied mends-a"
+ok
+cli ingest "$work/mends" --collection mends-b --move >/dev/null 2>&1 || fail "ingest --move"
+cli kb list --collection mends-b | grep -q "purge-note.txt" || fail "ingest --move did not move the document"
+ok
+# A UTF-16 text file is read, and a 5 MB line without spaces is cut into chunks.
+mkdir -p "$work/mends2"
+printf 'Xenon difluoride marker: the UTF-16 note is readable.\n' | iconv -f UTF-8 -t UTF-16 >"$work/mends2/utf16-note.txt"
+head -c 5000000 /dev/zero | tr '\0' 'a' >"$work/mends2/one-long-line.txt"
+cli ingest "$work/mends2" --collection mends-c >"$work/u16.out" 2>&1 || fail "ingest of UTF-16 and a long line: $(cat "$work/u16.out")"
+grep -q "skipped 0" "$work/u16.out" || fail "a file was skipped: $(cat "$work/u16.out")"
+cli search "Xenon difluoride marker" --collection mends-c | grep -q "utf16-note.txt" || fail "the UTF-16 note is not found"
+chunks=$(cli kb list --collection mends-c --json | jq '[.documents[] | select(.id | endswith("one-long-line.txt")) | .chunks] | add')
+[ "${chunks:-0}" -gt 10 ] || fail "a 5 MB line became $chunks chunk(s)"
+ok
+# A gas fill killed before its first checkpoint resumes.
+OLLAMA_HOST="127.0.0.1:$slow" "$work/warren" -w "$ws" gas fill --rows 1 >/dev/null 2>&1 &
+fill=$!
+sleep 0.5
+kill -KILL "$fill" 2>/dev/null || true
+wait "$fill" 2>/dev/null || true
+code=0
+cli gas fill --resume >"$work/fill.out" 2>&1 || code=$?
+grep -q "UNIQUE constraint" "$work/fill.out" && fail "a fill killed early can't resume: $(cat "$work/fill.out")"
+[ "$code" = 0 ] || grep -q "no interrupted fill" "$work/fill.out" || fail "gas fill --resume after an early kill: exit $code, $(cat "$work/fill.out")"
+ok
+
 echo "e2e-tui: $passed passed, 0 failed"

@@ -87,56 +87,26 @@ func (rs *Research) Live(ctx context.Context, since time.Time) (jobs.Job, bool, 
 	return jobs.Job{}, false, nil
 }
 
-// Watch attaches to a research run's job: sink first gets the run's latest state, then
-// every live event, until the job ends; cancelling ctx only detaches (ErrDetached), the run
-// goes on. The outcome is read from the run's checkpoint once the job has ended, so a run that
-// stopped at a question comes back with it. A run that is not running gives its saved state.
+// Watch attaches to a research run's job: sink first gets the run's record and latest state,
+// then every live event, until the job ends or waits (a watcher goes on with GoesOn and Watch
+// again); cancelling ctx only detaches (ErrDetached), the run goes on. The outcome is read from
+// the run's checkpoint once the job has ended, so a run that stopped at a question comes back
+// with it. A run that is not running gives its saved state.
 func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
+	var failed string // why the job failed, when it did
 	sub, err := rs.s.jobs.Subscribe(ctx, run)
 	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
 		return agent.Outcome{Run: run}, nil, err
 	}
-	var failed string // why the job failed, when it did
 	if sub != nil {
-		stop := context.AfterFunc(ctx, sub.Detach)
-		defer stop()
-		first := true
-		var last jobs.Job
-		for {
-			evs, more := sub.Next()
-			for _, e := range evs {
-				last = e.Job
-				switch {
-				case e.Agent != nil && sink != nil:
-					sink(*e.Agent)
-				case first && sink != nil:
-					// A late watcher first gets the run's record up to now (its steps and model
-					// calls, as any watcher since its start saw them), then where it stands: its
-					// step in flight, what it does now and its latest state. The subscription
-					// goes on from the event after, so nothing is missed or counted twice.
-					replayed := rs.replay(ctx, run, e.Seq, sink)
-					if e.Job.Node != "" && !replayed {
-						sink(agent.Event{Time: e.Job.NodeStarted, Run: run, Node: e.Job.Node, Kind: agent.EventNodeStarted})
-					}
-					if e.Job.Node != "" || len(e.Job.Snapshot) > 0 {
-						sink(agent.Event{Time: e.Job.Updated, Run: run, Node: e.Job.Node, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
-					}
-				}
-				first = false
-			}
-			if !more {
-				break
-			}
+		var seen int64
+		last, err := rs.follow(ctx, run, sub, &seen, sink)
+		if err != nil {
+			cp, st, _ := rs.RunState(context.WithoutCancel(ctx), run)
+			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st, err
 		}
 		if last.State == jobs.JobFailed {
 			failed = last.Error
-		}
-		if ctx.Err() == nil && last.State == jobs.JobRunning {
-			// Following it (here or in another process) stopped before it ended: its record
-			// could not be read any more.
-			cp, st, _ := rs.RunState(context.WithoutCancel(ctx), run)
-			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st,
-				fmt.Errorf("lost track of run %s while it runs (its record could not be read): open it again from the sessions", run)
 		}
 	}
 	if ctx.Err() != nil {
@@ -158,6 +128,79 @@ func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (age
 		return out, st, fmt.Errorf("run %s failed: %s", run, cp.Error)
 	}
 	return out, st, nil
+}
+
+// follow passes on a subscription's events until it ends: first, for a late watcher, the run's
+// record from after seen up to now, then where it stands, then the live events. seen is kept
+// up to date so that a later subscription goes on without a gap or a repeat.
+func (rs *Research) follow(ctx context.Context, run string, sub *jobs.Subscription, seen *int64, sink agent.Sink) (jobs.Job, error) {
+	stop := context.AfterFunc(ctx, sub.Detach)
+	defer stop()
+	first := true
+	var last jobs.Job
+	for {
+		evs, more := sub.Next()
+		for _, e := range evs {
+			last = e.Job
+			switch {
+			case e.Agent != nil && sink != nil:
+				if e.Seq > *seen {
+					sink(*e.Agent)
+				}
+			case first && sink != nil:
+				// A late watcher first gets the run's record up to now (its steps and model
+				// calls, as any watcher since its start saw them), then where it stands: its
+				// step in flight, what it does now and its latest state.
+				replayed := rs.replayAfter(ctx, run, *seen, e.Seq, sink)
+				if e.Job.Node != "" && !replayed {
+					sink(agent.Event{Time: e.Job.NodeStarted, Run: run, Node: e.Job.Node, Kind: agent.EventNodeStarted})
+				}
+				if e.Job.Node != "" || len(e.Job.Snapshot) > 0 {
+					sink(agent.Event{Time: e.Job.Updated, Run: run, Node: e.Job.Node, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
+				}
+			}
+			*seen = max(*seen, e.Seq)
+			first = false
+		}
+		if !more {
+			break
+		}
+	}
+	if ctx.Err() == nil && last.State == jobs.JobRunning {
+		// Following it (here or in another process) stopped before it ended: its record
+		// could not be read any more.
+		return last, fmt.Errorf("lost track of run %s while it runs (its record could not be read): open it again from the sessions", run)
+	}
+	return last, nil
+}
+
+// resumePoll is how often a watcher looks whether a waiting run goes on.
+const resumePoll = 250 * time.Millisecond
+
+// GoesOn waits while the run waits for its analyst, and reports whether it runs again (false
+// when it ended otherwise, or ctx ended): a watcher, who can't answer, follows the run on once
+// its analyst has (in a workbench, or a CLI run answering itself).
+func (rs *Research) GoesOn(ctx context.Context, run string) bool {
+	tick := time.NewTicker(resumePoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+		job, err := rs.s.jobs.Get(ctx, run)
+		if err != nil {
+			return false
+		}
+		switch job.State {
+		case jobs.JobWaiting:
+		case jobs.JobRunning:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // WatchFill follows the table's unfinished fill while it runs as a job (started by another
@@ -220,20 +263,25 @@ func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Jo
 	return job, nil
 }
 
-// replay hands sink a run's recorded steps and model calls up to event seq (the run's whole
-// record, across its starts), for a view that attaches late; false when none are recorded.
-func (rs *Research) replay(ctx context.Context, run string, seq int64, sink agent.Sink) bool {
-	if seq <= 0 {
+// replayAfter hands sink a run's recorded steps and model calls after event after up to event
+// upTo (the run's record, across its starts), for a view that attaches late or again; false
+// when none are recorded.
+func (rs *Research) replayAfter(ctx context.Context, run string, after, upTo int64, sink agent.Sink) bool {
+	if upTo <= after {
 		return false
 	}
-	evs, err := rs.History(context.WithoutCancel(ctx), run, seq)
+	evs, err := rs.s.jobs.History(context.WithoutCancel(ctx), run, upTo)
 	if err != nil {
 		return false
 	}
+	replayed := false
 	for _, e := range evs {
-		sink(e)
+		if e.Seq > after && e.Agent != nil {
+			sink(*e.Agent)
+			replayed = true
+		}
 	}
-	return len(evs) > 0
+	return replayed
 }
 
 // History is what a run's record holds of its events up to the event numbered seq (all of them

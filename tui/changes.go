@@ -34,6 +34,7 @@ func (m *Model) watchChanges() tea.Cmd {
 // Close ends the workbench's subscription to other analysts' changes; call it when the program
 // has ended (warren serve: when the connection closes).
 func (m *Model) Close() {
+	m.research.Close()
 	if m.stopChanges != nil {
 		m.stopChanges()
 	}

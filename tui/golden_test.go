@@ -82,6 +82,7 @@ func (fixture) RunState(context.Context, string) (service.RunCheckpoint, *servic
 	return service.RunCheckpoint{}, fixtureState(), nil
 }
 func (fixture) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
+func (fixture) GoesOn(context.Context, string) bool                           { return false }
 func (fixture) History(context.Context, string, int64) ([]service.RunEvent, error) {
 	return nil, nil
 }

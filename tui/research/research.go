@@ -50,6 +50,11 @@ type (
 		calls, tokens int
 		counted       bool
 	}
+	// goesOnMsg: a run a watcher was left waiting at runs again (its analyst answered).
+	goesOnMsg struct {
+		run, owner string
+		pending    *service.RunInterrupt // the interrupt it waited at, to tell a stale message
+	}
 	runsMsg struct {
 		runs   []service.RunInfo
 		jobs   map[string]jobs.Job // each run's job, for its owner and live state
@@ -126,11 +131,12 @@ type Model struct {
 	before       *shown       // what was shown before the call in flight, for a refusal to restore
 	sessionsBack researchView // where esc leaves the sessions list for
 
-	served   bool   // one connection of warren serve: runs go on when it closes
-	watching bool   // the call in flight watches a run's job (its cancel detaches)
-	owner    string // who started the run shown, when it is known to be someone's
-	welcome  string // said once the run landed in on coming back has drawn its screen
-	greetNow bool   // that run has landed: the welcome is due
+	served    bool               // one connection of warren serve: runs go on when it closes
+	watching  bool               // the call in flight watches a run's job (its cancel detaches)
+	followOff context.CancelFunc // stops waiting for a watched run to go on (followOn)
+	owner     string             // who started the run shown, when it is known to be someone's
+	welcome   string             // said once the run landed in on coming back has drawn its screen
+	greetNow  bool               // that run has landed: the welcome is due
 }
 
 // New builds the Research tab over the part of the service it uses.
@@ -338,6 +344,7 @@ func (r *Model) resume(run string, answer json.RawMessage) tea.Cmd {
 
 // launch runs one Start or Resume call in a command, streaming its events.
 func (r *Model) launch(run string, resumed bool, call func(context.Context, service.RunSink) (service.RunOutcome, *service.ResearchState, error)) tea.Cmd {
+	r.stopFollowOn()
 	if r.running() {
 		return setStatus("a run is in progress: Esc cancels it first (it stays resumable)", false)
 	}
@@ -401,6 +408,12 @@ func (r *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case runDoneMsg:
 		return r.finished(msg)
+	case goesOnMsg:
+		// Still shown as it was left (not opened anew, no call in flight): follow it on.
+		if r.run == msg.run && r.pending == msg.pending && !r.running() {
+			return r.watch(msg.run, msg.owner)
+		}
+		return nil
 	case elapsedTickMsg:
 		if r.running() {
 			return elapsedTick()
@@ -560,7 +573,7 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 			}
 			if r.readOnly() {
 				r.answer.Blur() // a watcher reads the questions; the owner answers them
-				return nil
+				return r.followOn(msg.run)
 			}
 			return r.answer.Focus()
 		case service.InterruptPlan:
@@ -572,6 +585,9 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 				r.plan, r.planCursor, r.planEdited = p.Tasks, 0, false
 			}
 			r.view = viewPlan
+			if r.readOnly() {
+				return r.followOn(msg.run)
+			}
 		}
 		return nil
 	}
@@ -586,6 +602,34 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 	}
 	r.report.dark = r.st.Dark
 	return tea.Batch(setStatus(msgText, false), r.report.renderCmd())
+}
+
+// followOn waits, for a watcher, until the run they were left waiting at goes on (its analyst
+// answered, in a workbench or a CLI run answering itself), then watches it again; opening
+// anything else meanwhile makes the message stale.
+func (r *Model) followOn(run string) tea.Cmd {
+	r.stopFollowOn()
+	ctx, cancel := context.WithCancel(context.Background())
+	r.followOff = cancel
+	be, owner, pending := r.be, r.owner, r.pending
+	return func() tea.Msg {
+		defer cancel()
+		if !be.GoesOn(ctx, run) {
+			return nil
+		}
+		return goesOnMsg{run: run, owner: owner, pending: pending}
+	}
+}
+
+// Close stops what the tab waits for in the background when the workbench closes.
+func (r *Model) Close() { r.stopFollowOn() }
+
+// stopFollowOn stops waiting for a watched run to go on: something else is shown now.
+func (r *Model) stopFollowOn() {
+	if r.followOff != nil {
+		r.followOff()
+		r.followOff = nil
+	}
 }
 
 func (r *Model) loadRuns() tea.Cmd {
@@ -663,6 +707,7 @@ func (r *Model) export() tea.Cmd {
 
 // openedRun shows a run opened from the sessions (or landed in on coming back).
 func (r *Model) openedRun(msg openRunMsg) tea.Cmd {
+	r.stopFollowOn()
 	if msg.err != nil {
 		return setStatus(msg.err.Error(), true)
 	}

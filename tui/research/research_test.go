@@ -42,6 +42,7 @@ func (stub) RunState(context.Context, string) (service.RunCheckpoint, *service.R
 	return service.RunCheckpoint{}, nil, nil
 }
 func (stub) Ledger(context.Context, string) ([]service.LedgerEntry, error) { return nil, nil }
+func (stub) GoesOn(context.Context, string) bool                           { return false }
 func (stub) History(context.Context, string, int64) ([]service.RunEvent, error) {
 	return nil, nil
 }

@@ -29,6 +29,9 @@ type Desk interface {
 	// Watch follows a run's job live from its current state until it ends; cancelling ctx
 	// only stops watching (service.ErrDetached).
 	Watch(ctx context.Context, run string, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error)
+	// GoesOn waits while a run waits for its analyst and reports whether it runs again: a
+	// watcher follows it on (Watch again) once they have answered.
+	GoesOn(ctx context.Context, run string) bool
 	// Live is the run to land in when the analyst comes back: their latest that is running or
 	// waiting for them, else one that ended after since (when they were last here).
 	Live(ctx context.Context, since time.Time) (jobs.Job, bool, error)

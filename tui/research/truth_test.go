@@ -236,3 +236,44 @@ func TestAReopenedRunIsDrawnFromItsRecord(t *testing.T) {
 		t.Errorf("calls %d, want the ledger's 4", r.calls)
 	}
 }
+
+// pausing is alice's run that waits at its questions until she answers elsewhere, then runs to
+// its report; a watcher's second Watch sees the end.
+type pausing struct {
+	team
+	watched int
+}
+
+func (d *pausing) Watch(ctx context.Context, run string, sink service.RunSink) (service.RunOutcome, *service.ResearchState, error) {
+	d.watched++
+	if d.watched == 1 {
+		return d.team.Watch(ctx, run, sink)
+	}
+	return service.RunOutcome{Run: run, Status: service.RunDone, Step: 9}, &service.ResearchState{Question: "Which gases?", Report: "Silane needs a cabinet [1]."}, nil
+}
+
+func (d *pausing) GoesOn(context.Context, string) bool { return true }
+
+// A watcher left at the questions of someone else's run follows it on once they answer: the
+// view does not stay at a question the watcher can't answer.
+func TestAWatcherFollowsARunOnWhenItsAnalystAnswers(t *testing.T) {
+	d := &pausing{team: team{analyst: "bob"}}
+	r := New(d, styles.New(true))
+	r.SetSize(100, 30)
+	settleAll(r, r.watch(waitingRun, "alice"))
+	if d.watched != 2 {
+		t.Fatalf("the run was watched %d time(s), want 2: once to its questions, once on", d.watched)
+	}
+	if r.view != viewReport {
+		t.Errorf("the watcher's view is %v, want the report", r.view)
+	}
+
+	// The analyst who may answer is not taken past the questions: the run waits for them.
+	own := &pausing{team: team{analyst: "alice"}}
+	r = New(own, styles.New(true))
+	r.SetSize(100, 30)
+	settleAll(r, r.watch(waitingRun, "alice"))
+	if own.watched != 1 || r.view != viewRefine {
+		t.Errorf("alice's own run: watched %d time(s), view %v; want once, at the questions", own.watched, r.view)
+	}
+}
