@@ -53,6 +53,13 @@ logged() {
 	fail "the log never recorded ${n}× /$pattern/"
 }
 jobs_json() { "$work/warren" -w "$ws" jobs list --json; }
+# to_row moves the sessions list's cursor down onto the row that names $1.
+to_row() {
+	for _ in $(seq 20); do
+		if screen | grep -F "$1" | grep -q "▸"; then return; fi
+		keys Down
+	done
+}
 # state prints the state of job $1.
 state() { jobs_json | jq -r --arg id "$1" '.[] | select(.id == $id) | .state'; }
 
@@ -282,10 +289,7 @@ expect "warren bob"
 expect "Research question"
 keys C-o
 expect "$job2"
-for _ in $(seq 20); do # the cursor onto alice's run
-	if screen | grep -F "$job2" | grep -q "▸"; then break; fi
-	keys Down
-done
+to_row "$job2" # the cursor onto alice's run
 keys Enter
 expect "watching alice's run"
 expect "Question: Which gases need a cylinder cabinet?"
@@ -319,10 +323,7 @@ done
 ok
 keys C-o
 expect "$cli"
-for _ in $(seq 20); do
-	if screen | grep -F "$cli" | grep -q "▸"; then break; fi
-	keys Down
-done
+to_row "$cli"
 keys Enter
 expect "watching carol's run"
 expect "· running"
@@ -333,10 +334,7 @@ ok
 # 6. Reopened from the sessions, the finished run shows its phase and steps.
 keys C-o
 expect "$cli"
-for _ in $(seq 20); do
-	if screen | grep -F "$cli" | grep -q "▸"; then break; fi
-	keys Down
-done
+to_row "$cli"
 keys Enter
 expect "Report  run $cli"
 keys Escape
@@ -376,10 +374,7 @@ screen | grep -F "$cli" | grep -qE " done +carol" || fail "bob's sessions list d
 [ "$(state "$cli")" = done ] || fail "warren jobs list --json gives carol's run as $(state "$cli")"
 "$work/warren" -w "$ws" sessions list | grep -F "$cli" | grep -q " done " || fail "warren sessions list does not give carol's run as done"
 ok
-for _ in $(seq 20); do # the cursor onto alice's run: bob's header says what it waits for
-	if screen | grep -F "$job2" | grep -q "▸"; then break; fi
-	keys Down
-done
+to_row "$job2" # the cursor onto alice's run: bob's header says what it waits for
 keys Enter
 expect "run: waiting for alice"
 t kill-session -t bobs3

@@ -15,6 +15,7 @@ import (
 	"github.com/ledongthuc/pdf"
 
 	"warren/internal/shareddata"
+	"warren/kb/load/loadtest"
 )
 
 // Fuzz targets for the document loaders. Each writes the fuzz bytes to a file (Load takes a
@@ -232,40 +233,18 @@ func FuzzLoadHTML(f *testing.F) {
 }
 
 // fuzzPDF returns a minimal PDF with one page per text, each line drawn with Tj at its own
-// baseline (loadtest.PDF draws a page from content streams; the fuzzer needs lines).
+// baseline (loadtest.PDF takes a page's content stream; the fuzzer has lines).
 func fuzzPDF(pages []string) []byte {
-	var objs []string
-	add := func(s string) int { objs = append(objs, s); return len(objs) }
-	catalog, tree := add(""), add("")
-	font := add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	var kids []string
-	for _, text := range pages {
+	contents := make([]string, len(pages))
+	for p, text := range pages {
 		var c strings.Builder
 		for i, line := range strings.Split(text, "\n") {
 			esc := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(line)
 			fmt.Fprintf(&c, "BT /F1 10 Tf 72 %d Td (%s) Tj ET\n", 760-12*i, esc)
 		}
-		stream := add(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len()+1, c.String()))
-		page := add(fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 %d 0 R >> >> /Contents %d 0 R >>",
-			tree, font, stream))
-		kids = append(kids, fmt.Sprintf("%d 0 R", page))
+		contents[p] = c.String()
 	}
-	objs[catalog-1] = fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", tree)
-	objs[tree-1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, catalog, xref)
-	return b.Bytes()
+	return loadtest.PDF(contents, "")
 }
 
 func FuzzLoadPDF(f *testing.F) {
