@@ -38,8 +38,8 @@ var statusFill = map[Status]string{
 // ExportXLSX writes the table to an xlsx workbook: the sheet "HMIS" with the table's columns in
 // their order (fields without a column are appended, in schema order, when any row has a cell
 // for them), each cell coloured by status with its source, confidence and method in a comment,
-// and a "Provenance" sheet with one row per cell that isn't a plain original value. The file is
-// replaced atomically.
+// a "Provenance" sheet with one row per cell that isn't a plain original value, and a hidden
+// "Originals" sheet with the plain ones (see analyst.go). The file is replaced atomically.
 func ExportXLSX(t *Table, path string) error {
 	f := excelize.NewFile()
 	defer f.Close()
@@ -134,7 +134,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 	if err := sw.SetRow("A1", line); err != nil {
 		return nil, err
 	}
-	var prov [][]any
+	var prov, orig [][]any
 	for i, r := range t.Rows {
 		sheetRow := i + 2
 		for j, fn := range colField {
@@ -158,6 +158,14 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 		// Provenance in schema order, including cells whose field has no column.
 		for _, field := range fields {
 			c, ok := r.Cells[field.Name]
+			// The Field column names the field as the sheet's header does, not by its id.
+			head := headerOf[field.Name]
+			if head == "" {
+				head = field.Label
+			}
+			if ok && tracksOriginal(field, c) {
+				orig = append(orig, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, head, c.Value})
+			}
 			if !ok || plain(field, c) {
 				continue
 			}
@@ -169,11 +177,6 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 			updated := ""
 			if !c.UpdatedAt.IsZero() {
 				updated = c.UpdatedAt.Format(time.RFC3339Nano)
-			}
-			// The Field column names the field as the sheet's header does, not by its id.
-			head := headerOf[field.Name]
-			if head == "" {
-				head = field.Label
 			}
 			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, head, c.Value, c.Unit, string(c.Status),
 				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated, decidedBy(c)})
@@ -215,7 +218,38 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 			return nil, err
 		}
 	}
-	return cw, pw.Flush()
+	if err := pw.Flush(); err != nil {
+		return nil, err
+	}
+	return cw, writeOriginals(f, orig)
+}
+
+// writeOriginals writes the hidden Originals sheet (see analyst.go): the original values as
+// exported, for the import to tell which the analyst changed.
+func writeOriginals(f *excelize.File, orig [][]any) error {
+	if _, err := f.NewSheet(SheetOriginals); err != nil {
+		return err
+	}
+	ow, err := f.NewStreamWriter(SheetOriginals)
+	if err != nil {
+		return err
+	}
+	head := make([]any, len(originalsHeaders))
+	for j, h := range originalsHeaders {
+		head[j] = h
+	}
+	if err := ow.SetRow("A1", head); err != nil {
+		return err
+	}
+	for i, rec := range orig {
+		if err := ow.SetRow("A"+strconv.Itoa(i+2), rec); err != nil {
+			return err
+		}
+	}
+	if err := ow.Flush(); err != nil {
+		return err
+	}
+	return f.SetSheetVisible(SheetOriginals, false)
 }
 
 // exportColumns returns the columns an export writes: the table's own, then unknown headers

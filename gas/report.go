@@ -35,6 +35,12 @@ type ImportReport struct {
 	// ChangedAfterExport are values the analyst changed or deleted in the workbook after the
 	// export: they are now edited or rejected, with a note of what warren had.
 	ChangedAfterExport []ReportCell `json:"changed_after_export"`
+	// CommentsKept are cell comments with text warren didn't write (new ones, or lines added
+	// to warren's): that text is now in the cell's note, attributed to the comment's author.
+	CommentsKept []SheetComment `json:"comments_kept"`
+	// CommentsNotKept are such comments on no field cell of a row (the header, an extra
+	// column): listed here with their text, since no note holds them.
+	CommentsNotKept []SheetComment `json:"comments_not_kept"`
 }
 
 // UnmatchedHeader is a column kept as an extra column.
@@ -106,6 +112,11 @@ func (st *sheetTable) finishReport() *ImportReport {
 	}
 	if r.UnknownProvenanceFields == nil {
 		r.UnknownProvenanceFields = []UnknownProvenanceField{}
+	}
+	for _, l := range []*[]SheetComment{&r.CommentsKept, &r.CommentsNotKept} {
+		if *l == nil {
+			*l = []SheetComment{}
+		}
 	}
 	return r
 }
@@ -198,6 +209,21 @@ func (r *ImportReport) Lines() []string {
 		out = append(out, listed(n, func(i int) string {
 			c := r.ChangedAfterExport[i]
 			return fmt.Sprintf("row %d %q, %s: %s", c.Row, c.Chemical, label(c.Field), c.Note)
+		})...)
+	}
+	if n := len(r.CommentsKept); n > 0 {
+		out = append(out, fmt.Sprintf("%s in the workbook kept in the cells' notes:", plural(n, "comment", "comments")))
+		out = append(out, listed(n, func(i int) string {
+			c := r.CommentsKept[i]
+			return fmt.Sprintf("%s, row %d %q, %s: %s", c.Cell, c.Row, c.Chemical, label(c.Field), commentNote(c))
+		})...)
+	}
+	if n := len(r.CommentsNotKept); n > 0 {
+		out = append(out, fmt.Sprintf("%s in the workbook %s on no cell of the table, so %s kept only here:",
+			plural(n, "comment", "comments"), verb(n, "is", "are"), verb(n, "it is", "they are")))
+		out = append(out, listed(n, func(i int) string {
+			c := r.CommentsNotKept[i]
+			return fmt.Sprintf("%s (%s): %s", c.Cell, c.Why, commentNote(c))
 		})...)
 	}
 	return out

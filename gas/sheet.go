@@ -16,6 +16,15 @@ type sheetTable struct {
 	*Table
 	bySheetRow map[int]*Row // 1-based grid row → table row
 	report     ImportReport
+	// fieldAt maps each 0-based grid column the table reads to its field, "" for an extra
+	// column; comments find their cell through it.
+	fieldAt map[int]string
+	// recorded holds the cells the Provenance sheet restored, as recorded at the export: the
+	// comment warren wrote on each is computed from them.
+	recorded map[*Row]map[string]Cell
+	// warrenTexts indexes the comments warren wrote by field and first line (see warrenComment).
+	warrenTexts map[string][]string
+	fieldOf     map[string]fieldMatch // provenanceField's answers by name
 }
 
 // cellFixer may replace the text of a data cell before it is read: grid row and column
@@ -87,7 +96,11 @@ func tableFromGrid(name, path string, grid [][]string, fix cellFixer) (*sheetTab
 			path, h+1, quoteList(columns, 8))
 	}
 	st := &sheetTable{Table: &Table{Name: name, Columns: columns}, bySheetRow: map[int]*Row{},
-		report: ImportReport{HeaderRows: []int{h + 1}, UnmatchedHeaders: unmatched}}
+		report:  ImportReport{HeaderRows: []int{h + 1}, UnmatchedHeaders: unmatched},
+		fieldAt: map[int]string{}, recorded: map[*Row]map[string]Cell{}}
+	for c, j := range gridCol {
+		st.fieldAt[j] = colField[c]
+	}
 	for i := h + 1; i < len(grid); i++ {
 		if blankRow(grid[i]) {
 			continue

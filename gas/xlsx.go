@@ -23,7 +23,9 @@ const (
 // ExportXLSX, the statuses, confidences, methods, sources and notes recorded there are
 // restored, so that importing an export gives back the exported table. A value the analyst
 // changed in the workbook after the export becomes an edited cell, one they deleted a rejected
-// cell, each with a note saying what warren had.
+// cell, each with a note saying what warren had; original values are compared with the hidden
+// Originals sheet the export wrote. Text the analyst wrote in cell comments is appended to the
+// cells' notes (see applyComments).
 func ImportXLSX(path string) (*Table, error) {
 	t, _, err := ImportXLSXWithReport(path)
 	return t, err
@@ -42,17 +44,21 @@ func ImportXLSXWithReport(path string) (*Table, *ImportReport, error) {
 		return nil, nil, fmt.Errorf("%s has no sheets", path)
 	}
 	sheet := sheets[0]
-	hasProvenance := false
+	hasProvenance, hasOriginals := false, false
 	for _, s := range sheets {
 		if strings.EqualFold(s, SheetHMIS) {
 			sheet = s
 		}
-		if s == SheetProvenance {
-			hasProvenance = true
-		}
+		hasProvenance = hasProvenance || s == SheetProvenance
+		hasOriginals = hasOriginals || s == SheetOriginals
 	}
-	if sheet == SheetProvenance && len(sheets) > 1 {
-		sheet = sheets[1]
+	if sheet == SheetProvenance || sheet == SheetOriginals {
+		for _, s := range sheets {
+			if s != SheetProvenance && s != SheetOriginals {
+				sheet = s
+				break
+			}
+		}
 	}
 	grid, sr, err := readSheet(f, sheet)
 	if err != nil {
@@ -81,6 +87,16 @@ func ImportXLSXWithReport(path string) (*Table, *ImportReport, error) {
 		if err := applyProvenance(st, prov); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if hasOriginals {
+			orig, err := f.GetRows(SheetOriginals, excelize.Options{RawCellValue: true})
+			if err != nil {
+				return nil, nil, fmt.Errorf("couldn't read the Originals sheet of %s: %w", path, err)
+			}
+			applyOriginals(st, orig)
+		}
+	}
+	if err := applyComments(st, f, sheet); err != nil {
+		return nil, nil, fmt.Errorf("couldn't read the comments of sheet %q of %s: %w", sheet, path, err)
 	}
 	return st.Table, st.finishReport(), nil
 }
@@ -153,27 +169,26 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 			}
 			c.UpdatedAt = t
 		}
-		row := st.bySheetRow[sheetRow]
-		if row == nil || (chem != "" && !strings.EqualFold(strings.TrimSpace(row.Name()), chem)) {
-			row = uniqueRowByName(st.Table, chem)
-			if row == nil {
-				if row = uniqueRowByCAS(st.Table, cas); row != nil {
-					k, ok := renamed[row]
-					if !ok {
-						k = len(st.report.RenamedRows)
-						renamed[row] = k
-						st.report.RenamedRows = append(st.report.RenamedRows, RenamedRow{
-							SheetRow: sheetRowOf(st, row), Was: chem, Now: row.Name(), CAS: row.Cells["cas_number"].Value})
-					}
-					st.report.RenamedRows[k].Records++
-				}
+		row, byCAS := findRecordRow(st, sheetRow, chem, cas)
+		if byCAS {
+			k, ok := renamed[row]
+			if !ok {
+				k = len(st.report.RenamedRows)
+				renamed[row] = k
+				st.report.RenamedRows = append(st.report.RenamedRows, RenamedRow{
+					SheetRow: sheetRowOf(st, row), Was: chem, Now: row.Name(), CAS: row.Cells["cas_number"].Value})
 			}
+			st.report.RenamedRows[k].Records++
 		}
 		if row == nil {
 			st.report.UnmatchedProvenance = append(st.report.UnmatchedProvenance, ProvenanceRecord{
 				ProvenanceRow: i + 2, SheetRow: sheetRow, Chemical: chem, CAS: cas, Field: f.Name, Cell: c})
 			continue
 		}
+		if st.recorded[row] == nil {
+			st.recorded[row] = map[string]Cell{}
+		}
+		st.recorded[row][f.Name] = c
 		got := reconcile(f, row.Cells[f.Name], c)
 		if got.Status != c.Status || got.Value != c.Value {
 			st.report.ChangedAfterExport = append(st.report.ChangedAfterExport,
@@ -184,6 +199,22 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 	return nil
 }
 
+// findRecordRow finds the row a record of the Provenance or Originals sheet belongs to: by the
+// sheet row it names when the chemical name there agrees, else by the chemical name (the rows
+// were sorted since), else by the CAS number (the chemical was renamed; byCAS is then true).
+// nil when none matches.
+func findRecordRow(st *sheetTable, sheetRow int, chem, cas string) (row *Row, byCAS bool) {
+	row = st.bySheetRow[sheetRow]
+	if row != nil && (chem == "" || strings.EqualFold(strings.TrimSpace(row.Name()), chem)) {
+		return row, false
+	}
+	if row = uniqueRowByName(st.Table, chem); row != nil {
+		return row, false
+	}
+	row = uniqueRowByCAS(st.Table, cas)
+	return row, row != nil
+}
+
 // provenanceField finds the field a Provenance record names: by the header the sheet writes
 // for it ("Molecular Weight (g/mol)"), by a header of the workbook's own sheet, or by the
 // field's id (molecular_weight), which exports before the header names wrote.
@@ -191,6 +222,24 @@ func provenanceField(st *sheetTable, name string) (Field, bool) {
 	if name == "" {
 		return Field{}, false
 	}
+	// Matching a header is slow and a sheet names each field thousands of times.
+	if r, ok := st.fieldOf[name]; ok {
+		return r.f, r.ok
+	}
+	f, ok := findProvenanceField(st, name)
+	if st.fieldOf == nil {
+		st.fieldOf = map[string]fieldMatch{}
+	}
+	st.fieldOf[name] = fieldMatch{f, ok}
+	return f, ok
+}
+
+type fieldMatch struct {
+	f  Field
+	ok bool
+}
+
+func findProvenanceField(st *sheetTable, name string) (Field, bool) {
 	if f, ok := FieldByName(name); ok {
 		return f, true
 	}
@@ -216,6 +265,9 @@ func reconcile(f Field, inSheet, recorded Cell) Cell {
 		return recorded
 	}
 	was := fmt.Sprintf("warren had %q (%s)", recorded.Value, recorded.Status)
+	if recorded.Status == StatusOriginal {
+		was = fmt.Sprintf("the original value was %q", recorded.Value)
+	}
 	if recorded.Value == "" {
 		was = fmt.Sprintf("warren had no value (%s)", recorded.Status)
 	}

@@ -120,7 +120,7 @@ func TestExportLayout(t *testing.T) {
 	// A field without a column gets one when a row has a value for it; one without doesn't.
 	tab.Rows[2].Set("autoignition_c", Cell{Value: "-15", Unit: "°C", Status: StatusReview, Confidence: 0.4, Method: "extract", UpdatedAt: at})
 	f, path := exportOpen(t, tab)
-	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{SheetHMIS, SheetProvenance}) {
+	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{SheetHMIS, SheetProvenance, SheetOriginals}) {
 		t.Errorf("sheets %q", got)
 	}
 	rows, _ := f.GetRows(SheetHMIS)
@@ -494,5 +494,151 @@ func TestProvenanceFieldByHeaderOrName(t *testing.T) {
 	}
 	if lines := strings.Join(rep.Lines(), "\n"); !strings.Contains(lines, `"Colour of the cylinder"`) || !strings.Contains(lines, "no known field") {
 		t.Errorf("the report does not name the unknown field:\n%s", lines)
+	}
+}
+
+// What an analyst adds to an exported workbook comes back: comments added or extended as
+// attributed notes (warren's own comment text not repeated), a comment on an extra column in
+// the report, and an original value edited or deleted as edited or rejected, with the old value
+// in the note and in the report. A second export and import changes nothing more.
+func TestXLSXRoundTripKeepsWhatTheAnalystAdds(t *testing.T) {
+	f, path := exportOpen(t, sampleTable())
+	if visible, err := f.GetSheetVisible(SheetOriginals); err != nil || visible {
+		t.Errorf("the Originals sheet is visible (%v)", err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	existing := map[string]excelize.Comment{}
+	cs, err := f.GetComments(SheetHMIS)
+	must(err)
+	for _, c := range cs {
+		existing[c.Cell] = c
+	}
+	extend := func(cell, author, add string) {
+		c, ok := existing[cell]
+		if !ok || !strings.HasPrefix(c.Text, "warren: ") {
+			t.Fatalf("no comment of warren's on %s: %+v", cell, c)
+		}
+		must(f.DeleteComment(SheetHMIS, cell))
+		must(f.AddComment(SheetHMIS, excelize.Comment{Cell: cell, Author: author, Text: c.Text + add}))
+	}
+	// Silane (row 2): HMIS Health F2 approved by alice, GHS02 G2 edited by bob with a note.
+	extend("F2", "alice", "\nAlso on the 2025 cylinder label.")
+	extend("G2", "bob", " (confirmed)") // typed on after warren's last line, the note
+	for cell, text := range map[string]string{
+		"J2": "32.12 per the 2024 SDS",              // Silane's original molecular weight
+		"C4": "No boiling point in any SDS we hold", // Nitrogen trifluoride's empty cell
+		"E3": "4 was a typo",                        // Hydrogen's LEL, edited below
+		"D2": "moved to GC-4 in May",                // Cabinet, an extra column
+	} {
+		if _, ok := existing[cell]; ok {
+			t.Fatalf("%s already has a comment", cell)
+		}
+		must(f.AddComment(SheetHMIS, excelize.Comment{Cell: cell, Author: "carol", Text: text}))
+	}
+	must(f.SetCellValue(SheetHMIS, "E3", 4.1)) // Hydrogen's original LEL 4
+	must(f.SetCellValue(SheetHMIS, "B3", nil)) // Hydrogen's original CAS number, deleted
+	must(f.Save())
+	f.Close()
+
+	got, rep, err := ImportXLSXWithReport(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleTable()
+	silane, hydrogen, nf3 := want.Rows[0], want.Rows[1], want.Rows[2]
+	withNote := func(r *Row, field, note string) {
+		c := r.Cells[field]
+		c.Note = note
+		r.Set(field, c)
+	}
+	withNote(silane, "hmis_health", "comment by alice in the workbook: Also on the 2025 cylinder label.")
+	withNote(silane, "ghs02_flammable", "pyrophoric gas; flame pictogram applies; comment by bob in the workbook: (confirmed)")
+	withNote(silane, "molecular_weight", "comment by carol in the workbook: 32.12 per the 2024 SDS")
+	withNote(nf3, "boiling_point_c", "comment by carol in the workbook: No boiling point in any SDS we hold")
+	for _, w := range []struct{ field, value string }{{"lel_vol_pct", "4.1"}, {"cas_number", ""}} {
+		c := got.Rows[1].Cells[w.field]
+		if w.value == "" && (c.Status != StatusRejected || !strings.Contains(c.Note, `deleted in the workbook after export; the original value was "1333-74-0"`)) {
+			t.Errorf("deleted original value: %+v", c)
+		}
+		if w.value != "" && (c.Status != StatusEdited || c.Value != w.value ||
+			c.Note != `changed in the workbook after export; the original value was "4"; comment by carol in the workbook: 4 was a typo`) {
+			t.Errorf("edited original value: %+v", c)
+		}
+		if c.UpdatedAt.IsZero() {
+			t.Errorf("%s: no time of the change", w.field)
+		}
+		hydrogen.Set(w.field, c) // checked here; the rest of the table below
+	}
+	assertSameTable(t, got, want)
+
+	changed := map[string]string{}
+	for _, c := range rep.ChangedAfterExport {
+		changed[c.Chemical+" "+c.Field] = c.Value
+	}
+	if !reflect.DeepEqual(changed, map[string]string{"Hydrogen lel_vol_pct": "4.1", "Hydrogen cas_number": ""}) {
+		t.Errorf("changed after export: %+v", rep.ChangedAfterExport)
+	}
+	kept := map[string]string{}
+	for _, c := range rep.CommentsKept {
+		kept[c.Cell] = c.Author + ": " + c.Text
+	}
+	wantKept := map[string]string{"F2": "alice: Also on the 2025 cylinder label.", "G2": "bob: (confirmed)",
+		"J2": "carol: 32.12 per the 2024 SDS", "C4": "carol: No boiling point in any SDS we hold", "E3": "carol: 4 was a typo"}
+	if !reflect.DeepEqual(kept, wantKept) {
+		t.Errorf("comments kept\n got %q\nwant %q", kept, wantKept)
+	}
+	if n := rep.CommentsNotKept; len(n) != 1 || n[0].Cell != "D2" || n[0].Text != "moved to GC-4 in May" || n[0].Chemical != "Silane" {
+		t.Errorf("comments not kept: %+v", n)
+	}
+	text := strings.Join(rep.Lines(), "\n")
+	for _, s := range []string{
+		`row 2 "Hydrogen", LEL (vol %): changed in the workbook after export; the original value was "4"`,
+		`5 comments in the workbook kept in the cells' notes:`,
+		`J2, row 1 "Silane", Molecular Weight (g/mol): comment by carol in the workbook: 32.12 per the 2024 SDS`,
+		`1 comment in the workbook is on no cell of the table, so it is kept only here:`,
+		`D2 (on an extra column, whose values keep no notes): comment by carol in the workbook: moved to GC-4 in May`,
+	} {
+		if !strings.Contains(text, s) {
+			t.Errorf("the report doesn't say %q:\n%s", s, text)
+		}
+	}
+
+	// Exported again, the notes are warren's own comment text: nothing is added twice.
+	again := filepath.Join(t.TempDir(), "again.xlsx")
+	if err := ExportXLSX(got, again); err != nil {
+		t.Fatal(err)
+	}
+	got2, rep2, err := ImportXLSXWithReport(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertSameTable(t, got2, got)
+	if len(rep2.CommentsKept)+len(rep2.CommentsNotKept)+len(rep2.ChangedAfterExport) != 0 {
+		t.Errorf("the second import found comments or changes: %+v %+v %+v", rep2.CommentsKept, rep2.CommentsNotKept, rep2.ChangedAfterExport)
+	}
+}
+
+// Comment text: warren's lines are left out wherever they are; lines the analyst added above,
+// between or after them, and text typed on after one of them, are kept.
+func TestAnalystText(t *testing.T) {
+	warren := "warren: filled, confidence 0.85\nSource: sds-silane\nNote: check"
+	for _, c := range []struct{ text, author, want string }{
+		{warren, "warren", ""},
+		{strings.ReplaceAll(warren, "\n", "\r\n"), "", ""},
+		{"carol:\n" + warren + "\nSee the 2024 SDS.", "carol", "See the 2024 SDS."},
+		{"Too high?\n" + warren, "", "Too high?"},
+		{"warren: filled, confidence 0.85\nSource: sds-silane\nNote: check done", "", "done"},
+		{"my own comment", "carol", "my own comment"},
+		{"carol:\nmine", "carol", "mine"},
+		{"carol:", "dave", "carol:"},
+	} {
+		if got := analystText(c.text, warren, c.author); got != c.want {
+			t.Errorf("analystText(%q, %q) = %q, want %q", c.text, c.author, got, c.want)
+		}
 	}
 }
