@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"warren/kb"
 	"warren/kb/chunk"
@@ -75,6 +77,7 @@ func NewResolver(store kb.Backend, reg *registry.Registry, searcher *Searcher, f
 // knowledge base, each held to the work's title and first author (see resolveWork).
 func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin) Resolved {
 	out := Resolved{Reference: ref}
+	from.Context = ownWords(from.Context, ref)
 	fail := func(format string, args ...any) Resolved {
 		out.Reason = fmt.Sprintf(format, args...)
 		return out
@@ -114,6 +117,72 @@ func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin)
 		return r.resolveSection(ctx, out, doc, ref.SectionNumber(), from)
 	}
 	return fail("unknown reference type %q", ref.Type)
+}
+
+// ownWordsMax bounds the text taken on each side of a reference by ownWords: statutes write
+// sentences of a thousand words.
+const ownWordsMax = 400
+
+// ownWords is the sentence of a passage that holds a reference, which is what the reference
+// says about the passage it points to: a scoped search with the whole passage would find what
+// the rest of the passage is about, and a reference near the start of a window would resolve
+// by what follows it, one near the end by what precedes it. The whole text when the reference
+// doesn't point into it.
+func ownWords(text string, ref refs.Reference) string {
+	if ref.Start < 0 || ref.End > len(text) || ref.Start >= ref.End || text[ref.Start:ref.End] != ref.OriginalText {
+		return text
+	}
+	start := max(0, ref.Start-ownWordsMax)
+	for i := ref.Start - 1; i >= start; i-- {
+		if sentenceBreak(text, i) {
+			start = i + 1
+			break
+		}
+	}
+	end := min(len(text), ref.End+ownWordsMax)
+	for i := ref.End; i < end; i++ {
+		if sentenceBreak(text, i) {
+			end = i + 1
+			break
+		}
+	}
+	// Cut at spaces, so that no word (or rune) is cut in half.
+	if start > 0 && !sentenceBreak(text, start-1) {
+		if k := strings.IndexAny(text[start:ref.Start], " \n"); k >= 0 {
+			start += k + 1
+		} else {
+			start = ref.Start
+		}
+	}
+	if end < len(text) && !sentenceBreak(text, end-1) {
+		if k := strings.LastIndexAny(text[ref.End:end], " \n"); k >= 0 {
+			end = ref.End + k
+		} else {
+			end = ref.End
+		}
+	}
+	return strings.TrimSpace(text[start:end])
+}
+
+// sentenceBreak reports whether the byte at i ends a sentence: a blank line, or a full stop,
+// question or exclamation mark before a space and a capital or an opening bracket ("… gelten.
+// (2) Der …"); "Nr. 4" and "gem. § 5" go on.
+func sentenceBreak(text string, i int) bool {
+	switch text[i] {
+	case '\n':
+		return i+1 < len(text) && text[i+1] == '\n'
+	case '.', '!', '?':
+		j := i + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\n' || text[j] == '\t') {
+			j++
+		}
+		if j == i+1 || j >= len(text) {
+			return j >= len(text)
+		}
+		r, _ := utf8.DecodeRuneInString(text[j:])
+		return unicode.IsUpper(r) || r == '('
+	}
+	return false
 }
 
 // document finds the stored document a name refers to, or says why there is none.

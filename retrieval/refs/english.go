@@ -17,12 +17,13 @@ var (
 	// address such as 10.0.0.1 after "Section" is not read as one.
 	sectionNum = regexp.MustCompile(`^(?:\d{1,3}(?:\.(?:\d{1,3}|[a-z]\b)){0,3}|[A-Z](?:\.\d{1,3}){0,3}\b)`)
 	sectionSep = regexp.MustCompile(`^\s*(?:,\s*and\b|,\s*or\b|,|\band\b|\bor\b|\bthrough\b|\bto\b|-|–)\s*`)
-	// sectionOf is the document after a section number: "of RFC 6901", "of [RFC6901]", "in
+	// sectionOf is the document after a section number: "of RFC 6901", "of [RFC6901]", "of
+	// [RFC 6901]", "in
 	// [RFC7159]", "of this document", "of the Trust Legal Provisions".
-	sectionOf = regexp.MustCompile(`^\s+(?:of|in)\s+(?:(RFC|BCP|STD)(?:[ \t\x{00a0}]|\n[ \t]+)?0*(\d{1,5})\b|\[([A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*)\]|(this\s+(?:document|specification|memo|RFC|standard))|the\s+((?:[A-Z][\w-]*\s+){0,5}[A-Z][\w-]*))`)
+	sectionOf = regexp.MustCompile(`^\s+(?:of|in)\s+(?:\[?(RFC|BCP|STD)(?:[ \t\x{00a0}]|\n[ \t]+)?0*(\d{1,5})\b\]?|\[([A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*)\]|(this\s+(?:document|specification|memo|RFC|standard))|the\s+((?:[A-Z][\w-]*\s+){0,5}[A-Z][\w-]*))`)
 	// docBefore is a document named just before "Section" and separated by a comma, the RFC
 	// style for "section 3 of that document": "[RFC4627], Section 3", "RFC 4627, Section 2".
-	docBefore = regexp.MustCompile(`(?:(RFC|BCP|STD)[ \t]?0*(\d{1,5})|\[([A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*)\]),[ \t\n]*$`)
+	docBefore = regexp.MustCompile(`(?:\[?(RFC|BCP|STD)[ \t]?0*(\d{1,5})\]?|\[([A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*)\]),[ \t\n]*$`)
 
 	rfcProse     = regexp.MustCompile(`\b(RFC|BCP|STD)(?:[ \t\x{00a0}]|\n[ \t]+)?0*(\d{1,5})\b`)
 	bracketLabel = regexp.MustCompile(`\[([A-Za-z][A-Za-z0-9]*(?:[-._][A-Za-z0-9]+)*)\]`)
@@ -30,6 +31,10 @@ var (
 	versionLike  = regexp.MustCompile(`^[Vv]?\d+(?:[._]\d+)+$|^[Vv]\d`)
 
 	appendixHeading = regexp.MustCompile(`^Appendix [A-Z]\.\s`)
+	// rfcPageHeader is the rest of an RFC's running page header after its number: a title and
+	// the month and year, each after a wide gap ("   JSON Patch      April 2013"). A reference
+	// list laid out in columns ("RFC 4627   Crockford, D., …") has one gap, not this shape.
+	rfcPageHeader = regexp.MustCompile(`^[ \t]{3,}\S[^\n]*?[ \t]{3,}(?:January|February|March|April|May|June|July|August|September|October|November|December)[ \t]+\d{4}[ \t]*(?:\n|$)`)
 
 	numberedCite = regexp.MustCompile(`\[(\d{1,3}(?:[ \t]*(?:,|-|–)[ \t]*\d{1,3})*)\]`)
 
@@ -233,20 +238,26 @@ func labelName(label string) string {
 	return label
 }
 
-// detectRFCMentions reports "RFC 6902", "BCP 14" and "STD 90" in prose. The running page header
+// detectRFCMentions reports "RFC 6902", "BCP 14" and "STD 90" in prose and "[RFC 4627]" in a
+// reference list. The running page header
 // of an RFC ("RFC 6902   JSON Patch   April 2013") and identifiers such as "DOI
 // 10.17487/RFC2119" or "rfc6902" in a URL are not mentions.
 func detectRFCMentions(text string) []found {
 	var out []found
 	for _, m := range rfcProse.FindAllStringSubmatchIndex(text, -1) {
+		start, end := m[0], m[1]
 		before := runeBefore(text, m[0])
-		if before == '/' || before == '[' || before == '-' || before == '.' || isWordRune(before) {
+		// "[RFC2119]" is a bracket label (detectBracketLabels); "[RFC 4627]", with a space, is
+		// no label that pattern takes, so it is read here, brackets and all.
+		if before == '[' && m[3] < m[4] && runeAt(text, m[1]) == ']' {
+			start, end = m[0]-1, m[1]+1
+		} else if before == '/' || before == '[' || before == '-' || before == '.' || isWordRune(before) {
 			continue
 		}
-		if m[0] == lineStart(text, m[0]) && strings.HasPrefix(text[m[1]:], "   ") {
+		if m[0] == lineStart(text, m[0]) && rfcPageHeader.MatchString(text[m[1]:]) {
 			continue
 		}
-		out = append(out, newFound(text, TypeDocumentMention, seriesName(text[m[2]:m[3]], text[m[4]:m[5]]), "", m[0], m[1]))
+		out = append(out, newFound(text, TypeDocumentMention, seriesName(text[m[2]:m[3]], text[m[4]:m[5]]), "", start, end))
 	}
 	return out
 }

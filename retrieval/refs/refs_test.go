@@ -104,6 +104,15 @@ func TestDetectRegex(t *testing.T) {
 			[]want{mention("BCP 14"), mention("RFC 2119"), mention("RFC 8174")}},
 		{"BCP wrapped", "described in BCP\n   14 [RFC2119]", []want{mention("BCP 14"), mention("RFC 2119")}},
 		{"RFC in prose", "RFC 6902 defines JSON Patch", []want{mention("RFC 6902")}},
+		// Bibliography entries cite an RFC with a space as well as without.
+		{"bibliography label with a space", `[RFC 4627] Crockford, D., "The application/json Media Type", July 2006.`,
+			[]want{mention("RFC 4627")}},
+		{"bracketed RFC with a space in an entry", `[3] Crockford, D., "JSON", [RFC 4627], July 2006.`,
+			[]want{numbered("3"), mention("RFC 4627")}},
+		{"section of bracket with a space", "Section 4 of [RFC 6901] says; see [RFC 4627], Section 3.",
+			[]want{section("4", "RFC 6901"), section("3", "RFC 4627")}},
+		{"bibliography in columns", "References\nRFC 4627   Crockford, D., \"The application/json Media Type\", July 2006.\nRFC 2119   Bradner, S., \"Key words\", March 1997.",
+			[]want{mention("RFC 4627"), mention("RFC 2119")}},
 		{"other citation label", "the ECMAScript specification [ECMA-262], Section 15.12.",
 			[]want{section("15.12", "ECMA-262")}},
 
