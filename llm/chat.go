@@ -88,6 +88,11 @@ func (g *Gateway) target(role config.RoleName) (target, error) {
 func (g *Gateway) send(ctx context.Context, t target, x exchange) (a answer, err error) {
 	journal := x.req.Call.Journal
 	key := requestKey(t.model, x.messages, x.format, x.numPredict, x.req.Temperature)
+	done, err := g.flights.join(ctx, x.req.Call, key)
+	if err != nil {
+		return answer{}, err
+	}
+	defer done() // after the answer is journaled (deferred below)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok {
 			a = answer{key: key, replayed: true, predict: e.Predict, content: e.Content, doneReason: e.DoneReason,

@@ -75,6 +75,11 @@ func (g *Gateway) EmbedFor(call Call) func(ctx context.Context, texts []string, 
 func (g *Gateway) embedBatch(ctx context.Context, call Call, t target, batch []string) (vecs [][]float32, err error) {
 	journal := call.Journal
 	key := requestKey("embed", t.model, batch)
+	done, err := g.flights.join(ctx, call, key)
+	if err != nil {
+		return nil, err
+	}
+	defer done() // after the vectors are journaled (deferred below)
 	if journal != nil {
 		if e, ok, err := journal.Lookup(ctx, key); err == nil && ok && len(e.Embeddings) == len(batch) {
 			return e.Embeddings, nil

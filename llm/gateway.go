@@ -29,6 +29,7 @@ type Gateway struct {
 	hosts    map[string]*host
 	pool     *pool
 	log      *slog.Logger
+	flights  flights // identical exchanges of a run in flight (see flights)
 }
 
 // target is a role resolved to what a request needs.

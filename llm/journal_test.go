@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"warren/llm"
 	"warren/llm/llmtest"
@@ -115,5 +116,30 @@ func TestJournalReplaysALengthRetryUnderATokenBudget(t *testing.T) {
 	call() // a resumed run asks the same: the truncated answer and its retry both replay
 	if srv.Count("/api/chat") != sent || sent != 2 {
 		t.Errorf("want 2 requests and no more on replay, got %d then %d", sent, srv.Count("/api/chat"))
+	}
+}
+
+// Identical calls of one run made at once are made once: the second waits for the first and
+// replays its answer from the journal, as it would had it come later. So a run's calls do not
+// depend on how many it makes at once.
+func TestIdenticalCallsInFlightAreMadeOnce(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.SetSlots(4)
+	srv.SetLatency(20 * time.Millisecond)
+	srv.Handle(&llmtest.Rule{Replies: []string{goodVerdict}})
+	g := newGateway(t, srv.URL)
+	call := llm.Call{Run: llm.NewRun("r", llm.Budget{}, nil), Journal: &memJournal{m: map[string]llm.JournalEntry{}}}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			var v verdict
+			if err := g.Structured(context.Background(), llm.Request{Call: call, Prompt: "decide"}, &v); err != nil || v.Decision != "follow" {
+				t.Errorf("%+v %v", v, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n, used := srv.Count("/api/chat"), call.Run.Usage().Calls; n != 1 || used != 1 {
+		t.Errorf("four identical calls at once: %d requests, %d calls metered; want 1", n, used)
 	}
 }

@@ -45,6 +45,23 @@ type Property struct {
 	Schema *Schema
 }
 
+// Clone is a deep copy, to change for one request without touching the cached schema of a
+// type (SchemaOf shares one per type).
+func (s *Schema) Clone() *Schema {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Properties = make([]Property, len(s.Properties))
+	for i, p := range s.Properties {
+		c.Properties[i] = Property{Name: p.Name, Schema: p.Schema.Clone()}
+	}
+	c.Required = append([]string(nil), s.Required...)
+	c.Enum = append([]any(nil), s.Enum...)
+	c.Items = s.Items.Clone()
+	return &c
+}
+
 // Property returns the schema of the named property, or nil.
 func (s *Schema) Property(name string) *Schema {
 	for _, p := range s.Properties {

@@ -170,3 +170,28 @@ func TestSchemaOfUntypedFields(t *testing.T) {
 		t.Error("type=float is not a JSON schema type")
 	}
 }
+
+// A clone changed for one request leaves the schema SchemaOf keeps for the type as it was.
+func TestCloneLeavesTheCachedSchemaAlone(t *testing.T) {
+	type item struct {
+		N int `json:"n"`
+	}
+	type list struct {
+		Items []item `json:"items" schema:"maxItems=9"`
+	}
+	shared, err := SchemaOf(&list{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := shared.Clone()
+	k, lo := 3, 1.0
+	c.Property("items").MinItems = &k
+	c.Property("items").Items.Property("n").Minimum = &lo
+	again, _ := SchemaOf(&list{})
+	if again.Property("items").MinItems != nil || again.Property("items").Items.Property("n").Minimum != nil {
+		t.Fatal("changing a clone changed the cached schema")
+	}
+	if *c.Property("items").MaxItems != 9 {
+		t.Errorf("the clone lost the type's bounds")
+	}
+}

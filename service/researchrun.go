@@ -52,6 +52,8 @@ type ResearchSummary struct {
 	Partial     bool             `json:"partial"`
 	// PartialNote says why a partial report is partial.
 	PartialNote string `json:"-"`
+	// NotDone says what a partial run left undone, one line each.
+	NotDone []string `json:"not_done,omitempty"`
 	// Finished: the resumed run had finished before; only Run, Status and Report are set.
 	Finished bool `json:"-"`
 }
@@ -121,7 +123,7 @@ func (s *Service) finishResearch(ctx context.Context, outcome agent.Outcome, st 
 	}
 	sum := ResearchSummary{Run: outcome.Run, Status: outcome.Status, Termination: st.Termination, Tasks: st.Plan,
 		References: ReferenceStates(st), Quality: st.Quality, Calls: usage.Calls, Tokens: usage, Partial: st.Exhausted,
-		PartialNote: st.PartialNote}
+		PartialNote: st.PartialNote, NotDone: st.NotDone}
 	if outcome.Status == agent.StatusInterrupted {
 		sum.Waiting = outcome.Interrupt.Kind
 		return sum, nil

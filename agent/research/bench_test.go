@@ -56,7 +56,7 @@ type benchSetup struct {
 	slots []int
 }
 
-var benchSetups = []benchSetup{{"1x1", []int{1}}, {"2x1", []int{1, 1}}, {"1x2", []int{2}}}
+var benchSetups = []benchSetup{{"1x1", []int{1}}, {"2x1", []int{1, 1}}, {"1x2", []int{2}}, {"1x4", []int{4}}}
 
 // hostsHarness is a harness whose chat and fast roles use one scripted server per entry of
 // slots, each answering that many requests at once after latency; the gateway sends each as
@@ -115,17 +115,21 @@ func scriptReportByContent(srv *llmtest.Server) {
 }
 
 // BenchmarkScenario runs the scripted scenario against scripted servers that answer after
-// 200 ms and one request per slot at a time, as a real Ollama does, in three setups: one host
-// of one slot, two hosts of one slot each, and one host of two slots. For each it times one
-// run alone, and two runs at once through one gateway (two analysts of one warren serve), and
-// reports the model calls and tokens of a run, the wall times and their speedups over the
-// first setup. One run alone is bounded by its serial steps (refinement, then the report and
-// its check, one call after another); two runs fill each other's gaps. Building the
-// workspaces and servers is not timed. The benchmark fails unless every host answered. Run it
-// with -benchtime 1x.
+// 200 ms and one request per slot at a time, as a real Ollama does, in four setups: one host
+// of one slot, two hosts of one slot each, one host of two slots and one of four. For each it
+// times one run alone, and two runs at once through one gateway (two analysts of one warren
+// serve), and reports the model calls and tokens of a run, the calls at capacity 1, 2 and 4,
+// the wall times and their speedups over the first setup. One run alone is bounded by its
+// serial steps (refinement, then the report and its check, one call after another); two runs
+// fill each other's gaps. Building the workspaces and servers is not timed. The benchmark
+// fails unless every host answered, the servers answered the calls the ledgers hold, and
+// every setup made the same calls for the same work (tasks done, references followed,
+// sources cited, findings). Run it with -benchtime 1x.
 func BenchmarkScenario(b *testing.B) {
 	const latency = 200 * time.Millisecond
 	walls := map[string]time.Duration{}
+	calls := map[string]int{} // of one run alone, per setup
+	var work string           // what the first setup's run did
 	for b.Loop() {
 		for _, setup := range benchSetups {
 			for _, runs := range []int{1, 2} {
@@ -165,12 +169,31 @@ func BenchmarkScenario(b *testing.B) {
 					b.Fatal(err)
 				}
 				var answered []string
+				requests, ledgered := 0, 0
 				for i, srv := range servers {
 					n := srv.Count("/api/chat")
 					if n == 0 {
 						b.Fatalf("%s: host %d answered no request", key, i+1)
 					}
+					requests += n
 					answered = append(answered, fmt.Sprint(n))
+				}
+				for i := range harnesses {
+					run := fmt.Sprintf("bench-%s-%d", key, i)
+					c := costOf(b, h, run, states[i])
+					ledgered += c.calls
+					switch {
+					case work == "":
+						work = c.work()
+					case c.work() != work:
+						b.Fatalf("%s, run %d: %s; the first setup's run: %s", key, i+1, c.work(), work)
+					}
+				}
+				if requests != ledgered {
+					b.Fatalf("%s: the servers answered %d requests, the runs' ledgers hold %d calls", key, requests, ledgered)
+				}
+				if runs == 1 {
+					calls[setup.name] = usage.Calls
 				}
 				b.Logf("%s (%d run(s) at once): %.1f s, %d calls in the first run, chat requests per host %s",
 					setup.name, runs, walls[key].Seconds(), usage.Calls, strings.Join(answered, " + "))
@@ -186,10 +209,18 @@ func BenchmarkScenario(b *testing.B) {
 		}
 	}
 	for _, setup := range benchSetups {
+		if calls[setup.name] != calls["1x1"] {
+			b.Fatalf("%s made %d calls, one host of one slot %d", setup.name, calls[setup.name], calls["1x1"])
+		}
+	}
+	b.ReportMetric(float64(calls["1x1"]), "calls-capacity-1")
+	b.ReportMetric(float64(calls["1x2"]), "calls-capacity-2")
+	b.ReportMetric(float64(calls["1x4"]), "calls-capacity-4")
+	for _, setup := range benchSetups {
 		b.ReportMetric(walls[setup.name+"-1"].Seconds()/float64(b.N), "wall-s-"+setup.name)
 		b.ReportMetric(walls[setup.name+"-2"].Seconds()/float64(b.N), "wall-s-2runs-"+setup.name)
 	}
-	for _, name := range []string{"2x1", "1x2"} {
+	for _, name := range []string{"2x1", "1x2", "1x4"} {
 		b.ReportMetric(walls["1x1-1"].Seconds()/walls[name+"-1"].Seconds(), "speedup-"+name)
 		b.ReportMetric(walls["1x1-2"].Seconds()/walls[name+"-2"].Seconds(), "speedup-2runs-"+name)
 	}

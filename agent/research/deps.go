@@ -56,12 +56,18 @@ func (d *Deps) progress(text string, s *State) {
 // structured makes a structured call in the report's language, holding one of the wave's
 // call slots while it runs (see holdCallSlot).
 func (d *Deps) structured(ctx context.Context, call caller, s *State, role config.RoleName, system, prompt string, out any) error {
+	return d.structuredWith(ctx, call, s, role, system, prompt, nil, out)
+}
+
+// structuredWith is structured with a schema of the caller's (nil: the one out's type gives),
+// for an answer whose shape depends on the call, such as one decision per listed reference.
+func (d *Deps) structuredWith(ctx context.Context, call caller, s *State, role config.RoleName, system, prompt string, schema *llm.Schema, out any) error {
 	call, release, err := holdCallSlot(ctx, call)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return d.Gateway.Structured(ctx, llm.Request{Call: call.Call, Role: role, System: system + languageRule(s), Prompt: prompt}, out)
+	return d.Gateway.Structured(ctx, llm.Request{Call: call.Call, Role: role, System: system + languageRule(s), Prompt: prompt, Schema: schema}, out)
 }
 
 // searcher is the knowledge base's searcher with the query embeddings made as part of call,
@@ -129,6 +135,23 @@ func parallel(ctx context.Context, call caller, n, limit int, fn func(ctx contex
 		return err
 	}
 	return ctx.Err() // cancelled by the caller: the results may be incomplete
+}
+
+// budgetSpent is the budget error of call's run when its budget is spent: a step that hides
+// its calls' errors (the resolver's searches) is stopped by it all the same.
+func budgetSpent(call caller) error {
+	r := call.Run
+	if r == nil {
+		return nil
+	}
+	b, u := r.Budget(), r.Usage()
+	switch {
+	case b.Calls > 0 && u.Calls >= b.Calls:
+		return &llm.BudgetError{Resource: "calls", Limit: b.Calls, Used: u.Calls}
+	case b.Tokens > 0 && u.Tokens() >= b.Tokens:
+		return &llm.BudgetError{Resource: "tokens", Limit: b.Tokens, Used: u.Tokens()}
+	}
+	return nil
 }
 
 // approxTokens estimates the tokens of a text for the reference budget.

@@ -1,6 +1,7 @@
 package research
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,12 +31,28 @@ const (
 	maxTaskPasses = 3
 )
 
+// extractOut is the reading of a passage whose references are not followed (at the depth
+// limit, or once the task's following has stopped).
 type extractOut struct {
 	Relevant    bool   `json:"relevant"`
 	Information string `json:"information" desc:"what the passage says that the task needs, condensed in your own words; empty when not relevant"`
 }
 
+// readOut is the reading of a passage whose references are followed: what it says for the
+// task and the references the regular expressions did not find, in one call.
+type readOut struct {
+	Relevant    bool             `json:"relevant"`
+	Information string           `json:"information" desc:"what the passage says that the task needs, condensed in your own words; empty when not relevant"`
+	References  []modelReference `json:"references" desc:"references in the passage that are not in the list of those already found" schema:"maxItems=40"`
+}
+
+// gatesOut decides the references found in one passage, one decision per listed number.
+type gatesOut struct {
+	Gates []gateOut `json:"gates" schema:"maxItems=60"`
+}
+
 type gateOut struct {
+	N      int    `json:"n" desc:"the reference's number in the list"`
 	Follow bool   `json:"follow"`
 	Reason string `json:"reason" schema:"minLength=3"`
 }
@@ -86,20 +103,8 @@ func (d *Deps) workTask(ctx context.Context, call caller, s *State, idx int) (*a
 	}
 	// Each round reads one level; passages at the depth limit are read but their references
 	// are not followed, so the loop ends after at most reference_depth + 1 rounds.
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	w.stopAll = stop
-	for len(frontier) > 0 {
-		if frontier, err = w.round(ctx, call, frontier, d.Budgets.ReferenceDepth); err != nil {
-			break
-		}
-	}
-	if err != nil && !errors.Is(err, llm.ErrBudgetExhausted) {
-		stop(err) // the extractions still running are of no use
-	}
-	urgent(call)
-	if ferr := w.takeFindings(); ferr != nil && (err == nil || errors.Is(err, context.Canceled)) {
-		err = ferr
+	for len(frontier) > 0 && err == nil {
+		frontier, err = w.round(ctx, call, frontier, d.Budgets.ReferenceDepth)
 	}
 	if err != nil {
 		return nil, err
@@ -136,22 +141,6 @@ type taskWork struct {
 	// state (RefSkipped on convergence, RefOverBudget on the token budget) and the reason.
 	// Later references of the task end in that state; passages already followed are read.
 	stop, stopReason string
-
-	// Extraction feeds the findings and nothing else: reference following does not wait for
-	// it. Each round's extraction runs beside the following (see extract) and takeFindings
-	// adds the findings in round order once the following is done, so the findings are the
-	// same as if each round had waited for its extraction.
-	extractions []*extraction
-	running     sync.WaitGroup
-	stopAll     context.CancelCauseFunc // ends the task's work when an extraction fails
-}
-
-// extraction is one round's reading of its fresh passages.
-type extraction struct {
-	chunks []frontierChunk
-	out    []extractOut
-	err    error
-	done   chan struct{} // closed when out and err are final
 }
 
 // read returns the chunk IDs this task has read, earlier passes' first.
@@ -170,46 +159,74 @@ func (w *taskWork) read(earlier []string) []string {
 	return out
 }
 
-// round reads a frontier: extracts from each chunk, detects and gates its references, follows
-// the ones worth following, and returns the relevant chunks they lead to.
+// candidate is a reference found in a passage the task read.
+type candidate struct {
+	from frontierChunk
+	ref  refs.Reference
+}
+
+// round reads a frontier, one call per passage that extracts what it says for the task and,
+// where its references are followed, finds those the regular expressions miss; then one call
+// per passage gates its references, the ones worth following are followed, and the relevant
+// chunks they lead to are returned. Which calls a round makes depends on the passages only,
+// never on how many run at once.
 func (w *taskWork) round(ctx context.Context, call caller, frontier []frontierChunk, maxDepth int) ([]frontierChunk, error) {
-	w.harvest()
 	var fresh []frontierChunk
+	taken := map[string]bool{}
 	for _, f := range frontier {
-		if !w.visited[f.chunk.ID] {
-			w.visited[f.chunk.ID] = true
+		if !w.visited[f.chunk.ID] && !taken[f.chunk.ID] {
+			taken[f.chunk.ID] = true
 			fresh = append(fresh, f)
 		}
 	}
-	w.extract(ctx, call, fresh)
 	// References are followed from passages shallower than the depth limit, until the task's
 	// following stops.
-	var sources []frontierChunk
-	for _, f := range fresh {
-		if f.depth < maxDepth && w.stop == "" {
-			sources = append(sources, f)
+	detect := make([]bool, len(fresh))
+	for i, f := range fresh {
+		detect[i] = f.depth < maxDepth && w.stop == ""
+	}
+	outs := make([]readOut, len(fresh))
+	found := make([][]refs.Reference, len(fresh))
+	done := make([]bool, len(fresh))
+	// Findings join the state in reading order as soon as a passage and every one before it
+	// are read, so the rabbit-hole tree grows while the round works.
+	var mu sync.Mutex
+	added := 0 // passages whose findings are in the state
+	take := func(upTo int) {
+		before := len(w.s.Findings)
+		for ; added < upTo; added++ {
+			if f, o := fresh[added], outs[added]; done[added] && o.Relevant && strings.TrimSpace(o.Information) != "" {
+				w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: f.chunk.ID, Doc: f.chunk.Doc, Collection: f.chunk.Collection,
+					Section: f.chunk.Section, Depth: f.depth, Information: o.Information, Excerpt: snippet.Cut(f.chunk.Text, 400)})
+			}
+		}
+		if n := len(w.s.Findings) - before; n > 0 {
+			w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
 		}
 	}
-	found := make([][]refs.Reference, len(sources))
-	err := parallel(ctx, call, len(sources), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
-		c := sources[i].chunk
-		r, err := retrieval.DetectHybrid(ctx, ModelDetector(w.d.Gateway, call.Call), c.Text)
-		found[i] = r
-		if err == nil && len(r) > 0 {
-			w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(r), place(c.Doc, c.Section)), nil)
+	err := parallel(ctx, call, len(fresh), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
+		var o readOut
+		r, err := w.readPassage(ctx, call, fresh[i].chunk, detect[i], &o)
+		mu.Lock()
+		defer mu.Unlock()
+		outs[i], found[i], done[i] = o, r, err == nil
+		upTo := added
+		for upTo < len(fresh) && done[upTo] {
+			upTo++
 		}
+		take(upTo)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	type candidate struct {
-		from frontierChunk
-		ref  refs.Reference
-	}
+	mu.Lock()
+	take(len(fresh)) // the passages read keep their findings whatever stopped the others
+	mu.Unlock()
 	var cands []candidate
 	seen := map[string]bool{}
-	for i, f := range sources {
+	for i, f := range fresh {
+		if !done[i] {
+			continue
+		}
+		w.visited[f.chunk.ID] = true
 		for _, r := range found[i] {
 			key := r.Key() + "|" + r.DocumentContext + "|" + f.chunk.Doc
 			if !seen[key] {
@@ -218,127 +235,206 @@ func (w *taskWork) round(ctx context.Context, call caller, frontier []frontierCh
 			}
 		}
 	}
-	gates := make([]gateOut, len(cands))
-	err = parallel(ctx, call, len(cands), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
-		c := cands[i]
+	if err != nil {
+		var unread []frontierChunk
+		for i, f := range fresh {
+			if !done[i] {
+				unread = append(unread, f)
+			}
+		}
+		w.unread(unread)
+		w.undecided(cands, err)
+		return nil, err
+	}
+	// One gate call per passage, for all the references found in it.
+	var bySource [][]int // indexes into cands, grouped by the passage they were found in
+	for i, c := range cands {
 		if c.ref.Type == refs.TypeExternal {
-			return nil // never followed: no call needed
+			continue // never followed: no call needed
 		}
-		prompt := fmt.Sprintf("Task: %s\nIn %s %s (reached at depth %d of %d) the passage refers to «%s» (%s %s%s).\nShould this reference be followed for the task?",
-			w.task.Query, c.from.chunk.Doc, c.from.chunk.Section, c.from.depth, w.d.Budgets.ReferenceDepth, c.ref.OriginalText, c.ref.Type, c.ref.Target, contextNote(c.ref))
-		if err := w.d.structured(ctx, call, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, &gates[i]); err != nil {
-			return err
+		if n := len(bySource); n > 0 && cands[bySource[n-1][0]].from.chunk.ID == c.from.chunk.ID {
+			bySource[n-1] = append(bySource[n-1], i)
+		} else {
+			bySource = append(bySource, []int{i})
 		}
-		decision := "skip"
-		if gates[i].Follow {
-			decision = "follow"
-		}
-		w.d.progress(fmt.Sprintf("gate: %s «%s»: %s", decision, oneLine(c.ref.OriginalText), gates[i].Reason), nil)
-		return nil
+	}
+	gates := make([]gateOut, len(cands))
+	decided := make([]bool, len(cands))
+	err = parallel(ctx, call, len(bySource), w.d.Concurrency, func(ctx context.Context, call caller, g int) error {
+		return w.gate(ctx, call, cands, bySource[g], gates, decided)
 	})
 	if err != nil {
+		var left []candidate
+		for i, c := range cands {
+			if !decided[i] && c.ref.Type != refs.TypeExternal {
+				left = append(left, c)
+			}
+		}
+		w.undecided(left, err)
 		return nil, err
 	}
 	var nested []frontierChunk
 	for i, c := range cands {
 		rec := RefRecord{Task: w.task.ID, Depth: c.from.depth, FromChunk: c.from.chunk.ID, Type: c.ref.Type, Target: c.ref.Target,
 			Text: c.ref.OriginalText, Context: c.ref.DocumentContext}
-		chunks := w.follow(ctx, call, c.ref, c.from, gates[i], &rec)
+		chunks, err := w.follow(ctx, call, c.ref, c.from, gates[i], &rec)
+		if err != nil {
+			w.undecided(cands[i:], err)
+			return nil, err
+		}
 		w.s.References = append(w.s.References, rec)
 		w.d.progress(refProgress(rec), w.s)
 		for _, ch := range chunks {
 			nested = append(nested, frontierChunk{chunk: ch, depth: c.from.depth + 1})
 		}
 	}
-	return w.filter(ctx, call, nested)
+	next, err := w.filter(ctx, call, nested)
+	if err != nil {
+		w.unread(nested)
+	}
+	return next, err
 }
 
-// extract reads a round's fresh passages beside the rest of the task's work: whether each
-// is relevant to the task, and what it says that the task needs. Its calls wait behind the
-// calls reference following waits on (see background), and an error ends the task's work.
-func (w *taskWork) extract(ctx context.Context, call caller, fresh []frontierChunk) {
-	if len(fresh) == 0 {
-		return
+// readPassage reads one passage for the task in one call: whether it is relevant and what it
+// says, and when detect is set the references in it. The regular expressions find references
+// first; the model is asked only for those they missed, and a reference it names that the
+// passage does not contain is dropped.
+func (w *taskWork) readPassage(ctx context.Context, call caller, c chunk.Chunk, detect bool, out *readOut) ([]refs.Reference, error) {
+	prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
+		w.task.Query, c.Doc, c.Section, c.Text)
+	system := "You extract information from document passages."
+	var found []refs.Reference
+	if !detect {
+		var e extractOut
+		if err := w.d.structured(ctx, call, w.s, config.RoleFast, system, prompt, &e); err != nil {
+			return nil, err
+		}
+		out.Relevant, out.Information = e.Relevant, e.Information
+	} else {
+		regex := refs.DetectRegex(c.Text)
+		var known []string
+		for _, r := range regex {
+			known = append(known, "«"+r.OriginalText+"»")
+		}
+		prompt += "\nReferences already found in the passage: " + cmp.Or(strings.Join(known, ", "), "none") +
+			".\nList under references only the other references in the passage."
+		if err := w.d.structured(ctx, call, w.s, config.RoleFast, system+"\n"+detectSystem, prompt, out); err != nil {
+			return nil, err
+		}
+		byModel := modelRefs(c.Text, out.References)
+		// The same merge as retrieval's hybrid detector: the regex's first, the model's where
+		// they find nothing.
+		found, _ = retrieval.DetectHybrid(ctx, func(context.Context, string) ([]refs.Reference, error) { return byModel, nil }, c.Text)
+		if len(found) > 0 {
+			w.d.progress(fmt.Sprintf("found %d reference(s) in %s", len(found), place(c.Doc, c.Section)), nil)
+		}
 	}
-	e := &extraction{chunks: fresh, out: make([]extractOut, len(fresh)), done: make(chan struct{})}
-	w.extractions = append(w.extractions, e)
-	w.running.Go(func() {
-		defer close(e.done)
-		e.err = parallel(ctx, background(call), len(fresh), w.d.Concurrency, func(ctx context.Context, call caller, i int) error {
-			c := fresh[i].chunk
-			prompt := fmt.Sprintf("Task: %s\nPassage (%s %s):\n%s\nIs the passage relevant to the task? If so, extract the information the task needs.",
-				w.task.Query, c.Doc, c.Section, c.Text)
-			if err := w.d.structured(ctx, call, w.s, config.RoleFast, "You extract information from document passages.", prompt, &e.out[i]); err != nil {
-				return err
+	verdict := "not relevant"
+	if out.Relevant {
+		verdict = "relevant"
+	}
+	w.d.progress(fmt.Sprintf("read %s: %s", place(c.Doc, c.Section), verdict), nil)
+	return found, nil
+}
+
+// gate decides, in one call, whether each of the references found in one passage (idx, into
+// cands) is worth following. A reference the answer gives no decision for is skipped.
+func (w *taskWork) gate(ctx context.Context, call caller, cands []candidate, idx []int, gates []gateOut, decided []bool) error {
+	from := cands[idx[0]].from
+	var list strings.Builder
+	for n, i := range idx {
+		r := cands[i].ref
+		fmt.Fprintf(&list, "%d. «%s» (%s %s%s)\n", n+1, r.OriginalText, r.Type, r.Target, contextNote(r))
+	}
+	prompt := fmt.Sprintf("Task: %s\nIn %s %s (reached at depth %d of %d) the passage refers to:\n%sFor each reference, by its number: should it be followed for the task?",
+		w.task.Query, from.chunk.Doc, from.chunk.Section, from.depth, w.d.Budgets.ReferenceDepth, list.String())
+	var out gatesOut
+	schema, err := gatesSchema(len(idx))
+	if err != nil {
+		return err
+	}
+	if err := w.d.structuredWith(ctx, call, w.s, config.RoleFast, "You decide which references in a document are worth following.", prompt, schema, &out); err != nil {
+		return err
+	}
+	byNumber := gateNumbers(out.Gates, len(idx))
+	for n, i := range idx {
+		gates[i] = gateOut{Reason: "the gate gave no decision for it"}
+		switch {
+		case byNumber:
+			for _, g := range out.Gates {
+				if g.N == n+1 {
+					gates[i] = g
+					break
+				}
 			}
-			verdict := "not relevant"
-			if e.out[i].Relevant {
-				verdict = "relevant"
-			}
-			w.d.progress(fmt.Sprintf("read %s: %s", place(c.Doc, c.Section), verdict), nil)
-			return nil
-		})
-		if e.err != nil && !errors.Is(e.err, llm.ErrBudgetExhausted) && w.stopAll != nil {
-			w.stopAll(e.err)
+		case n < len(out.Gates):
+			gates[i] = out.Gates[n] // in the listed order
 		}
-	})
+		decided[i] = true
+		decision := "skip"
+		if gates[i].Follow {
+			decision = "follow"
+		}
+		w.d.progress(fmt.Sprintf("gate: %s «%s»: %s", decision, oneLine(cands[i].ref.OriginalText), gates[i].Reason), nil)
+	}
+	return nil
 }
 
-// harvest adds the findings of the rounds whose extraction has ended, as long as every round
-// before them has too, so that the findings (and the rabbit-hole tree drawn from them) grow
-// while the task works, in the order takeFindings would give them.
-func (w *taskWork) harvest() {
-	before := len(w.s.Findings)
-	taken := 0
-	for _, e := range w.extractions {
-		select {
-		case <-e.done:
-		default:
-			e = nil
-		}
-		if e == nil || e.err != nil {
-			break // a failed round is left to takeFindings, which reports it
-		}
-		w.addFindings(e)
-		taken++
+// gatesSchema asks for exactly one decision per listed reference, numbered 1 to k: a small
+// model held to the schema cannot leave one out.
+func gatesSchema(k int) (*llm.Schema, error) {
+	shared, err := llm.SchemaOf(&gatesOut{})
+	if err != nil {
+		return nil, err
 	}
-	w.extractions = w.extractions[taken:]
-	if n := len(w.s.Findings) - before; n > 0 {
-		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
+	schema := shared.Clone()
+	list := schema.Property("gates")
+	list.MinItems, list.MaxItems = &k, &k
+	lo, hi := 1.0, float64(k)
+	n := list.Items.Property("n")
+	n.Minimum, n.Maximum = &lo, &hi
+	return schema, nil
+}
+
+// gateNumbers reports whether the decisions name each of the k references once by number;
+// otherwise they are read in the listed order (one per reference, as the schema asks).
+func gateNumbers(gates []gateOut, k int) bool {
+	seen := make([]bool, k+1)
+	for _, g := range gates {
+		if g.N < 1 || g.N > k || seen[g.N] {
+			return false
+		}
+		seen[g.N] = true
+	}
+	return len(gates) == k
+}
+
+// undecided records the references that err (the run's budget running out, or the task's
+// work stopped with it) left undecided, as not followed for that reason.
+func (w *taskWork) undecided(cands []candidate, err error) {
+	reason := "not decided: " + stoppedBy(err)
+	for _, c := range cands {
+		w.s.References = append(w.s.References, RefRecord{Task: w.task.ID, Depth: c.from.depth, FromChunk: c.from.chunk.ID,
+			Type: c.ref.Type, Target: c.ref.Target, Text: c.ref.OriginalText, Context: c.ref.DocumentContext,
+			State: RefOverBudget, Reason: reason})
 	}
 }
 
-func (w *taskWork) addFindings(e *extraction) {
-	for i, f := range e.chunks {
-		if e.out[i].Relevant && strings.TrimSpace(e.out[i].Information) != "" {
-			c := f.chunk
-			w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: c.ID, Doc: c.Doc, Collection: c.Collection,
-				Section: c.Section, Depth: f.depth, Information: e.out[i].Information, Excerpt: snippet.Cut(c.Text, 400)})
+// unread records passages the task reached but did not read (see State.Unread).
+func (w *taskWork) unread(chunks []frontierChunk) {
+	for _, f := range chunks {
+		if !w.visited[f.chunk.ID] {
+			w.s.Unread = append(w.s.Unread, UnreadPassage{Task: w.task.ID, ChunkID: f.chunk.ID, Doc: f.chunk.Doc, Section: f.chunk.Section, Depth: f.depth})
 		}
 	}
 }
 
-// takeFindings waits for the extractions and adds their findings to the state in the order
-// the passages were read. It returns the first failure, an exhausted budget before any other;
-// the rounds read before the budget ran out keep their findings.
-func (w *taskWork) takeFindings() error {
-	w.running.Wait()
-	before := len(w.s.Findings)
-	var failed error
-	for _, e := range w.extractions {
-		if e.err != nil {
-			if failed == nil || errors.Is(e.err, llm.ErrBudgetExhausted) && !errors.Is(failed, llm.ErrBudgetExhausted) {
-				failed = e.err
-			}
-			continue
-		}
-		w.addFindings(e)
+// stoppedBy says what stopped a task's work.
+func stoppedBy(err error) string {
+	if errors.Is(err, llm.ErrBudgetExhausted) {
+		return "the run's budget ran out"
 	}
-	w.extractions = nil
-	if n := len(w.s.Findings) - before; n > 0 {
-		w.d.progress(fmt.Sprintf("%d new finding(s) for %s", n, w.task.ID), w.s)
-	}
-	return failed
+	return "the run stopped (its budget ran out in another task)"
 }
 
 // refProgress says what became of a reference, and where it led.
@@ -371,22 +467,28 @@ func contextNote(r refs.Reference) string {
 }
 
 // follow decides a reference's fate and returns the chunks it leads to, recording the state.
-func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) []chunk.Chunk {
+// Its error is the run's budget running out while the reference was resolved.
+func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, from frontierChunk, gate gateOut, rec *RefRecord) ([]chunk.Chunk, error) {
 	switch {
 	case ref.Type == refs.TypeExternal:
 		rec.State, rec.Reason = RefSkipped, "external reference: never followed"
-		return nil
+		return nil, nil
 	case !gate.Follow:
 		rec.State, rec.Reason = RefSkipped, gate.Reason
-		return nil
+		return nil, nil
 	case w.stop != "":
 		rec.State, rec.Reason = w.stop, w.stopReason
-		return nil
+		return nil, nil
 	}
 	res := w.d.resolver(call).Resolve(ctx, ref, retrieval.Origin{Doc: from.chunk.Doc, Section: from.chunk.Section, Context: from.chunk.Text})
 	if res.Resolved == nil {
+		// The resolver's searches embed through the run: a failure because the budget is
+		// spent is the run's stop, not an unresolved reference.
+		if err := budgetSpent(call); err != nil {
+			return nil, err
+		}
 		rec.State, rec.Reason = RefUnresolved, res.Reason
-		return nil
+		return nil, nil
 	}
 	rec.Resolved = res.Resolved
 	w.docCount[res.Resolved.Doc]++
@@ -394,7 +496,7 @@ func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, 
 		// The references keep leading into one document: the task's following has converged.
 		w.stop, w.stopReason = RefSkipped, fmt.Sprintf("converged: %s came back %d times; the task follows no more references", res.Resolved.Doc, n)
 		rec.State, rec.Reason = w.stop, w.stopReason
-		return nil
+		return nil, nil
 	}
 	var ids []string
 	for _, id := range res.Resolved.ChunkIDs {
@@ -404,12 +506,12 @@ func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, 
 	}
 	if len(ids) == 0 {
 		rec.State, rec.Reason = RefSkipped, "already read"
-		return nil
+		return nil, nil
 	}
 	chunks, err := w.d.Store.Chunks(ctx, ids)
 	if err != nil {
 		rec.State, rec.Reason = RefUnresolved, err.Error()
-		return nil
+		return nil, nil
 	}
 	tokens := 0
 	for _, c := range chunks {
@@ -420,7 +522,7 @@ func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, 
 		// reading it would make the budget depend on the order references come in.
 		rec.State, rec.Reason = RefOverBudget, fmt.Sprintf("would exceed the task's reference budget of %d tokens (%d used, %d more needed)", budget, w.refTokens, tokens)
 		w.stop, w.stopReason = RefOverBudget, fmt.Sprintf("the task's reference budget of %d tokens is spent (%d used); it follows no more references", budget, w.refTokens)
-		return nil
+		return nil, nil
 	}
 	w.refTokens += tokens
 	for _, id := range ids {
@@ -430,7 +532,7 @@ func (w *taskWork) follow(ctx context.Context, call caller, ref refs.Reference, 
 	if gate.Reason != "" {
 		rec.Reason = gate.Reason
 	}
-	return chunks
+	return chunks, nil
 }
 
 // filter scores the chunks that references led to and keeps the relevant ones, backfilling

@@ -81,11 +81,12 @@ func proceduresKB(t testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry) {
 func scriptFollowAll(srv *llmtest.Server) {
 	scriptRefinement(srv, 0.2, []string{"a"})
 	srv.Handle(&llmtest.Rule{Name: "plan", SchemaHas: "tasks", Replies: []string{`{"tasks":[{"query":"work","rationale":"r","done_when":"d"}]}`}})
-	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "information", Reply: func(c llmtest.Call) string {
-		return reply(map[string]any{"relevant": true, "information": "Auszug: " + snippet.Cut(c.LastUser(), 60)})
+	srv.Handle(&llmtest.Rule{Name: "read", SchemaHas: "information", Reply: func(c llmtest.Call) string {
+		return readReply(c, "Auszug: "+snippet.Cut(c.LastUser(), 60))
 	}})
-	srv.Handle(&llmtest.Rule{Name: "model references", SchemaHas: "references", Replies: []string{`{"references":[]}`}})
-	srv.Handle(&llmtest.Rule{Name: "gate", SchemaHas: "follow", Replies: []string{`{"follow":true,"reason":"the task needs it"}`}})
+	srv.Handle(&llmtest.Rule{Name: "gates", SchemaHas: "gates", Reply: func(c llmtest.Call) string {
+		return gatesReply(firstUser(c), func(string) bool { return true }, "the task needs it", "")
+	}})
 	srv.Handle(&llmtest.Rule{Name: "relevance", SchemaHas: "relevance", Replies: []string{`{"relevance":0.9}`}})
 	srv.Handle(&llmtest.Rule{Name: "re-evaluate", SchemaHas: "task_done", Replies: []string{`{"task_done":true,"new_tasks":[]}`}})
 	scriptReport(srv)

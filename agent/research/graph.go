@@ -36,11 +36,13 @@ func guard(name string, n node) agent.Node[State] {
 		if errors.Is(err, llm.ErrBudgetExhausted) {
 			s.Exhausted = true
 			s.PartialNote = fmt.Sprintf("the budget ran out at %s (%v)", name, err)
+			s.NotDone = undone(s, name)
 			return nil, nil
 		}
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(context.Cause(ctx), errRunTime) {
 			s.Exhausted = true
 			s.PartialNote = fmt.Sprintf("the run's time budget ran out at %s", name)
+			s.NotDone = undone(s, name)
 			return nil, nil
 		}
 		if err != nil {

@@ -26,11 +26,11 @@ func TestResearchRunSurvivesAHostKilledMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	const killAtGate = 10
+	const killAtGate = 5
 	var victim atomic.Pointer[llmtest.Server]
 	var gates atomic.Int32
 	h, servers := hostsHarness(t, latency, []int{1, 1}, func(srv *llmtest.Server) {
-		srv.Handle(&llmtest.Rule{Name: "kill mid-run", SchemaHas: "follow", Match: func(llmtest.Call) bool {
+		srv.Handle(&llmtest.Rule{Name: "kill mid-run", SchemaHas: "gates", Match: func(llmtest.Call) bool {
 			if victim.Load() == srv && gates.Add(1) == killAtGate {
 				go srv.Kill() // while this request waits out its latency
 			}

@@ -54,14 +54,21 @@ func DetectModel(ctx context.Context, g *llm.Gateway, call llm.Call, text string
 	if err != nil {
 		return nil, fmt.Errorf("couldn't detect references with the model: %w", err)
 	}
+	return modelRefs(text, out.References), nil
+}
+
+// modelRefs are the references the model named in text as retrieval's detectors give them. A
+// reference whose original text does not occur in the passage is dropped: the model must not
+// invent.
+func modelRefs(text string, named []modelReference) []refs.Reference {
 	var found []refs.Reference
-	for _, m := range out.References {
+	for _, m := range named {
 		start := strings.Index(text, m.OriginalText)
-		if start < 0 {
+		if start < 0 || m.OriginalText == "" {
 			continue
 		}
 		found = append(found, refs.Reference{Type: m.Type, Target: strings.TrimSpace(m.Target), OriginalText: m.OriginalText,
 			DocumentContext: strings.TrimSpace(m.DocumentContext), Method: retrieval.MethodModel, Start: start, End: start + len(m.OriginalText)})
 	}
-	return found, nil
+	return found
 }

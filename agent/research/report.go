@@ -234,7 +234,7 @@ func (d *Deps) writePartial(ctx context.Context, call caller, s *State) (*agent.
 		// with the numbers its sources do not state marked: that check needs no model.
 		s.Quality.Unsupported = CheckNumbers(s.Report, d.sourcePassages(ctx, s))
 		s.Report = markUnsupported(s.Report, s.Quality.Unsupported)
-		s.Report = fmt.Sprintf("> This report was not fully checked: %s.\n\n%s", s.PartialNote, s.Report)
+		s.Report = fmt.Sprintf("> This report was not fully checked: %s.\n\n%s%s", s.PartialNote, s.Report, notDoneSection(s))
 		return nil, nil
 	}
 	buildSources(s)
@@ -259,6 +259,7 @@ func (d *Deps) writePartial(ctx context.Context, call caller, s *State) (*agent.
 	if len(s.Findings) == 0 {
 		b.WriteString("No findings were gathered before the budget ran out.\n")
 	}
+	b.WriteString(notDoneSection(s))
 	s.Report = strings.TrimSpace(b.String())
 	return nil, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -101,19 +103,55 @@ func scriptWork(srv *llmtest.Server) {
 		{"query": "Einstufung Kennzeichnung", "rationale": "Grundpflicht", "done_when": "Regeln bekannt"},
 		{"query": "Gefährdungsbeurteilung", "rationale": "Kontext", "done_when": "Ablauf bekannt"},
 		{"query": "Schutzmaßnahmen Substitution", "rationale": "Folgen", "done_when": "Maßnahmen bekannt"}}})}})
-	srv.Handle(&llmtest.Rule{Name: "extract", SchemaHas: "information", Reply: func(c llmtest.Call) string {
-		return reply(map[string]any{"relevant": true, "information": "Auszug: " + snippet.Cut(c.LastUser(), 60)})
+	srv.Handle(&llmtest.Rule{Name: "read", SchemaHas: "information", Reply: func(c llmtest.Call) string {
+		return readReply(c, "Auszug: "+snippet.Cut(c.LastUser(), 60))
 	}})
-	srv.Handle(&llmtest.Rule{Name: "model references", SchemaHas: "references", Replies: []string{`{"references":[]}`}})
-	srv.Handle(&llmtest.Rule{Name: "gate", SchemaHas: "follow", Reply: func(c llmtest.Call) string {
-		p := c.LastUser()
+	srv.Handle(&llmtest.Rule{Name: "gates", SchemaHas: "gates", Reply: func(c llmtest.Call) string {
+		p := firstUser(c) // a repair's last message is the answer's problems
 		// Named laws at the first level; inside the Chemikaliengesetz, its own sections one level down.
-		follow := strings.Contains(p, "Chemikaliengesetzes") || strings.Contains(p, "Verordnung (EG)") ||
-			strings.Contains(p, "In gesetze/ChemG") && strings.Contains(p, "depth 1 of") && strings.Contains(p, "legal_section")
-		return reply(map[string]any{"follow": follow, "reason": map[bool]string{true: "names the rule the task needs", false: "not needed for the task"}[follow]})
+		chemGDepth1 := strings.Contains(p, "In gesetze/ChemG") && strings.Contains(p, "depth 1 of")
+		return gatesReply(p, func(line string) bool {
+			return strings.Contains(line, "Chemikaliengesetzes") || strings.Contains(line, "Verordnung (EG)") ||
+				chemGDepth1 && strings.Contains(line, "legal_section")
+		}, "names the rule the task needs", "not needed for the task")
 	}})
 	srv.Handle(&llmtest.Rule{Name: "relevance", SchemaHas: "relevance", Replies: []string{`{"relevance":0.9}`}})
 	srv.Handle(&llmtest.Rule{Name: "re-evaluate", SchemaHas: "task_done", Replies: []string{`{"task_done":true,"new_tasks":[]}`}})
+}
+
+// readReply answers the reading of a passage: relevant, with information, and no references
+// beyond those the regular expressions found when the schema asks for them.
+func readReply(c llmtest.Call, information string) string {
+	out := map[string]any{"relevant": true, "information": information}
+	if slices.Contains(c.SchemaProperties(), "references") {
+		out["references"] = []any{}
+	}
+	return reply(out)
+}
+
+// firstUser is the request's first user message: the prompt, in a repair too.
+func firstUser(c llmtest.Call) string {
+	for _, m := range c.Messages {
+		if m.Role == "user" {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// gatesReply answers a passage's gate: one decision per numbered reference of the prompt
+// ("1. «…» (…)"), follow where follow says so for its line.
+func gatesReply(prompt string, follow func(line string) bool, yes, no string) string {
+	gates := []map[string]any{}
+	for _, line := range strings.Split(prompt, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(line, "%d. «", &n); err != nil {
+			continue
+		}
+		f := follow(line)
+		gates = append(gates, map[string]any{"n": n, "follow": f, "reason": map[bool]string{true: yes, false: no}[f]})
+	}
+	return reply(map[string]any{"gates": gates})
 }
 
 func scriptReport(srv *llmtest.Server) {

@@ -67,6 +67,7 @@ func (d *Deps) workers() int {
 type wave struct {
 	views                []*State
 	plan, findings, refs int // lengths of the state's plan, findings and references at the start
+	unread               int // and of its unread passages
 	base                 *State
 	progress             func(text string, s *State)
 	mu                   sync.Mutex
@@ -75,7 +76,7 @@ type wave struct {
 }
 
 func newWave(s *State, tasks int, progress func(string, *State)) *wave {
-	w := &wave{views: make([]*State, tasks), plan: len(s.Plan), findings: len(s.Findings), refs: len(s.References),
+	w := &wave{views: make([]*State, tasks), plan: len(s.Plan), findings: len(s.Findings), refs: len(s.References), unread: len(s.Unread),
 		base: s, progress: progress, shownFindings: make([][]Finding, tasks), shownRefs: make([][]RefRecord, tasks)}
 	for i := range w.views {
 		w.views[i] = taskView(s)
@@ -90,6 +91,7 @@ func taskView(s *State) *State {
 	v.Plan = slices.Clip(slices.Clone(s.Plan))
 	v.Findings = slices.Clip(slices.Clone(s.Findings))
 	v.References = slices.Clip(slices.Clone(s.References))
+	v.Unread = slices.Clip(slices.Clone(s.Unread))
 	v.RefTokens = maps.Clone(s.RefTokens)
 	v.Read = maps.Clone(s.Read)
 	return &v
@@ -103,6 +105,7 @@ func (w *wave) merge(s *State, i, idx int) {
 	s.Plan[idx] = v.Plan[idx]
 	s.Findings = append(s.Findings, v.Findings[w.findings:]...)
 	s.References = append(s.References, v.References[w.refs:]...)
+	s.Unread = append(s.Unread, v.Unread[w.unread:]...)
 	id := v.Plan[idx].ID
 	if t, ok := v.RefTokens[id]; ok {
 		if s.RefTokens == nil {
@@ -168,8 +171,7 @@ func (w *wave) note(note func(string)) func(string) {
 // the waiting call of the task earliest in the plan (first come first served within a task):
 // the first tasks run at the pace of a plan worked alone, and the later ones fill the slots
 // the first leave idle while they wait on a serial step (a re-evaluation, the one passage a
-// reference led to). Calls nothing waits on yet (background) come after all others, until
-// their task waits on them (urgent).
+// reference led to). The order decides only when a call is made, never whether.
 type callSlots struct {
 	mu      sync.Mutex
 	free    int
@@ -177,15 +179,8 @@ type callSlots struct {
 }
 
 type slotWaiter struct {
-	task       *slotTask
-	background bool
-	ready      chan struct{}
-}
-
-// slotTask is one task's standing with the slots.
-type slotTask struct {
-	rank   int  // its place in the wave; lower is served first
-	urgent bool // the task waits on its background calls
+	rank  int // the task's place in the wave; lower is served first
+	ready chan struct{}
 }
 
 func newCallSlots(n int) *callSlots { return &callSlots{free: n} }
@@ -200,48 +195,17 @@ type caller struct {
 	held  bool      // the code holds one of the slots already (an item of parallel)
 }
 
-// slotClaim is a caller's standing with the slots: the slots, the task its calls are for,
-// and whether they are background calls.
+// slotClaim is a caller's standing with the slots: the slots and the rank of the task its
+// calls are for.
 type slotClaim struct {
-	slots      *callSlots
-	task       *slotTask
-	background bool
+	slots *callSlots
+	rank  int
 }
 
 // on gives the calls made with call the slots to share, for the task of the given rank.
 func (c *callSlots) on(call caller, rank int) caller {
-	call.claim = slotClaim{slots: c, task: &slotTask{rank: rank}}
+	call.claim = slotClaim{slots: c, rank: rank}
 	return call
-}
-
-// background gives the calls made with call the standing of work nothing waits on until the
-// task ends: they get the slots the other calls leave free, until urgent.
-func background(call caller) caller {
-	if call.claim.slots != nil {
-		call.claim.background = true
-	}
-	return call
-}
-
-// urgent says that call's task now waits on its background calls: they are served as its
-// other calls are.
-func urgent(call caller) {
-	claim := call.claim
-	if claim.slots == nil {
-		return
-	}
-	claim.slots.mu.Lock()
-	defer claim.slots.mu.Unlock()
-	claim.task.urgent = true
-}
-
-// before says whether a is served before b, which arrived later.
-func (a *slotWaiter) before(b *slotWaiter) bool {
-	aBack, bBack := a.background && !a.task.urgent, b.background && !b.task.urgent
-	if aBack != bBack {
-		return bBack
-	}
-	return a.task.rank <= b.task.rank
 }
 
 // acquire waits for a slot; an error when ctx ends first.
@@ -252,7 +216,7 @@ func (c *callSlots) acquire(ctx context.Context, claim slotClaim) error {
 		c.mu.Unlock()
 		return nil
 	}
-	w := &slotWaiter{task: claim.task, background: claim.background, ready: make(chan struct{})}
+	w := &slotWaiter{rank: claim.rank, ready: make(chan struct{})}
 	c.waiting = append(c.waiting, w)
 	c.mu.Unlock()
 	select {
@@ -284,7 +248,7 @@ func (c *callSlots) releaseLocked() {
 	}
 	next := 0
 	for i, w := range c.waiting[1:] {
-		if !c.waiting[next].before(w) {
+		if w.rank < c.waiting[next].rank {
 			next = i + 1
 		}
 	}

@@ -119,9 +119,8 @@ func TestCallSlotsBoundTheCallsOfAWave(t *testing.T) {
 }
 
 // A free call slot goes to the waiting call of the task earliest in the wave, first come first
-// served within a task, and background calls (extraction) wait behind every other call until
-// their task waits on them.
-func TestCallSlotsServeEarlierTasksAndBackgroundLast(t *testing.T) {
+// served within a task.
+func TestCallSlotsServeEarlierTasksFirst(t *testing.T) {
 	slots := newCallSlots(1)
 	ctx := context.Background()
 	first, second, third := slots.on(caller{}, 0), slots.on(caller{}, 1), slots.on(caller{}, 2)
@@ -154,17 +153,15 @@ func TestCallSlotsServeEarlierTasksAndBackgroundLast(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	queue("t3 background", background(third))
-	queue("t2 background", background(second))
 	queue("t3 call", third)
 	queue("t2 call", second)
-	queue("t1 background", background(first))
+	queue("t3 second call", third)
 	queue("t1 call", first)
+	queue("t2 second call", second)
 	queue("t1 second call", first)
-	urgent(second) // t2 now waits on its extraction
 	release()
 	wg.Wait()
-	want := "t1 call|t1 second call|t2 background|t2 call|t3 call|t1 background|t3 background"
+	want := "t1 call|t1 second call|t2 call|t2 second call|t3 call|t3 second call"
 	if got := strings.Join(served, "|"); got != want {
 		t.Errorf("served\n%s\nwant\n%s", got, want)
 	}

@@ -49,6 +49,9 @@ type State struct {
 	// Read lists, per task, the passages its passes have read, so a later pass of a task the
 	// re-evaluation kept open reads only what is new.
 	Read map[string][]string `json:"read,omitempty"`
+	// Unread are the passages tasks reached but did not read because the run stopped on its
+	// budget; the references left undecided are References recorded over_budget.
+	Unread []UnreadPassage `json:"unread,omitempty"`
 
 	// Phase 4: the report.
 	Report      string           `json:"report"`
@@ -59,9 +62,11 @@ type State struct {
 	Attribution map[string][]int `json:"attribution"` // task ID → source numbers
 	Exhausted   bool             `json:"exhausted"`   // the budget ran out: the report is partial
 	PartialNote string           `json:"partial_note"`
-	ReportPath  string           `json:"report_path"`
-	ElapsedNS   int64            `json:"elapsed_ns"`  // working time so far, against budgets.run_time
-	PlanRounds  int              `json:"plan_rounds"` // plans proposed so far
+	// NotDone says, one line each, what a run stopped by its budget left undone.
+	NotDone    []string `json:"not_done,omitempty"`
+	ReportPath string   `json:"report_path"`
+	ElapsedNS  int64    `json:"elapsed_ns"`  // working time so far, against budgets.run_time
+	PlanRounds int      `json:"plan_rounds"` // plans proposed so far
 	// Budget is the call and token budget the run was started with; it holds across resumes.
 	Budget *llm.Budget `json:"budget,omitempty"`
 	// Decisions are the analysts' answers to the run's questions and plans, with who gave them.
@@ -132,6 +137,15 @@ type Finding struct {
 	Depth       int    `json:"depth"` // 0: found by search; 1 and deeper: by following references
 	Information string `json:"information"`
 	Excerpt     string `json:"excerpt"`
+}
+
+// UnreadPassage is a passage a task reached but did not read.
+type UnreadPassage struct {
+	Task    string `json:"task"`
+	ChunkID string `json:"chunk_id"`
+	Doc     string `json:"doc"`
+	Section string `json:"section"`
+	Depth   int    `json:"depth"`
 }
 
 // Reference states: every detected reference ends in one of them.

@@ -52,7 +52,7 @@ func TestRefinementEndsAtTheIterationLimit(t *testing.T) {
 }
 
 func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
-	const budget = 40
+	const budget = 20 // the run needs 34
 	h := newHarness(t, func(c *config.Config) { c.Budgets.ModelCalls = budget })
 	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptWork(h.srv)
@@ -82,12 +82,30 @@ func TestBudgetExhaustionWritesAPartialReport(t *testing.T) {
 	if h.nodesRun()["write_partial"] != 1 {
 		t.Errorf("write_partial must run once: %v", h.nodesRun())
 	}
+	// It says what it did not do: the tasks not worked or not finished, what their passages
+	// referred to that was not decided, and the report not written.
+	notDone := strings.Join(s.NotDone, "\n")
+	for _, want := range []string{"task t", "the report: the findings are listed instead"} {
+		if !strings.Contains(notDone, want) || !strings.Contains(s.Report, "> Not done:") {
+			t.Errorf("what was not done must be listed, in the state and the report (want %q):\n%s\n---\n%s", want, notDone, s.Report)
+		}
+	}
+	for _, task := range s.Plan {
+		if task.Status != "done" && !strings.Contains(notDone, "task "+task.ID+" ") {
+			t.Errorf("task %s is not done and not listed:\n%s", task.ID, notDone)
+		}
+	}
+	for _, r := range s.References {
+		if r.State == RefOverBudget && !strings.Contains(notDone, "«"+oneLine(r.Text)+"»") {
+			t.Errorf("reference %q was not followed and is not listed:\n%s", r.Text, notDone)
+		}
+	}
 }
 
 // A resumed run keeps the budget it was started with, though the process that resumes it has
 // another default (found against a real server: a run started with 80 calls made 187).
 func TestResumedRunKeepsItsBudget(t *testing.T) {
-	const budget = 40
+	const budget = 20
 	h := newHarness(t)
 	h.svc.Budget.Calls = budget
 	scriptRefinement(h.srv, 0.2, []string{"a"})
@@ -114,7 +132,7 @@ func TestResumedRunKeepsItsBudget(t *testing.T) {
 // An explicit call budget on resume replaces the run's own, for later sittings too.
 func TestResumeWithAnExplicitBudget(t *testing.T) {
 	h := newHarness(t)
-	h.svc.Budget.Calls = 40
+	h.svc.Budget.Calls = 20
 	scriptRefinement(h.srv, 0.2, []string{"a"})
 	scriptWork(h.srv)
 	scriptReport(h.srv)
@@ -124,7 +142,7 @@ func TestResumeWithAnExplicitBudget(t *testing.T) {
 	}
 	h.svc.CallsOverride = 300
 	out, s, err := h.svc.Resume(ctx, "raised", json.RawMessage(`{"action":"approve"}`))
-	if err != nil || out.Status != agent.StatusDone || s.Exhausted || h.srv.Count("/api/chat") <= 40 {
+	if err != nil || out.Status != agent.StatusDone || s.Exhausted || h.srv.Count("/api/chat") <= 20 {
 		t.Fatalf("the raised budget lets the run finish: %+v %v, exhausted %v, %d requests", out, err, s.Exhausted, h.srv.Count("/api/chat"))
 	}
 	if s.Budget == nil || s.Budget.Calls != 300 || s.Budget.Tokens != h.svc.Budget.Tokens {
@@ -139,7 +157,7 @@ func TestInvalidOutputInEveryNodeType(t *testing.T) {
 	cases := []struct{ node, prop string }{ // each structured call, by its schema's distinctive property
 		{"generate_queries", "queries"}, {"analyze", "coverage"}, {"ask", "questions"}, {"process_answer", "insights"},
 		{"finalize", "research_queries"}, {"plan", "tasks"}, {"execute", "information"}, {"execute", "references"},
-		{"execute", "follow"}, {"execute", "relevance"}, {"execute", "task_done"}, {"quality", "factual_accuracy"},
+		{"execute", "gates"}, {"execute", "relevance"}, {"execute", "task_done"}, {"quality", "factual_accuracy"},
 		{"remediate", "decision"},
 	}
 	for _, tc := range cases {

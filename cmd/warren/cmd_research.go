@@ -90,6 +90,12 @@ func (a *app) researchCommand() *cobra.Command {
 				}
 				fmt.Fprintf(a.stdout, "Report written to %s%s.\n%d tasks, references: %s; quality %d/500, %d model calls, %d tokens.\n",
 					cli.Line(sum.Report), partial, len(sum.Tasks), cli.ReferenceCounts(sum.References), sum.Quality.Total, sum.Calls, sum.Tokens.Tokens())
+				if len(sum.NotDone) > 0 {
+					fmt.Fprintln(a.stdout, "Not done:")
+					for _, line := range sum.NotDone {
+						fmt.Fprintf(a.stdout, "  - %s\n", cli.Line(line))
+					}
+				}
 				return nil
 			})
 		},
