@@ -58,6 +58,7 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 	write(t, dir, "docs/latin1.txt", "Gef\xe4hrdung")
 	write(t, dir, "docs/empty.md", "")
 	write(t, dir, "docs/notes.docx", "not really a docx")
+	write(t, dir, "docs/notes.rtf", "{\\rtf1 not read}")
 	big := filepath.Join(dir, "docs", "big.txt")
 	f, _ := os.Create(big)
 	f.Truncate(50 << 20) // a 50 MB file, sparse so the test stays fast
@@ -77,7 +78,8 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 		"binary.txt": "binary file",
 		"latin1.txt": "not valid UTF-8",
 		"empty.md":   "empty file",
-		"notes.docx": "unsupported format",
+		"notes.docx": "not a zip package",
+		"notes.rtf":  "unsupported format",
 		"big.txt":    "larger than the 20 MB limit",
 		"scan.pdf":   "no text layer",
 	}
@@ -91,7 +93,7 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 			t.Errorf("%s: status %s, reason %q; want %q", filepath.Base(f.Path), f.Status, f.Reason, reason)
 		}
 	}
-	if rep.Ingested != 1 || rep.Skipped != 6 || !rep.Partial() {
+	if rep.Ingested != 1 || rep.Skipped != 7 || !rep.Partial() {
 		t.Errorf("report %+v", rep)
 	}
 	docs, _ := store.Documents(context.Background(), "")

@@ -9,6 +9,7 @@ import (
 
 	"warren/kb"
 	"warren/kb/chunk"
+	"warren/kb/load"
 	"warren/registry"
 	"warren/retrieval"
 )
@@ -163,9 +164,8 @@ func (k *Knowledge) FindDocument(ctx context.Context, name string) (string, erro
 // trimKnownExt drops a file extension warren reads, so "rfc6902" names rfc6902.txt but "12"
 // does not name the folder 12.BImSchV.
 func trimKnownExt(name string) string {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".md", ".markdown", ".txt", ".text", ".pdf", ".html", ".htm":
-		return strings.TrimSuffix(name, filepath.Ext(name))
+	if ext := filepath.Ext(name); load.Reads(ext) {
+		return strings.TrimSuffix(name, ext)
 	}
 	return name
 }

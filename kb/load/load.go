@@ -112,6 +112,25 @@ func (g guard) readFile(path string) ([]byte, error) {
 var formatByExt = map[string]string{
 	".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", "": "text",
 	".pdf": "pdf", ".html": "html", ".htm": "html",
+	".docx": "docx", ".odt": "odt", ".pptx": "pptx", ".odp": "odp",
+}
+
+// Reads reports whether warren reads files with the extension ext (".docx"; any case).
+func Reads(ext string) bool {
+	_, ok := formatByExt[strings.ToLower(ext)]
+	return ok && ext != ""
+}
+
+// readsFormats names what warren reads, for the reason an unsupported file is skipped.
+const readsFormats = ".md, .txt, .pdf, .html, .docx, .odt, .pptx, .odp"
+
+// packaged formats are zip packages of XML, read by their own loaders and never as text.
+func packaged(format string) bool {
+	switch format {
+	case "docx", "odt", "pptx", "odp":
+		return true
+	}
+	return false
 }
 
 // Load reads a file or a folder document. Files warren cannot or should not read come back as
@@ -151,7 +170,7 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	format, ok := formatByExt[ext]
 	if !ok {
-		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("unsupported format %q (warren reads .md, .txt, .pdf, .html)", ext)}
+		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("unsupported format %q (warren reads %s)", ext, readsFormats)}
 	}
 	if !info.Mode().IsRegular() {
 		// A pipe or device would block the ingest or never end.
@@ -175,14 +194,14 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
-	if format != "pdf" {
+	if format != "pdf" && !packaged(format) {
 		// Windows tools write text as UTF-16 with a byte-order mark; its NUL bytes would read
 		// as binary, so it is decoded to UTF-8 first.
 		if doc, ok, err := loadUTF16(f, path, format); ok || err != nil {
 			return doc, err
 		}
 	}
-	hash, err := checkFile(f, path, format != "pdf")
+	hash, err := checkFile(f, path, format != "pdf" && !packaged(format))
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +219,14 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		err = loadHTMLFile(doc, f)
 	case "pdf":
 		err = loadPDFFile(doc, f)
+	case "docx":
+		err = loadDOCXFile(doc, f, info.Size(), limit)
+	case "odt":
+		err = loadODTFile(doc, f, info.Size(), limit)
+	case "pptx":
+		err = loadPPTXFile(doc, f, info.Size(), limit)
+	case "odp":
+		err = loadODPFile(doc, f, info.Size(), limit)
 	}
 	if err != nil {
 		return nil, err
@@ -222,7 +249,7 @@ func checkFile(f *os.File, path string, text bool) (string, error) {
 			h.Write(block)
 			if text {
 				if i := bytes.IndexByte(block, 0); i >= 0 {
-					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML and PDF", offset+int64(i))}
+					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML, PDF, Word, OpenDocument and slides", offset+int64(i))}
 				}
 				data := append(carry, block...)
 				valid, rest := validPrefix(data)
@@ -423,7 +450,7 @@ func loadUTF16(f *os.File, path, format string) (doc *Document, ok bool, err err
 	text := string(utf16.Decode(units)) // unpaired surrogates become U+FFFD
 	switch {
 	case strings.ContainsRune(text, 0):
-		return nil, true, &SkipError{Path: path, Reason: "binary file (a NUL character in its UTF-16 text); warren reads text, Markdown, HTML and PDF"}
+		return nil, true, &SkipError{Path: path, Reason: "binary file (a NUL character in its UTF-16 text); warren reads text, Markdown, HTML, PDF, Word, OpenDocument and slides"}
 	case strings.TrimSpace(text) == "":
 		return nil, true, &SkipError{Path: path, Reason: "empty file (only white space)"}
 	}
