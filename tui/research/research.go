@@ -440,7 +440,7 @@ func (r *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return setStatus("couldn't export the report: "+msg.err.Error(), true)
 		}
-		return setStatus("report exported: "+homeShort(msg.path), false)
+		return setStatus("report exported: "+exportShort(msg.path), false)
 	case reportRenderedMsg:
 		r.report.took(msg)
 		return nil
