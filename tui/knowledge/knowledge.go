@@ -425,13 +425,26 @@ func (k *Model) View() string {
 		b.WriteString(component.Bar(k.st, "ingest", p.FilesDone, max(p.Files, 1), k.width) +
 			k.st.Subtle.Render(fmt.Sprintf("  %d chunks · esc cancels", p.Chunks)) + "\n")
 	}
+	// The embedder is said once when every collection shares it: five repeats of it took
+	// three lines of an 80x24 screen.
+	shared := len(k.cols) > 0
+	for _, c := range k.cols {
+		shared = shared && c.Embedder == k.cols[0].Embedder
+	}
 	var cols []string
 	for _, c := range k.cols {
+		if shared {
+			cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks)", component.SafeLine(c.Name), c.Documents, c.Chunks))
+			continue
+		}
 		cols = append(cols, fmt.Sprintf("%s (%d docs, %d chunks, %s)", component.SafeLine(c.Name), c.Documents, c.Chunks, component.SafeLine(embedderWords(c.Embedder))))
 	}
-	if len(cols) == 0 {
+	switch {
+	case len(cols) == 0:
 		b.WriteString(k.st.Subtle.Render("The knowledge base is empty: press i to ingest a file or folder.") + "\n")
-	} else {
+	case shared:
+		b.WriteString(component.Wrap(k.st.Subtle.Render("Collections, each "+component.SafeLine(sharedEmbedderWords(k.cols[0].Embedder))+": "+strings.Join(cols, " · ")), k.width) + "\n")
+	default:
 		b.WriteString(component.Wrap(k.st.Subtle.Render("Collections: "+strings.Join(cols, " · ")), k.width) + "\n")
 	}
 	room := max(k.height-component.LineCount(b.String())-1, 1)
@@ -558,6 +571,18 @@ func cutStart(s string, w int) string {
 
 // embedderWords says what embedded a collection: the built-in embedder or a model, never the
 // embedder's id (builtin:hash-v1:512).
+// sharedEmbedderWords says the embedder of every collection after "each": "with the built-in
+// embedder (offline)", "embedded with nomic-embed-text".
+func sharedEmbedderWords(id string) string {
+	if w := embedderWords(id); strings.HasPrefix(w, "embedded with ") {
+		return w
+	}
+	if id == (kb.Builtin{}).ID() {
+		return "with the built-in embedder (offline)"
+	}
+	return "with " + embedderWords(id)
+}
+
 func embedderWords(id string) string {
 	if id == (kb.Builtin{}).ID() {
 		return "built-in embedder (offline)"
