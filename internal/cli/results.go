@@ -22,7 +22,7 @@ func IngestOutcome(rep *kb.IngestReport) error {
 		return WithHint(fmt.Errorf("interrupted: %d document(s) stored, the rest left as they were", rep.Ingested),
 			"run the same ingest again to go on: stored files are unchanged and skipped")
 	case len(rep.Files) == 0:
-		return NothingStored("give files or folders with documents warren reads (Markdown, text, PDF, HTML, Word, OpenDocument, slides)", "nothing stored: no files to ingest")
+		return NothingStored("give files or folders with documents warren reads (Markdown, text, PDF, HTML, Word, OpenDocument, slides, spreadsheets, e-mail)", "nothing stored: no files to ingest")
 	case rep.Ingested+rep.Unchanged == 0: // an unchanged file is stored
 		return NothingStored("fix or remove the files listed, then ingest again",
 			"nothing stored: all %d %s skipped or failed (each is listed with its reason)", bad, Plural(bad, "file was", "files were"))

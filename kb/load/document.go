@@ -12,7 +12,7 @@ type Document struct {
 	Collection string            // registry collection, e.g. "regulatory"
 	Title      string            // from front matter, the first heading, or the file name
 	Source     string            // file or folder on disk
-	Format     string            // markdown, text, pdf, html, docx, odt, pptx, odp, folder
+	Format     string            // markdown, text, pdf, html, docx, odt, pptx, odp, xlsx, ods, csv, eml, mbox, folder
 	Meta       map[string]string // front matter and other facts the loader found
 	Language   string            // "de", "en" or "" when unknown
 	Sections   []Section

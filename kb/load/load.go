@@ -113,6 +113,7 @@ var formatByExt = map[string]string{
 	".md": "markdown", ".markdown": "markdown", ".txt": "text", ".text": "text", "": "text",
 	".pdf": "pdf", ".html": "html", ".htm": "html",
 	".docx": "docx", ".odt": "odt", ".pptx": "pptx", ".odp": "odp",
+	".xlsx": "xlsx", ".ods": "ods", ".csv": "csv", ".eml": "eml", ".mbox": "mbox",
 }
 
 // Reads reports whether warren reads files with the extension ext (".docx"; any case).
@@ -122,15 +123,21 @@ func Reads(ext string) bool {
 }
 
 // readsFormats names what warren reads, for the reason an unsupported file is skipped.
-const readsFormats = ".md, .txt, .pdf, .html, .docx, .odt, .pptx, .odp"
+const readsFormats = ".md, .txt, .pdf, .html, .docx, .odt, .pptx, .odp, .xlsx, .ods, .csv, .eml, .mbox"
 
 // packaged formats are zip packages of XML, read by their own loaders and never as text.
 func packaged(format string) bool {
 	switch format {
-	case "docx", "odt", "pptx", "odp":
+	case "docx", "odt", "pptx", "odp", "xlsx", "ods":
 		return true
 	}
 	return false
+}
+
+// readAsText says whether a format is checked as UTF-8 text before it is read. E-mail is
+// not: its parts declare their own charsets and transfer encodings.
+func readAsText(format string) bool {
+	return format != "pdf" && format != "eml" && format != "mbox" && !packaged(format)
 }
 
 // Load reads a file or a folder document. Files warren cannot or should not read come back as
@@ -194,14 +201,14 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
-	if format != "pdf" && !packaged(format) {
+	if readAsText(format) {
 		// Windows tools write text as UTF-16 with a byte-order mark; its NUL bytes would read
 		// as binary, so it is decoded to UTF-8 first.
 		if doc, ok, err := loadUTF16(f, path, format); ok || err != nil {
 			return doc, err
 		}
 	}
-	hash, err := checkFile(f, path, format != "pdf" && !packaged(format))
+	hash, err := checkFile(f, path, readAsText(format))
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +234,16 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		err = loadPPTXFile(doc, f, info.Size(), limit)
 	case "odp":
 		err = loadODPFile(doc, f, info.Size(), limit)
+	case "xlsx":
+		err = loadXLSXFile(doc, f, limit)
+	case "ods":
+		err = loadODSFile(doc, f, info.Size(), limit)
+	case "csv":
+		err = loadCSVFile(doc, f)
+	case "eml":
+		err = loadEMLFile(doc, f, limit)
+	case "mbox":
+		err = loadMBOXFile(doc, f, limit)
 	}
 	if err != nil {
 		return nil, err
@@ -249,7 +266,7 @@ func checkFile(f *os.File, path string, text bool) (string, error) {
 			h.Write(block)
 			if text {
 				if i := bytes.IndexByte(block, 0); i >= 0 {
-					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML, PDF, Word, OpenDocument and slides", offset+int64(i))}
+					return "", &SkipError{Path: path, Reason: fmt.Sprintf("binary file (NUL byte at %d); warren reads text, Markdown, HTML, PDF, Word, OpenDocument, slides, spreadsheets and e-mail", offset+int64(i))}
 				}
 				data := append(carry, block...)
 				valid, rest := validPrefix(data)
@@ -450,7 +467,7 @@ func loadUTF16(f *os.File, path, format string) (doc *Document, ok bool, err err
 	text := string(utf16.Decode(units)) // unpaired surrogates become U+FFFD
 	switch {
 	case strings.ContainsRune(text, 0):
-		return nil, true, &SkipError{Path: path, Reason: "binary file (a NUL character in its UTF-16 text); warren reads text, Markdown, HTML, PDF, Word, OpenDocument and slides"}
+		return nil, true, &SkipError{Path: path, Reason: "binary file (a NUL character in its UTF-16 text); warren reads text, Markdown, HTML, PDF, Word, OpenDocument, slides, spreadsheets and e-mail"}
 	case strings.TrimSpace(text) == "":
 		return nil, true, &SkipError{Path: path, Reason: "empty file (only white space)"}
 	}
@@ -462,6 +479,8 @@ func loadUTF16(f *os.File, path, format string) (doc *Document, ok bool, err err
 		err = loadMarkdown(doc, []byte(text))
 	case "html":
 		err = loadHTMLFile(doc, strings.NewReader(text))
+	case "csv":
+		err = loadCSV(doc, []byte(text))
 	default:
 		doc.Language = languageOf(nil, text)
 		err = scanText(strings.NewReader(text), "", func(s Section) error {
