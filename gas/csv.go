@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"warren/internal/delimiter"
 )
 
 // ImportCSV reads a gas table from a CSV file separated by commas, semicolons (as spreadsheets
@@ -39,7 +41,7 @@ func ImportCSVWithReport(path string) (*Table, *ImportReport, error) {
 	}
 	// A stray quote inside a field (12" cylinder) is common and harmless, so it is tolerated;
 	// an unterminated quoted field would swallow the rest of the file, so it is an error.
-	comma := sniffDelimiter(data)
+	comma := delimiter.Sniff(data)
 	grid, err := readCSV(data, comma, false)
 	if errors.Is(err, csv.ErrBareQuote) {
 		grid, err = readCSV(data, comma, true)
@@ -60,37 +62,6 @@ func readCSV(data []byte, comma rune, lazy bool) ([][]string, error) {
 	r.FieldsPerRecord = -1
 	r.LazyQuotes = lazy
 	return r.ReadAll()
-}
-
-// sniffDelimiter picks the separator that occurs most often, outside quotes, in the first
-// non-empty line.
-func sniffDelimiter(data []byte) rune {
-	counts := map[rune]int{}
-	inQuote := false
-	seen := false
-scan:
-	for _, c := range string(data) {
-		switch {
-		case c == '"':
-			inQuote = !inQuote
-		case (c == '\n' || c == '\r') && !inQuote:
-			if seen {
-				break scan
-			}
-		case !inQuote && (c == ',' || c == ';' || c == '\t'):
-			counts[c]++
-			seen = true
-		case !inQuote && c != ' ':
-			seen = true
-		}
-	}
-	best := ','
-	for _, c := range []rune{';', '\t'} {
-		if counts[c] > counts[best] {
-			best = c
-		}
-	}
-	return best
 }
 
 func firstInvalidUTF8(b []byte) int {

@@ -62,21 +62,6 @@ func TestImportCSV(t *testing.T) {
 	}
 }
 
-func TestSniffDelimiter(t *testing.T) {
-	for in, want := range map[string]rune{
-		"a,b,c\n1;2":             ',',
-		"a;b;c\n1,2,3,4,5":       ';',
-		"\n\n\"x;y\",b,c\n":      ',',
-		"name;\"mw, g/mol\";cas": ';',
-		"a\tb\tc":                '\t',
-		"single":                 ',',
-	} {
-		if got := sniffDelimiter([]byte(in)); got != want {
-			t.Errorf("sniffDelimiter(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A stray quote inside a field is tolerated; an unterminated quoted field is an error (see
 // TestImportMalformedFiles).
 func TestImportCSVStrayQuote(t *testing.T) {

@@ -99,8 +99,7 @@ func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (age
 		return agent.Outcome{Run: run}, nil, err
 	}
 	if sub != nil {
-		var seen int64
-		last, err := rs.follow(ctx, run, sub, &seen, sink)
+		last, err := rs.follow(ctx, run, sub, sink)
 		if err != nil {
 			cp, st, _ := rs.RunState(context.WithoutCancel(ctx), run)
 			return agent.Outcome{Run: run, Status: cp.Status, Step: cp.Step}, st, err
@@ -131,9 +130,8 @@ func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (age
 }
 
 // follow passes on a subscription's events until it ends: first, for a late watcher, the run's
-// record from after seen up to now, then where it stands, then the live events. seen is kept
-// up to date so that a later subscription goes on without a gap or a repeat.
-func (rs *Research) follow(ctx context.Context, run string, sub *jobs.Subscription, seen *int64, sink agent.Sink) (jobs.Job, error) {
+// record up to the subscription's first event, then where it stands, then the live events.
+func (rs *Research) follow(ctx context.Context, run string, sub *jobs.Subscription, sink agent.Sink) (jobs.Job, error) {
 	stop := context.AfterFunc(ctx, sub.Detach)
 	defer stop()
 	first := true
@@ -144,14 +142,12 @@ func (rs *Research) follow(ctx context.Context, run string, sub *jobs.Subscripti
 			last = e.Job
 			switch {
 			case e.Agent != nil && sink != nil:
-				if e.Seq > *seen {
-					sink(*e.Agent)
-				}
+				sink(*e.Agent)
 			case first && sink != nil:
 				// A late watcher first gets the run's record up to now (its steps and model
 				// calls, as any watcher since its start saw them), then where it stands: its
 				// step in flight, what it does now and its latest state.
-				replayed := rs.replayAfter(ctx, run, *seen, e.Seq, sink)
+				replayed := rs.replay(ctx, run, e.Seq, sink)
 				if e.Job.Node != "" && !replayed {
 					sink(agent.Event{Time: e.Job.NodeStarted, Run: run, Node: e.Job.Node, Kind: agent.EventNodeStarted})
 				}
@@ -159,7 +155,6 @@ func (rs *Research) follow(ctx context.Context, run string, sub *jobs.Subscripti
 					sink(agent.Event{Time: e.Job.Updated, Run: run, Node: e.Job.Node, Kind: agent.EventNote, Summary: e.Job.Progress.Current, State: e.Job.Snapshot})
 				}
 			}
-			*seen = max(*seen, e.Seq)
 			first = false
 		}
 		if !more {
@@ -263,25 +258,20 @@ func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Jo
 	return job, nil
 }
 
-// replayAfter hands sink a run's recorded steps and model calls after event after up to event
-// upTo (the run's record, across its starts), for a view that attaches late or again; false
-// when none are recorded.
-func (rs *Research) replayAfter(ctx context.Context, run string, after, upTo int64, sink agent.Sink) bool {
-	if upTo <= after {
+// replay hands sink a run's recorded steps and model calls up to event upTo (the run's whole
+// record, across its starts), for a view that attaches late; false when none are recorded.
+func (rs *Research) replay(ctx context.Context, run string, upTo int64, sink agent.Sink) bool {
+	if upTo <= 0 {
 		return false
 	}
-	evs, err := rs.s.jobs.History(context.WithoutCancel(ctx), run, upTo)
+	evs, err := rs.History(context.WithoutCancel(ctx), run, upTo)
 	if err != nil {
 		return false
 	}
-	replayed := false
 	for _, e := range evs {
-		if e.Seq > after && e.Agent != nil {
-			sink(*e.Agent)
-			replayed = true
-		}
+		sink(e)
 	}
-	return replayed
+	return len(evs) > 0
 }
 
 // History is what a run's record holds of its events up to the event numbered seq (all of them

@@ -15,17 +15,9 @@ type odtReader struct {
 }
 
 func loadODTFile(doc *Document, f *os.File, size, limit int64) error {
-	p, err := openPackage(f, size, limit, doc.Source, "OpenDocument text (.odt)")
+	p, content, body, err := openODF(f, size, limit, doc.Source, "OpenDocument text", ".odt", "text")
 	if err != nil {
 		return err
-	}
-	content, err := p.readXML("content.xml")
-	if err != nil {
-		return err
-	}
-	body := content.find("body").child("text")
-	if body == nil {
-		return &SkipError{Path: doc.Source, Reason: "not an OpenDocument text (no office:text in content.xml)"}
 	}
 	r := &odtReader{numbered: map[string]map[int]bool{}}
 	r.listStyles(content)

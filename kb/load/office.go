@@ -29,6 +29,23 @@ type officePackage struct {
 	limit  int64
 }
 
+// openODF opens an OpenDocument package, what it is ("OpenDocument text") with its extension,
+// and returns the package, its content.xml and the element of office:body that holds its
+// content (body: "text", "spreadsheet", "presentation"); a package without it is skipped with
+// the reason.
+func openODF(f *os.File, size, limit int64, path, what, ext, body string) (p *officePackage, content, el *xnode, err error) {
+	if p, err = openPackage(f, size, limit, path, what+" ("+ext+")"); err != nil {
+		return nil, nil, nil, err
+	}
+	if content, err = p.readXML("content.xml"); err != nil {
+		return nil, nil, nil, err
+	}
+	if el = content.find("body").child(body); el == nil {
+		return nil, nil, nil, &SkipError{Path: path, Reason: fmt.Sprintf("not an %s (no office:%s in content.xml)", what, body)}
+	}
+	return p, content, el, nil
+}
+
 func openPackage(f *os.File, size, limit int64, path, kind string) (*officePackage, error) {
 	r, err := zip.NewReader(f, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) { // parts are only looked up by name

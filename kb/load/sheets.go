@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"warren/internal/delimiter"
+
 	"github.com/xuri/excelize/v2"
 )
 
@@ -170,7 +172,7 @@ func loadCSVFile(doc *Document, f io.Reader) error {
 
 func loadCSV(doc *Document, data []byte) error {
 	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	comma := sniffComma(data)
+	comma := delimiter.Sniff(data)
 	r := &sheetReader{}
 	r.start(strings.TrimSuffix(filepath.Base(doc.Source), filepath.Ext(doc.Source)))
 	err := readCSVRows(r, data, comma, false)
@@ -203,36 +205,6 @@ func readCSVRows(r *sheetReader, data []byte, comma rune, lazy bool) error {
 			return nil
 		}
 	}
-}
-
-// sniffComma picks the separator (comma, semicolon or tab) that occurs most often outside
-// quotes in the first non-empty line, as spreadsheet exports differ by locale.
-func sniffComma(data []byte) rune {
-	counts := map[rune]int{}
-	inQuote, seen := false, false
-scan:
-	for _, c := range string(data[:min(len(data), 64<<10)]) {
-		switch {
-		case c == '"':
-			inQuote = !inQuote
-		case (c == '\n' || c == '\r') && !inQuote:
-			if seen {
-				break scan
-			}
-		case !inQuote && (c == ',' || c == ';' || c == '\t'):
-			counts[c]++
-			seen = true
-		case !inQuote && c != ' ':
-			seen = true
-		}
-	}
-	best := ','
-	for _, c := range []rune{';', '\t'} {
-		if counts[c] > counts[best] {
-			best = c
-		}
-	}
-	return best
 }
 
 func loadXLSXFile(doc *Document, f io.Reader, limit int64) (err error) {
@@ -286,17 +258,9 @@ func readXLSXSheet(x *excelize.File, name string, r *sheetReader) error {
 }
 
 func loadODSFile(doc *Document, f *os.File, size, limit int64) error {
-	p, err := openPackage(f, size, limit, doc.Source, "OpenDocument spreadsheet (.ods)")
+	p, _, book, err := openODF(f, size, limit, doc.Source, "OpenDocument spreadsheet", ".ods", "spreadsheet")
 	if err != nil {
 		return err
-	}
-	content, err := p.readXML("content.xml")
-	if err != nil {
-		return err
-	}
-	book := content.find("body").child("spreadsheet")
-	if book == nil {
-		return &SkipError{Path: doc.Source, Reason: "not an OpenDocument spreadsheet (no office:spreadsheet in content.xml)"}
 	}
 	title, _, err := coreProps(p, "meta.xml")
 	if err != nil {

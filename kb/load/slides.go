@@ -256,17 +256,9 @@ func drawingText(tb *xnode) string {
 }
 
 func loadODPFile(doc *Document, f *os.File, size, limit int64) error {
-	p, err := openPackage(f, size, limit, doc.Source, "OpenDocument presentation (.odp)")
+	p, _, pres, err := openODF(f, size, limit, doc.Source, "OpenDocument presentation", ".odp", "presentation")
 	if err != nil {
 		return err
-	}
-	content, err := p.readXML("content.xml")
-	if err != nil {
-		return err
-	}
-	pres := content.find("body").child("presentation")
-	if pres == nil {
-		return &SkipError{Path: doc.Source, Reason: "not an OpenDocument presentation (no office:presentation in content.xml)"}
 	}
 	var slides []slide
 	for _, page := range pres.kids {
