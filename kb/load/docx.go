@@ -12,13 +12,18 @@ type wordStyle struct {
 	name    string
 	basedOn string
 	outline int // outline level + 1; 0 when the style sets none
+	numID   string
+	ilvl    int
 }
 
 // docxReader renders word/document.xml as Markdown.
 type docxReader struct {
 	styles    map[string]wordStyle
-	numFmt    map[string]map[string]string // numId → ilvl → numFmt ("bullet", "decimal", …)
-	counters  map[string][]int             // numId → running count per level
+	numFmt    map[string]map[string]string   // numId → ilvl → numFmt ("bullet", "decimal", …)
+	numLevels map[string]map[int]numberLevel // numId → ilvl → how it counts, for headings
+	abstract  map[string]string              // numId → abstractNumId: headings share its counts
+	headings  map[string]*headingNumbers     // abstractNumId → running heading numbers
+	counters  map[string][]int               // numId → running count per level
 	footnotes map[string]*xnode
 	endnotes  map[string]*xnode
 	md        mdDoc
@@ -35,7 +40,8 @@ func loadDOCXFile(doc *Document, f *os.File, size, limit int64) error {
 	if !p.has("word/document.xml") {
 		return &SkipError{Path: doc.Source, Reason: "not a Word document (no word/document.xml in the package)"}
 	}
-	r := &docxReader{styles: map[string]wordStyle{}, numFmt: map[string]map[string]string{}, counters: map[string][]int{}}
+	r := &docxReader{styles: map[string]wordStyle{}, numFmt: map[string]map[string]string{}, counters: map[string][]int{},
+		numLevels: map[string]map[int]numberLevel{}, abstract: map[string]string{}, headings: map[string]*headingNumbers{}}
 	lang := ""
 	if st, err := p.readXML("word/styles.xml"); err != nil {
 		return err
@@ -133,6 +139,7 @@ func (r *docxReader) readStyles(root *xnode) string {
 					st.outline = v + 1
 				}
 			}
+			st.numID, st.ilvl = numberingOf(s.child("pPr"))
 			r.styles[s.attr("styleId")] = st
 		}
 	}
@@ -141,25 +148,47 @@ func (r *docxReader) readStyles(root *xnode) string {
 
 func (r *docxReader) readNumbering(root *xnode) {
 	abstract := map[string]map[string]string{}
+	levels := map[string]map[int]numberLevel{}
 	for _, top := range root.kids {
 		for _, a := range top.kids {
 			if a.name != "abstractNum" {
 				continue
 			}
 			lv := map[string]string{}
+			nl := map[int]numberLevel{}
 			for _, l := range a.kids {
-				if l.name == "lvl" {
-					if f := l.child("numFmt"); f != nil {
-						lv[l.attr("ilvl")] = f.attr("val")
+				if l.name != "lvl" {
+					continue
+				}
+				level := numberLevel{start: 1}
+				if f := l.child("numFmt"); f != nil {
+					lv[l.attr("ilvl")] = f.attr("val")
+					level.format = f.attr("val")
+				}
+				if st := l.child("start"); st != nil {
+					if v, err := strconv.Atoi(st.attr("val")); err == nil {
+						level.start = v
 					}
+				}
+				if t := l.child("lvlText"); t != nil {
+					level.text = t.attr("val")
+				}
+				if level.text == "" {
+					level.format = "none" // Word shows nothing for a level without text
+				}
+				if i, err := strconv.Atoi(l.attr("ilvl")); err == nil {
+					nl[i] = level
 				}
 			}
 			abstract[a.attr("abstractNumId")] = lv
+			levels[a.attr("abstractNumId")] = nl
 		}
 		for _, n := range top.kids {
 			if n.name == "num" {
 				if a := n.child("abstractNumId"); a != nil {
 					r.numFmt[n.attr("numId")] = abstract[a.attr("val")]
+					r.numLevels[n.attr("numId")] = levels[a.attr("val")]
+					r.abstract[n.attr("numId")] = a.attr("val")
 				}
 			}
 		}
@@ -225,7 +254,7 @@ func (r *docxReader) paragraph(p *xnode) {
 	r.inline(p, &b)
 	text := b.String()
 	if level > 0 {
-		r.md.headingLine(level, text)
+		r.md.headingLine(level, withNumber(r.headingNumber(ppr), text))
 		return
 	}
 	if num := ppr.child("numPr"); num != nil {
@@ -244,6 +273,53 @@ func (r *docxReader) paragraph(p *xnode) {
 		}
 	}
 	r.md.para(text)
+}
+
+// numberingOf reads a paragraph's (or style's) numbering reference; "" when it has none.
+func numberingOf(ppr *xnode) (numID string, ilvl int) {
+	num := ppr.child("numPr")
+	if num == nil {
+		return "", 0
+	}
+	if n := num.child("numId"); n != nil {
+		numID = n.attr("val")
+	}
+	if l := num.child("ilvl"); l != nil {
+		ilvl, _ = strconv.Atoi(l.attr("val"))
+		ilvl = min(max(ilvl, 0), 8)
+	}
+	return numID, ilvl
+}
+
+// headingNumber is the number Word shows before a heading numbered by its paragraph or its
+// style ("2.1"), counted through the document; "" for a heading without one.
+func (r *docxReader) headingNumber(ppr *xnode) string {
+	numID, ilvl := numberingOf(ppr)
+	if numID == "" {
+		if s := ppr.child("pStyle"); s != nil {
+			id := s.attr("val")
+			for range 10 { // the numbering may come from a style it is based on
+				st, ok := r.styles[id]
+				if !ok {
+					break
+				}
+				if st.numID != "" {
+					numID, ilvl = st.numID, st.ilvl
+					break
+				}
+				id = st.basedOn
+			}
+		}
+	}
+	if numID == "" || numID == "0" || r.numLevels[numID] == nil {
+		return ""
+	}
+	counts := r.headings[r.abstract[numID]]
+	if counts == nil {
+		counts = &headingNumbers{}
+		r.headings[r.abstract[numID]] = counts
+	}
+	return counts.next(ilvl, r.numLevels[numID])
 }
 
 // marker is a list item's bullet or its running number at its level.

@@ -10,6 +10,8 @@ import (
 type odtReader struct {
 	numbered map[string]map[int]bool // list style → level (1-based) → numbered, not bulleted
 	counters []int
+	outline  map[int]numberLevel // outline level (0-based) → how headings count there
+	headings headingNumbers
 	md       mdDoc
 	inNote   bool
 }
@@ -19,13 +21,14 @@ func loadODTFile(doc *Document, f *os.File, size, limit int64) error {
 	if err != nil {
 		return err
 	}
-	r := &odtReader{numbered: map[string]map[int]bool{}}
+	r := &odtReader{numbered: map[string]map[int]bool{}, outline: map[int]numberLevel{}}
 	r.listStyles(content)
 	styles, err := p.readXML("styles.xml")
 	if err != nil {
 		return err
 	}
 	r.listStyles(styles)
+	r.outlineStyle(styles)
 	title, lang, err := coreProps(p, "meta.xml")
 	if err != nil {
 		return err
@@ -62,6 +65,40 @@ func odfDefaultLanguage(styles *xnode) string {
 	return found
 }
 
+// outlineStyle records how the outline style numbers headings at each level.
+func (r *odtReader) outlineStyle(root *xnode) {
+	style := root.find("outline-style")
+	if style == nil {
+		return
+	}
+	for _, k := range style.kids {
+		level, err := strconv.Atoi(k.attr("level"))
+		if k.name != "outline-level-style" || err != nil || level < 1 || level > 9 {
+			continue
+		}
+		nl := numberLevel{format: k.attr("num-format"), start: 1, shown: 1}
+		if v, err := strconv.Atoi(k.attr("start-value")); err == nil {
+			nl.start = v
+		}
+		if v, err := strconv.Atoi(k.attr("display-levels")); err == nil {
+			nl.shown = v
+		}
+		r.outline[level-1] = nl
+	}
+}
+
+// headingNumber is the number an office suite shows before a heading at level (1-based):
+// the one written in the heading when there is one, else counted by the outline style.
+func (r *odtReader) headingNumber(h *xnode, level int) string {
+	if n := h.child("number"); n != nil {
+		return strings.TrimRight(strings.TrimSpace(textOf(n)), ".)")
+	}
+	if h.attr("is-list-header") == "true" {
+		return ""
+	}
+	return r.headings.next(level-1, r.outline)
+}
+
 // listStyles records which levels of each list style are numbered.
 func (r *odtReader) listStyles(root *xnode) {
 	var walk func(n *xnode)
@@ -95,7 +132,7 @@ func (r *odtReader) blocks(n *xnode, style string, depth int) {
 			if err != nil || level < 1 {
 				level = 1
 			}
-			r.md.headingLine(level, r.inline(k))
+			r.md.headingLine(level, withNumber(r.headingNumber(k, level), r.inline(k)))
 		case "p":
 			r.md.para(r.inline(k))
 		case "list":
@@ -169,7 +206,8 @@ func (r *odtReader) inline(n *xnode) string {
 			case "line-break":
 				b.WriteString("\n")
 			case "annotation", "annotation-end", "note-citation", "tracked-changes", "change", "change-start", "change-end",
-				"bookmark", "bookmark-start", "bookmark-end", "soft-page-break":
+				"bookmark", "bookmark-start", "bookmark-end", "soft-page-break",
+				"number": // a heading's number, put before its text by headingNumber
 			case "note":
 				if r.inNote {
 					continue
