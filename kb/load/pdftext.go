@@ -13,8 +13,9 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// errNoTextLayer is returned when no page of a PDF yields any text. Callers turn it into a
-// SkipError, so its message is written for the analyst.
+// errNoTextLayer is returned, with the (empty) pages, when no page of a PDF yields any text.
+// Callers read the pages by OCR or turn it into a SkipError, so its message is written for the
+// analyst.
 var errNoTextLayer = errors.New("no text layer (scanned PDF?)")
 
 // Layout thresholds, as fractions of the font size. They are deliberately loose: PDFs from
@@ -68,7 +69,7 @@ func extractPDFFile(f *os.File) (pages []string, err error) {
 		}
 	}()
 
-	r, err := pdf.NewReader(f, fi.Size())
+	r, err := openPDF(f, fi.Size())
 	if err != nil {
 		if errors.Is(err, pdf.ErrInvalidPassword) {
 			return nil, fmt.Errorf("couldn't read PDF: %w (password-protected files are not supported)", err)
@@ -87,13 +88,13 @@ func extractPDFFile(f *os.File) (pages []string, err error) {
 		if p.V.IsNull() {
 			continue // a missing page keeps its slot so page numbers stay right
 		}
-		pages[page-1] = pdfLayoutPage(p.Content().Text)
+		pages[page-1] = pdfLayoutPage(pdfGlyphs(p))
 		if strings.TrimSpace(pages[page-1]) != "" {
 			hasText = true
 		}
 	}
 	if !hasText {
-		return nil, errNoTextLayer
+		return pages, errNoTextLayer // the empty pages, for OCR to read
 	}
 	return pages, nil
 }

@@ -98,10 +98,10 @@ func TestExtractPDFErrors(t *testing.T) {
 			want: "couldn't read PDF",
 		},
 		{
-			// An unbalanced Q makes the library index an empty stack and panic.
+			// A malformed hex string makes the library's lexer panic.
 			name: "library panic",
 			path: func(t *testing.T) string {
-				return buildTestPDF(t, []string{"Q " + pdfWord(72, 700, "boom")}, "")
+				return buildTestPDF(t, []string{"BT /F1 12 Tf 72 700 Td <zz> Tj ET"}, "")
 			},
 			want: "couldn't read page 1 of PDF",
 		},

@@ -1,0 +1,58 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// ligaturePDF is a one-page PDF whose font maps code 2 to the ligature "fl" and 11 to "ff",
+// as LibreOffice and Word write them, through a ToUnicode map.
+func ligaturePDF(content string) []byte {
+	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n1 begincodespacerange <00> <FF> endcodespacerange\n" +
+		"10 beginbfchar\n<01> <0050>\n<02> <0066006C>\n<03> <0069>\n<04> <0063>\n<05> <0068>\n<06> <0074>\n<07> <0020>\n<08> <0053>\n<0A> <006F>\n<0B> <00660066>\nendbfchar\n" +
+		"endcmap CMapName currentdict /CMap defineresource pop end end"
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [6 0 R] /Count 1 >>",
+		"<< /Type /Font /Subtype /TrueType /BaseFont /ABCDEF+DejaVuSerif /FirstChar 1 /LastChar 11 " +
+			"/Widths [600 550 250 500 550 300 280 600 0 550 600] /ToUnicode 4 0 R >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(cmap)+1, cmap),
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content),
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+// A ligature is one code and two letters: the letters after it keep their places, and no
+// stray letter ends a TJ array.
+func TestPDFLigaturesReadAsTheirLetters(t *testing.T) {
+	for _, tc := range []struct{ name, content, want string }{
+		{"Tj", "BT /F1 12 Tf 72 700 Td <0102030405060708060A0B> Tj ET", "Pflicht Stoff"},
+		{"TJ", "BT /F1 12 Tf 72 700 Td [<010203> 10 <040506> -300 <08060A0B>] TJ ET", "Pflicht Stoff"},
+		{"two lines", "BT /F1 12 Tf 14 TL 72 700 Td <0102030405060708060A0B> Tj T* [<08060A0B>] TJ ET", "Pflicht Stoff\nStoff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pages, err := extractPDF(writeTestFile(t, "ligature.pdf", ligaturePDF(tc.content)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pages) != 1 || pages[0] != tc.want {
+				t.Fatalf("got %q, want %q", pages, tc.want)
+			}
+		})
+	}
+}
