@@ -83,6 +83,13 @@ type KB struct {
 	ChunkSize    int    // bytes of text per chunk
 	ChunkOverlap int
 	MaxFileMB    int
+	// OCR reads pages without a text layer and image files: "auto" (when Tesseract is
+	// installed) or "off"; OCRLanguages are Tesseract's, joined by "+".
+	OCR          string
+	OCRLanguages string
+	// ConvertTimeout bounds one conversion step (a converter program's run, or a loader's
+	// work between two); a file that takes longer is skipped.
+	ConvertTimeout time.Duration
 
 	// Lexical ranking (BM25 and pseudo-relevance feedback)
 	BM25K1        float64
@@ -142,6 +149,7 @@ func Default() *Config {
 		Fast:  Role{Temperature: -1},
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
+			OCR: "auto", OCRLanguages: "deu+eng", ConvertTimeout: 2 * time.Minute,
 			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1,
 			Backend: "embedded", Weaviate: Weaviate{ClassPrefix: "Warren"}},
 		Budgets: Budgets{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -107,6 +108,34 @@ func init() {
 			func(c *Config) *int { return &c.KB.ChunkOverlap }),
 		intKey("kb.max_file_mb", "largest file ingested, in MB", 1, 4096,
 			func(c *Config) *int { return &c.KB.MaxFileMB }),
+		key{
+			name: "kb.ocr", allowed: "auto or off",
+			help: "read scanned pages (PDF pages without a text layer) and images (PNG, JPEG, TIFF) by OCR: auto (when Tesseract is installed; `warren doctor` says) or off (they are skipped with that reason)",
+			set: func(c *Config, s string) error {
+				switch s = strings.ToLower(strings.TrimSpace(s)); s {
+				case "auto", "off":
+					c.KB.OCR = s
+					return nil
+				}
+				return errNotAllowed{}
+			},
+			get: func(c *Config) any { return c.KB.OCR },
+		},
+		key{
+			name: "kb.ocr_languages", allowed: `Tesseract language names joined by "+", such as deu+eng (letters, digits and "_")`,
+			help: "the languages OCR reads, each installed as a package (tesseract-ocr-deu, tesseract-ocr-eng)",
+			set: func(c *Config, s string) error {
+				s = strings.TrimSpace(s)
+				if len(s) > 200 || !ocrLanguages.MatchString(s) {
+					return errNotAllowed{}
+				}
+				c.KB.OCRLanguages = s
+				return nil
+			},
+			get: func(c *Config) any { return c.KB.OCRLanguages },
+		},
+		durationKey("kb.convert_timeout", "longest a converter may take on one step (a page through OCR, or parsing a file); a file that takes longer is skipped with that reason", time.Second, 24*time.Hour,
+			func(c *Config) *time.Duration { return &c.KB.ConvertTimeout }),
 		floatKey("kb.bm25_k1", "BM25 term-frequency saturation: how much a word's repeats in a chunk add (0: none)", 0, 10,
 			func(c *Config) *float64 { return &c.KB.BM25K1 }),
 		floatKey("kb.bm25_b", "BM25 length normalisation: 0 ignores a chunk's length, 1 divides by it fully", 0, 1,
@@ -247,6 +276,10 @@ func init() {
 		},
 	)
 }
+
+// ocrLanguages is what kb.ocr_languages allows: it is passed to tesseract, where anything else
+// could be read as an option.
+var ocrLanguages = regexp.MustCompile(`^[A-Za-z0-9_]+(\+[A-Za-z0-9_]+)*$`)
 
 func lookupKey(name string) (key, bool) {
 	for _, k := range keys {

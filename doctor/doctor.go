@@ -1,5 +1,6 @@
 // Package doctor checks that a workspace and its model hosts are ready: the configuration is
-// valid, the stores open, every host of every role answers and has the role's model.
+// valid, the stores open, OCR can run (or why not), every host of every role answers and has
+// the role's model.
 // `warren doctor` prints the report; the workbench header shows it.
 package doctor
 
@@ -92,6 +93,7 @@ func Run(ctx context.Context, in Input) Report {
 		}
 		return r.finish()
 	}
+	r.checkOCR(ctx, cfg)
 	g, err := llm.New(cfg, in.Options...)
 	if err != nil {
 		r.add(Check{Name: "gateway", Status: Fail, Detail: err.Error()})

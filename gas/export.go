@@ -11,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"warren/internal/atomicfile"
+	"warren/kb/chunk"
 )
 
 // provenanceHeaders are the columns of the Provenance sheet, one row per cell that the sheet's
@@ -19,7 +20,7 @@ import (
 // "Decided By" names the analyst who approved, edited or rejected the cell (noName when the
 // decision predates recorded names).
 var provenanceHeaders = []string{"Row", "Sheet Row", "Chemical Name", "CAS No.", "Field", "Value", "Unit", "Status",
-	"Confidence", "Method", "Source Document", "Section", "Chunk", "Excerpt", "Note", "Updated", "Decided By"}
+	"Confidence", "Method", "Source Document", "Section", "Page", "Chunk", "Excerpt", "Note", "Updated", "Decided By"}
 
 // noName stands for an analyst whom an older decision did not record.
 const noName = "—"
@@ -179,7 +180,7 @@ func writeWorkbook(f *excelize.File, t *Table) (*commentWriter, error) {
 				updated = c.UpdatedAt.Format(time.RFC3339Nano)
 			}
 			prov = append(prov, []any{r.ID, sheetRow, r.Name(), r.Cells["cas_number"].Value, head, c.Value, c.Unit, string(c.Status),
-				conf, c.Method, c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, updated, decidedBy(c)})
+				conf, c.Method, c.SourceDoc, c.SourceSection, pageText(c.SourcePage), c.SourceChunk, c.Excerpt, c.Note, updated, decidedBy(c)})
 		}
 	}
 	if err := sw.Flush(); err != nil {
@@ -330,8 +331,8 @@ func commentText(c Cell) string {
 	}
 	if c.SourceDoc != "" {
 		b.WriteString("\nSource: " + c.SourceDoc)
-		if c.SourceSection != "" {
-			b.WriteString(", " + c.SourceSection)
+		if place := chunk.Place(c.SourceSection, c.SourcePage); place != "" {
+			b.WriteString(", " + place)
 		}
 	}
 	if c.Excerpt != "" {

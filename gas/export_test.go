@@ -17,7 +17,7 @@ func TestExportWidthsAndCommentAuthors(t *testing.T) {
 		}
 	}
 	// The excerpt column fits its longest excerpt (45 characters) but not beyond the cap.
-	if w, _ := f.GetColWidth(SheetProvenance, "N"); w < 45 || w > provenanceWidthMax+2 {
+	if w, _ := f.GetColWidth(SheetProvenance, "O"); w < 45 || w > provenanceWidthMax+2 {
 		t.Errorf("the excerpt column is %.1f wide", w)
 	}
 	comments, err := f.GetComments(SheetHMIS)

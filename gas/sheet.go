@@ -205,7 +205,7 @@ func unitFor(f Field, value string) string {
 func plain(f Field, c Cell) bool {
 	return (c.Status == StatusOriginal || (c.Status == StatusEmpty && c.Value != "")) &&
 		c.Unit == unitFor(f, c.Value) && c.Confidence == 0 && c.Method == "" && c.SourceDoc == "" &&
-		c.SourceSection == "" && c.SourceChunk == "" && c.Excerpt == "" && c.Note == "" && c.UpdatedAt.IsZero()
+		c.SourceSection == "" && c.SourceChunk == "" && c.SourcePage.IsZero() && c.Excerpt == "" && c.Note == "" && c.UpdatedAt.IsZero()
 }
 
 var bracketed = regexp.MustCompile(`[(\[{]([^)\]}]*)[)\]}]`)

@@ -69,8 +69,16 @@ var gasAnalystMigration = kb.Migration{Version: 23, Name: "gas decisions name th
 ALTER TABLE gas_decisions ADD COLUMN analyst TEXT NOT NULL DEFAULT '';
 ALTER TABLE gas_cells ADD COLUMN analyst TEXT NOT NULL DEFAULT '';`}
 
+// gasSourcePageMigration keeps the page (or slide) of a cell's source passage and whether
+// OCR read it; older cells keep none.
+var gasSourcePageMigration = kb.Migration{Version: 24, Name: "gas cells name their source's page", SQL: `
+ALTER TABLE gas_cells ADD COLUMN source_page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gas_cells ADD COLUMN source_page_kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE gas_cells ADD COLUMN source_ocr INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gas_cells ADD COLUMN source_ocr_confidence REAL NOT NULL DEFAULT 0;`}
+
 // Migrations are the gas tables' schema steps in warren.db (versions 20 to 29).
-var Migrations = []kb.Migration{gasTablesMigration, gasDecisionsMigration, gasFillsMigration, gasAnalystMigration}
+var Migrations = []kb.Migration{gasTablesMigration, gasDecisionsMigration, gasFillsMigration, gasAnalystMigration, gasSourcePageMigration}
 
 // ErrNoTable is returned for a table name the store doesn't hold.
 var ErrNoTable = errors.New("no such gas table")
@@ -217,13 +225,17 @@ func (s *Store) decided(ds []Decision) {
 }
 
 const insertCellSQL = `INSERT INTO gas_cells (table_name, row_id, field, value, unit, status, confidence, method,
-	source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst,
+	source_page, source_page_kind, source_ocr, source_ocr_confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-const cellColumns = `row_id, field, value, unit, status, confidence, method, source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst`
+const cellColumns = `row_id, field, value, unit, status, confidence, method, source_doc, source_section, source_chunk, excerpt, note, updated_at, analyst,
+	source_page, source_page_kind, source_ocr, source_ocr_confidence`
 
 func cellArgs(table string, row int, field string, c Cell) []any {
+	p := c.SourcePage
 	return []any{table, row, field, c.Value, c.Unit, string(c.Status), c.Confidence, c.Method,
-		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, formatTime(c.UpdatedAt), c.By}
+		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt, c.Note, formatTime(c.UpdatedAt), c.By,
+		p.Page, p.Kind, p.OCR, p.OCRConfidence}
 }
 
 type scanner interface{ Scan(...any) error }
@@ -234,8 +246,10 @@ func scanCell(sc scanner) (cellKey, Cell, error) {
 		c              Cell
 		status, update string
 	)
+	p := &c.SourcePage
 	err := sc.Scan(&k.row, &k.field, &c.Value, &c.Unit, &status, &c.Confidence, &c.Method,
-		&c.SourceDoc, &c.SourceSection, &c.SourceChunk, &c.Excerpt, &c.Note, &update, &c.By)
+		&c.SourceDoc, &c.SourceSection, &c.SourceChunk, &c.Excerpt, &c.Note, &update, &c.By,
+		&p.Page, &p.Kind, &p.OCR, &p.OCRConfidence)
 	if err != nil {
 		return k, c, err
 	}

@@ -3,6 +3,8 @@ package gas
 import (
 	"strings"
 	"time"
+
+	"warren/kb/chunk"
 )
 
 // Status says where a cell's value came from and what the analyst did with it.
@@ -42,24 +44,25 @@ const MethodSheet = "sheet"
 
 // Cell is one value of the table with its provenance.
 type Cell struct {
-	Value         string    `json:"value,omitempty"`          // canonical text (see Normalize)
-	Unit          string    `json:"unit,omitempty"`           // unit of Value, the field's canonical unit
-	Status        Status    `json:"status,omitempty"`         // where the value stands
-	Confidence    float64   `json:"confidence,omitempty"`     // 0–1, of a filled value
-	Method        string    `json:"method,omitempty"`         // how the value was found (e.g. "extract", "lookup", MethodSheet)
-	SourceDoc     string    `json:"source_doc,omitempty"`     // knowledge-base document ID
-	SourceSection string    `json:"source_section,omitempty"` // section within the document
-	SourceChunk   string    `json:"source_chunk,omitempty"`   // chunk ID of the passage
-	Excerpt       string    `json:"excerpt,omitempty"`        // the passage the value was read from
-	Note          string    `json:"note,omitempty"`           // analyst's or warren's remark (why rejected, why flagged)
-	UpdatedAt     time.Time `json:"updated_at,omitzero"`      // last change; zero for values from the sheet
-	By            string    `json:"by,omitempty"`             // the analyst who approved, edited or rejected it; "" when unknown
+	Value         string        `json:"value,omitempty"`          // canonical text (see Normalize)
+	Unit          string        `json:"unit,omitempty"`           // unit of Value, the field's canonical unit
+	Status        Status        `json:"status,omitempty"`         // where the value stands
+	Confidence    float64       `json:"confidence,omitempty"`     // 0–1, of a filled value
+	Method        string        `json:"method,omitempty"`         // how the value was found (e.g. "extract", "lookup", MethodSheet)
+	SourceDoc     string        `json:"source_doc,omitempty"`     // knowledge-base document ID
+	SourceSection string        `json:"source_section,omitempty"` // section within the document
+	SourceChunk   string        `json:"source_chunk,omitempty"`   // chunk ID of the passage
+	SourcePage    chunk.PageRef `json:"source_page,omitzero"`     // the passage's page or slide, and whether OCR read it
+	Excerpt       string        `json:"excerpt,omitempty"`        // the passage the value was read from
+	Note          string        `json:"note,omitempty"`           // analyst's or warren's remark (why rejected, why flagged)
+	UpdatedAt     time.Time     `json:"updated_at,omitzero"`      // last change; zero for values from the sheet
+	By            string        `json:"by,omitempty"`             // the analyst who approved, edited or rejected it; "" when unknown
 }
 
 // IsZero reports whether the cell holds nothing at all: no value, status or provenance.
 func (c Cell) IsZero() bool {
 	return c.Value == "" && c.Unit == "" && c.Status == StatusEmpty && c.Confidence == 0 && c.Method == "" &&
-		c.SourceDoc == "" && c.SourceSection == "" && c.SourceChunk == "" && c.Excerpt == "" && c.Note == "" &&
+		c.SourceDoc == "" && c.SourceSection == "" && c.SourceChunk == "" && c.SourcePage.IsZero() && c.Excerpt == "" && c.Note == "" &&
 		c.UpdatedAt.IsZero() && c.By == ""
 }
 

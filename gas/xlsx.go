@@ -162,6 +162,13 @@ func applyProvenance(st *sheetTable, grid [][]string) error {
 			}
 			c.Confidence = x
 		}
+		if s := strings.TrimSpace(get(r, "Page")); s != "" { // absent from exports before pages were recorded
+			p, err := parsePageText(s)
+			if err != nil {
+				return fmt.Errorf("Provenance row %d: %w", i+2, err)
+			}
+			c.SourcePage = p
+		}
 		if s := strings.TrimSpace(get(r, "Updated")); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {

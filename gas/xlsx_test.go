@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"warren/kb/chunk"
 )
 
 var at = time.Date(2026, 3, 1, 12, 30, 15, 123456789, time.UTC)
@@ -43,8 +45,8 @@ func sampleTable() *Table {
 			{ID: 1, Cells: map[string]Cell{
 				"chemical_name":    {Value: "Silane", Status: StatusOriginal},
 				"cas_number":       {Value: "7803-62-5", Status: StatusOriginal},
-				"boiling_point_c":  {Value: "-111.9", Unit: "°C", Status: StatusFilled, Confidence: 0.85, Method: "extract", SourceDoc: "sds-silane", SourceSection: "9.1 Physical properties", SourceChunk: "sds-silane#12", Excerpt: "Boiling point: -111.9 °C", UpdatedAt: at},
-				"lel_vol_pct":      {Value: "1.37", Unit: "vol %", Status: StatusReview, Confidence: 0.5, Method: "extract", SourceDoc: "gas-handbook", SourceSection: "Silane", SourceChunk: "gas-handbook#88", Excerpt: "LEL 1.37 % (some sources: pyrophoric, no LEL)", UpdatedAt: at},
+				"boiling_point_c":  {Value: "-111.9", Unit: "°C", Status: StatusFilled, Confidence: 0.85, Method: "extract", SourceDoc: "sds-silane", SourceSection: "9.1 Physical properties", SourceChunk: "sds-silane#12", SourcePage: chunk.PageRef{Page: 4, Kind: chunk.KindPage}, Excerpt: "Boiling point: -111.9 °C", UpdatedAt: at},
+				"lel_vol_pct":      {Value: "1.37", Unit: "vol %", Status: StatusReview, Confidence: 0.5, Method: "extract", SourceDoc: "gas-handbook", SourceSection: "Silane", SourceChunk: "gas-handbook#88", SourcePage: chunk.PageRef{Page: 2, Kind: chunk.KindPage, OCR: true, OCRConfidence: 87.25}, Excerpt: "LEL 1.37 % (some sources: pyrophoric, no LEL)", UpdatedAt: at},
 				"hmis_health":      {Value: "2", Status: StatusApproved, Confidence: 0.75, Method: "lookup", SourceDoc: "hmis-ratings", SourceSection: "Table 3", UpdatedAt: at, By: "alice"},
 				"ghs02_flammable":  {Value: "yes", Status: StatusEdited, Note: "pyrophoric gas; flame pictogram applies", UpdatedAt: at, By: "bob"},
 				"h_statements":     {Status: StatusRejected, Note: "the excerpt was about disilane", UpdatedAt: at},

@@ -37,13 +37,15 @@ const (
 	StatusFailed    = "failed"
 )
 
-// FileResult is what happened to one item.
+// FileResult is what happened to one item, or to one attachment of an e-mail item.
 type FileResult struct {
-	Path   string `json:"path"`
+	Path   string `json:"path"` // an attachment's: "mail.eml › sds.pdf"
 	Doc    string `json:"doc,omitempty"`
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	Chunks int    `json:"chunks,omitempty"`
+	// AttachedTo is, for an attachment, the ID of the document it came attached to.
+	AttachedTo string `json:"attached_to,omitempty"`
 }
 
 // Progress is reported after each item and during embedding.
@@ -117,26 +119,40 @@ func Ingest(ctx context.Context, s Backend, items []Item, opts IngestOptions) (*
 		}
 		prog.Current = it.Path
 		report()
-		res := ingestOne(ctx, s, it, opts, func(embedded int) {
+		embedded := func(embedded int) {
 			prog.Embedded = rep.Embedded + embedded
 			report()
-		})
-		if res.Status == StatusFailed && ctx.Err() != nil {
-			rep.Canceled = true
-			res.Reason = "interrupted; nothing of it was stored"
 		}
-		rep.Files = append(rep.Files, res.FileResult)
-		switch res.Status {
-		case StatusIngested:
-			rep.Ingested++
-			rep.Chunks += res.Chunks
-			rep.Embedded += res.Chunks
-		case StatusUnchanged:
-			rep.Unchanged++
-		case StatusSkipped:
-			rep.Skipped++
-		case StatusFailed:
-			rep.Failed++
+		record := func(res fileOutcome) {
+			if res.Status == StatusFailed && ctx.Err() != nil {
+				rep.Canceled = true
+				res.Reason = "interrupted; nothing of it was stored"
+			}
+			rep.Files = append(rep.Files, res.FileResult)
+			switch res.Status {
+			case StatusIngested:
+				rep.Ingested++
+				rep.Chunks += res.Chunks
+				rep.Embedded += res.Chunks
+			case StatusUnchanged:
+				rep.Unchanged++
+			case StatusSkipped:
+				rep.Skipped++
+			case StatusFailed:
+				rep.Failed++
+			}
+		}
+		res, doc := ingestOne(ctx, s, it, opts, embedded)
+		record(res)
+		if doc != nil {
+			// Its attachments after it: each stored whole on its own, checked on its own, so an
+			// ingest interrupted between them stores what is missing when run again.
+			if !ingestAttachments(ctx, s, it.Path, doc, opts, func(path string) {
+				prog.Current = path
+				report()
+			}, embedded, record) {
+				rep.Canceled = true
+			}
 		}
 		prog.FilesDone++
 		prog.Chunks, prog.Embedded = rep.Chunks, rep.Embedded
@@ -164,7 +180,9 @@ func Ingest(ctx context.Context, s Backend, items []Item, opts IngestOptions) (*
 	return rep, nil
 }
 
-func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome) {
+// ingestOne loads and stores one item; the document comes back when it is stored (or was,
+// unchanged), for its attachments to follow.
+func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome, stored *load.Document) {
 	// A file already in the knowledge base keeps its ID however its path is given now
 	// (through its folder or on its own, relative or absolute).
 	if abs, err := filepath.Abs(it.Path); err == nil {
@@ -175,47 +193,63 @@ func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embe
 	res.Path, res.Doc = it.Path, it.ID
 	if it.Skip != "" {
 		res.Status, res.Reason = StatusSkipped, it.Skip
-		return res
+		return res, nil
 	}
 	lo := opts.Load
 	if it.Within != "" {
 		lo.Within = it.Within
 	}
-	doc, err := load.Load(it.Path, lo)
+	doc, err := load.LoadContext(ctx, it.Path, lo)
 	var skip *load.SkipError
 	var outside *load.OutsideError
 	switch {
 	case errors.As(err, &skip):
 		res.Status, res.Reason = StatusSkipped, skip.Reason
-		return res
+		return res, nil
 	case errors.As(err, &outside):
 		res.Status, res.Reason = StatusSkipped, outside.Reason
-		return res
+		return res, nil
 	case err != nil:
 		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
-		return res
+		return res, nil
 	}
 	doc.ID, doc.Collection = it.ID, it.Collection
 	if it.Title != "" {
 		doc.Title = it.Title
 	}
-	if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Source != doc.Source {
+	res = storeDocument(ctx, s, doc, res, opts, embedded)
+	if res.Status == StatusIngested || res.Status == StatusUnchanged {
+		return res, doc
+	}
+	return res, nil
+}
+
+// storeDocument stores a loaded document unless it is stored unchanged, filling in res.
+func storeDocument(ctx context.Context, s Backend, doc *load.Document, res fileOutcome, opts IngestOptions, embedded func(int)) fileOutcome {
+	old, found, err := s.Document(ctx, doc.ID)
+	if err == nil && found && old.Source != doc.Source {
 		// Two files with the same name from different folders: never let one replace the other.
 		err := fmt.Errorf("the ID %s is taken by %s: ingest this file through its folder, or remove the other with `warren kb rm %s`",
 			doc.ID, old.Source, doc.ID)
 		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
 		return res
 	}
-	if !opts.Force {
-		if old, ok, err := s.Document(ctx, doc.ID); err == nil && ok && old.Hash == doc.Hash && old.Collection == doc.Collection {
-			if info, ok, _ := s.Collection(ctx, doc.Collection); ok && SameEmbedder(info.Embedder, opts.Embedder.ID()) {
-				res.Status, res.Chunks = StatusUnchanged, old.Chunks
-				return res
-			}
+	if !opts.Force && found && old.Hash == doc.Hash && old.Collection == doc.Collection && sameMessage(old.Meta, doc.Meta) {
+		if info, ok, _ := s.Collection(ctx, doc.Collection); ok && SameEmbedder(info.Embedder, opts.Embedder.ID()) {
+			res.Status, res.Chunks = StatusUnchanged, old.Chunks
+			return res
 		}
 	}
 	if info, ok, err := s.Collection(ctx, doc.Collection); err == nil && ok {
 		if err := info.CheckEmbedder(opts.Embedder.ID(), 0); err != nil {
+			res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
+			return res
+		}
+	}
+	if found && load.CarriesAttachments(old.Format) {
+		// Attachments the new version no longer has go before it replaces the old one: an
+		// ingest that dies in between still finds the old version changed and does it again.
+		if err := removeDroppedAttachments(ctx, s, doc); err != nil {
 			res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
 			return res
 		}
@@ -228,6 +262,10 @@ func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embe
 		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
 	default:
 		res.Status, res.Chunks = StatusIngested, n
+		if unread := doc.Meta["pages_not_read"]; unread != "" {
+			// Stored, but not whole: the analyst must hear which pages are missing and why.
+			res.Reason = "stored without " + unread
+		}
 	}
 	return res
 }

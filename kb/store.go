@@ -67,6 +67,16 @@ CREATE INDEX chunks_collection ON chunks(collection);
 CREATE VIRTUAL TABLE chunks_fts USING fts5(heading, body, scope, tokenize = 'unicode61 remove_diacritics 0');
 `}
 
+// pagesMigration records where a chunk of a paginated source lies (its page or slide) and
+// whether OCR read it; chunks stored before keep 0, "" and false until their document is
+// ingested again.
+var pagesMigration = Migration{Version: 5, Name: "chunks name their page", SQL: `
+ALTER TABLE chunks ADD COLUMN page INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN page_kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunks ADD COLUMN ocr_confidence REAL NOT NULL DEFAULT 0;
+`}
+
 // Store is the knowledge base of one workspace.
 type Store struct {
 	db   *sql.DB
@@ -307,7 +317,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, doc.ID, doc.Collection, doc.Title, doc.S
 		return fmt.Errorf("couldn't store document %s: %w", doc.ID, err)
 	}
 	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc, collection, section, section_path, heading, text, file,
-start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+start_byte, end_byte, hash, seq, page, page_kind, ocr, ocr_confidence, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -322,7 +332,7 @@ start_byte, end_byte, hash, seq, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
 			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(vecs[i]))
 		}
 		res, err := insChunk.ExecContext(ctx, c.ID, c.Doc, c.Collection, c.Section, c.SectionPath, c.Heading, c.Text, c.File,
-			c.Start, c.End, c.Hash, c.Seq, encodeVector(vecs[i]))
+			c.Start, c.End, c.Hash, c.Seq, c.Page, c.PageKind, c.OCR, c.OCRConfidence, encodeVector(vecs[i]))
 		if err != nil {
 			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
 		}
@@ -472,12 +482,13 @@ func deleteDocumentTx(ctx context.Context, tx *sql.Tx, doc string) error {
 	return nil
 }
 
-const chunkColumns = `id, doc, collection, section, section_path, heading, text, file, start_byte, end_byte, hash, seq`
+const chunkColumns = `id, doc, collection, section, section_path, heading, text, file, start_byte, end_byte, hash, seq,
+page, page_kind, ocr, ocr_confidence`
 
 func scanChunk(row interface{ Scan(...any) error }) (chunk.Chunk, error) {
 	var c chunk.Chunk
 	err := row.Scan(&c.ID, &c.Doc, &c.Collection, &c.Section, &c.SectionPath, &c.Heading, &c.Text, &c.File,
-		&c.Start, &c.End, &c.Hash, &c.Seq)
+		&c.Start, &c.End, &c.Hash, &c.Seq, &c.Page, &c.PageKind, &c.OCR, &c.OCRConfidence)
 	return c, err
 }
 

@@ -96,9 +96,10 @@ func (k *Knowledge) List(ctx context.Context, collection string) (Listing, error
 }
 
 // RemoveDocuments removes documents named as FindDocument understands them, with their
-// chunks and vectors, and returns their IDs; their registry entries stay, so a later ingest
-// can bring them back. It stops at the first name that finds no single document; the vectors
-// of the documents removed before it are saved all the same.
+// chunks and vectors and the documents that came attached to them (an e-mail's attachments),
+// and returns their IDs; their registry entries stay, so a later ingest can bring them back.
+// It stops at the first name that finds no single document; the vectors of the documents
+// removed before it are saved all the same.
 func (k *Knowledge) RemoveDocuments(ctx context.Context, names []string) ([]string, error) {
 	var removed []string
 	var err error
@@ -107,10 +108,12 @@ func (k *Knowledge) RemoveDocuments(ctx context.Context, names []string) ([]stri
 		if id, err = k.FindDocument(ctx, name); err != nil {
 			break
 		}
-		if _, err = k.s.store.RemoveDocument(ctx, id); err != nil {
+		var gone []string
+		gone, err = kb.RemoveDocumentAndAttachments(ctx, k.s.store, id)
+		removed = append(removed, gone...)
+		if err != nil {
 			break
 		}
-		removed = append(removed, id)
 	}
 	if serr := k.s.store.Flush(ctx); err == nil {
 		err = serr

@@ -241,7 +241,8 @@ func (s *Service) ingest(ctx context.Context, items []kb.Item, opts IngestOption
 		rep, err := kb.Ingest(ctx, s.store, byCollection[name], kb.IngestOptions{
 			Embedder: emb, Force: opts.Force,
 			Chunk: load.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
-			Load:  load.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine},
+			Load: load.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine,
+				OCR: load.OCROptions{Mode: cfg.OCR, Languages: cfg.OCRLanguages}, ConvertTimeout: cfg.ConvertTimeout},
 			Progress: func(p kb.Progress) {
 				if opts.Progress != nil {
 					p.Files, p.FilesDone = len(items), p.FilesDone+offset
@@ -308,8 +309,8 @@ func (s *Service) updateRegistry(ctx context.Context, from *registry.Registry, i
 	}
 	changed := false
 	for _, f := range rep.Files {
-		if f.Status != kb.StatusIngested && f.Status != kb.StatusUnchanged {
-			continue
+		if f.Status != kb.StatusIngested && f.Status != kb.StatusUnchanged || f.AttachedTo != "" {
+			continue // an attachment has no file of its own to register: it comes with its message
 		}
 		it := byPath[f.Path]
 		abs, _ := filepath.Abs(it.Path)

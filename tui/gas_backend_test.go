@@ -13,6 +13,7 @@ import (
 	"warren/gas"
 	"warren/internal/schema"
 	"warren/kb"
+	"warren/kb/chunk"
 	"warren/llm/llmtest"
 	"warren/service"
 )
@@ -60,6 +61,12 @@ func (b *gasBackend) desks() Desks {
 }
 
 var fixedTime = time.Date(2026, 11, 21, 10, 15, 0, 0, time.UTC)
+
+// withPage puts the source passage of c on a page of a scanned PDF.
+func withPage(c gas.Cell, p chunk.PageRef) gas.Cell {
+	c.SourcePage = p
+	return c
+}
 
 // gasFixture is a small table with a cell of every status: original values from the sheet,
 // values filled at high and at low confidence (review), approved, edited and rejected ones.
@@ -113,7 +120,8 @@ func gasFixture() *gas.Table {
 		},
 		{
 			"chemical_name": orig("Phosphine"), "cas_number": orig("7803-51-2"), "formula": orig("PH3"),
-			"hazard_class": fill("Flam. Gas 1; Acute Tox. 1", "", 0.6, "suppliers/veridian-phosphine.md", "2", "Flam. Gas 1, Acute Tox. 1 (inhalation)"),
+			"hazard_class": withPage(fill("Flam. Gas 1; Acute Tox. 1", "", 0.6, "suppliers/veridian-phosphine.pdf", "2", "Flam. Gas 1, Acute Tox. 1 (inhalation)"),
+				chunk.PageRef{Page: 3, Kind: chunk.KindPage, OCR: true, OCRConfidence: 88}),
 		},
 	}
 	t := &gas.Table{Name: "fab-k2"}

@@ -24,6 +24,10 @@ func TestGoldenGas(t *testing.T) {
 		"flagged": func(t *testing.T, m *Model) {
 			press(t, m, "f", "n", "n")
 		},
+		// A value read from a scanned PDF: its page, and that OCR read it.
+		"pdf-source": func(t *testing.T, m *Model) {
+			m.gas.Focus(5, "hazard_class")
+		},
 		// The edited cell: who edited it and when, said once.
 		"edited": func(t *testing.T, m *Model) {
 			m.gas.Focus(1, "uel_vol_pct")

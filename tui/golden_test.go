@@ -176,16 +176,20 @@ func fixtureState() *service.ResearchState {
 			{Task: "t1", ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Collection: "standards", Section: "4.2",
 				Information: "Purge the pigtail before disconnecting.", Excerpt: "Close the cylinder valve and run the purge sequence of Section 5.2."},
 			{Task: "t1", ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", Depth: 1,
-				Information: "Fifty cycles and a flowing purge for silane.", Excerpt: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge."}},
+				Information: "Fifty cycles and a flowing purge for silane.", Excerpt: "Fifty cycles as in Section 5.2, followed by a five-minute flowing purge."},
+			{Task: "t1", ChunkID: "regulatory/TRGS-407.pdf#0031", Doc: "regulatory/TRGS-407.pdf", Collection: "regulatory", Section: "4.1",
+				PageRef: chunk.PageRef{Page: 12, Kind: chunk.KindPage}, Information: "Silane is pyrophoric.", Excerpt: "Silan ist pyrophor."}},
 		References: []service.ResearchRef{
 			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeSection, Target: "5.3", Text: "Section\n5.3", State: service.RefFollowed, Reason: "names the silane sequence",
 				Resolved: &retrieval.Resolution{Doc: "standards/gcp.md", Collection: "standards", Section: "5.3", ChunkIDs: []string{"standards/gcp.md#0013"}, Method: "section"}},
 			{Task: "t1", FromChunk: "standards/gcp.md#0008", Type: refs.TypeLegalSection, Target: "§ 6", Text: "§ 6 GefStoffV", State: service.RefUnresolved, Reason: `"GefStoffV" is not in the knowledge base`},
 			{Task: "t1", FromChunk: "standards/gcp.md#0013", Type: refs.TypeExternal, Target: "https://www.baua.de", Text: "https://www.baua.de", State: service.RefSkipped, Reason: "external reference: never followed"}},
 		RefTokens: map[string]int{"t1": 320},
-		Report:    "# Purging silane cylinders\n\nBefore a silane cylinder is disconnected, the pigtail is purged [1].\n\nSilane needs the extended sequence of fifty cycles and a flowing purge [2].",
+		Report:    "# Purging silane cylinders\n\nBefore a silane cylinder is disconnected, the pigtail is purged [1].\n\nSilane needs the extended sequence of fifty cycles and a flowing purge [2]; it is pyrophoric [3].",
 		Sources: []service.ResearchSource{{N: 1, ChunkID: "standards/gcp.md#0008", Doc: "standards/gcp.md", Section: "4.2", Collection: "standards"},
-			{N: 2, ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Section: "5.3", Collection: "standards"}},
+			{N: 2, ChunkID: "standards/gcp.md#0013", Doc: "standards/gcp.md", Section: "5.3", Collection: "standards"},
+			{N: 3, ChunkID: "regulatory/TRGS-407.pdf#0031", Doc: "regulatory/TRGS-407.pdf", Section: "4.1", Collection: "regulatory",
+				PageRef: chunk.PageRef{Page: 12, Kind: chunk.KindPage}}},
 	}
 }
 
@@ -350,5 +354,7 @@ func fixtureResults() []retrieval.Result {
 			SectionPath: "4 Cylinder change > 4.2 Purge", Heading: "Purge before disconnect", Text: "Close the cylinder valve and run the purge\nsequence of Section 5.2."}, Score: 0.8312},
 		{Chunk: chunk.Chunk{ID: "suppliers/nordgas-silane.md#0002", Doc: "suppliers/nordgas-silane.md", Collection: "suppliers", Section: "3",
 			Heading: "Handling", Text: "Silane ignites spontaneously in air."}, Score: 0.5127},
+		{Chunk: chunk.Chunk{ID: "regulatory/TRGS-407.pdf#0031", Doc: "regulatory/TRGS-407.pdf", Collection: "regulatory", Section: "4.1",
+			Heading: "Gefährdungsbeurteilung", Text: "Silan ist pyrophor.", Page: 12, PageKind: chunk.KindPage}, Score: 0.4410},
 	}
 }

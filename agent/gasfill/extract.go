@@ -158,22 +158,22 @@ func groundedProposal(fd gas.Field, value string, v extractedValue, chunks []chu
 			continue
 		}
 		cell := gas.Cell{Value: value, Unit: fd.Unit, SourceDoc: c.Doc, SourceSection: c.Section, SourceChunk: c.ID,
-			Excerpt: excerptAt(c.Text, sp.Start, sp.End)}
+			SourcePage: c.PageRef(), Excerpt: excerptAt(c.Text, sp.Start, sp.End)}
 		if i > 0 {
 			cell.Note = fmt.Sprintf("cited to passage %d, which does not state it; %s does", v.Source, where(c))
 		}
 		return cell, true
 	}
 	return gas.Cell{Value: value, Unit: fd.Unit, SourceDoc: cited.Doc, SourceSection: cited.Section, SourceChunk: cited.ID,
-		Excerpt: excerptAt(cited.Text, 0, 0),
-		Note:    fmt.Sprintf("the model read %q from %s, which does not state it, nor does any other passage it was given", v.Value, where(cited))}, false
+		SourcePage: cited.PageRef(), Excerpt: excerptAt(cited.Text, 0, 0),
+		Note: fmt.Sprintf("the model read %q from %s, which does not state it, nor does any other passage it was given", v.Value, where(cited))}, false
 }
 
 func where(c chunk.Chunk) string {
-	if c.Section == "" {
-		return c.Doc
+	if place := c.Place(); place != "" {
+		return c.Doc + " " + place
 	}
-	return c.Doc + " " + c.Section
+	return c.Doc
 }
 
 // count sets the counts of the row's changes: values filled, and values kept as unsupported,

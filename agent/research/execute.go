@@ -197,7 +197,7 @@ func (w *taskWork) round(ctx context.Context, call caller, frontier []frontierCh
 		for ; added < upTo; added++ {
 			if f, o := fresh[added], outs[added]; done[added] && o.Relevant && strings.TrimSpace(o.Information) != "" {
 				w.s.Findings = append(w.s.Findings, Finding{Task: w.task.ID, ChunkID: f.chunk.ID, Doc: f.chunk.Doc, Collection: f.chunk.Collection,
-					Section: f.chunk.Section, Depth: f.depth, Information: o.Information, Excerpt: snippet.Cut(f.chunk.Text, 400)})
+					Section: f.chunk.Section, PageRef: f.chunk.PageRef(), Depth: f.depth, Information: o.Information, Excerpt: snippet.Cut(f.chunk.Text, 400)})
 			}
 		}
 		if n := len(w.s.Findings) - before; n > 0 {

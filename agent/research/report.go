@@ -27,7 +27,7 @@ func buildSources(s *State) {
 		}
 		index[f.ChunkID] = len(s.Sources) + 1
 		s.Sources = append(s.Sources, Source{N: len(s.Sources) + 1, ChunkID: f.ChunkID, Doc: f.Doc, Section: f.Section,
-			Collection: f.Collection, Excerpt: f.Excerpt})
+			PageRef: f.PageRef, Collection: f.Collection, Excerpt: f.Excerpt})
 	}
 }
 
@@ -272,8 +272,8 @@ func FullReport(s *State) string {
 		b.WriteString("\n\n## Sources\n\n")
 		for _, src := range s.Sources {
 			where := src.Doc
-			if src.Section != "" {
-				where += " " + src.Section
+			if place := src.Place(); place != "" {
+				where += " " + place
 			}
 			fmt.Fprintf(&b, "[%d] %s (%s, chunk %s): %s\n\n", src.N, where, src.Collection, src.ChunkID, src.Excerpt)
 		}

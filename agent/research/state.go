@@ -6,8 +6,8 @@ package research
 import (
 	"strings"
 
+	"warren/kb/chunk"
 	"warren/llm"
-
 	"warren/retrieval"
 )
 
@@ -129,15 +129,21 @@ type Task struct {
 
 // Finding is information extracted from one chunk for one task.
 type Finding struct {
-	Task        string `json:"task"`
-	ChunkID     string `json:"chunk_id"`
-	Doc         string `json:"doc"`
-	Collection  string `json:"collection"`
-	Section     string `json:"section"`
+	Task       string `json:"task"`
+	ChunkID    string `json:"chunk_id"`
+	Doc        string `json:"doc"`
+	Collection string `json:"collection"`
+	Section    string `json:"section"`
+	// The page of a paginated source, kept with the citation (page, page_kind, ocr,
+	// ocr_confidence; none in runs checkpointed before pages were recorded).
+	chunk.PageRef
 	Depth       int    `json:"depth"` // 0: found by search; 1 and deeper: by following references
 	Information string `json:"information"`
 	Excerpt     string `json:"excerpt"`
 }
+
+// Place is the finding's section and page, as its citation names them ("4.1, p. 3").
+func (f Finding) Place() string { return chunk.Place(f.Section, f.PageRef) }
 
 // UnreadPassage is a passage a task reached but did not read.
 type UnreadPassage struct {
@@ -172,13 +178,17 @@ type RefRecord struct {
 
 // Source is one numbered source of the report.
 type Source struct {
-	N          int    `json:"n"`
-	ChunkID    string `json:"chunk_id"`
-	Doc        string `json:"doc"`
-	Section    string `json:"section"`
+	N       int    `json:"n"`
+	ChunkID string `json:"chunk_id"`
+	Doc     string `json:"doc"`
+	Section string `json:"section"`
+	chunk.PageRef
 	Collection string `json:"collection"`
 	Excerpt    string `json:"excerpt"`
 }
+
+// Place is the source's section and page, as its citation names them ("4.1, p. 3").
+func (s Source) Place() string { return chunk.Place(s.Section, s.PageRef) }
 
 // Quality is the report check: deterministic problems and the model's five scores.
 type Quality struct {

@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"warren/internal/snippet"
 
 	"github.com/spf13/cobra"
 
 	"warren/internal/cli"
+	"warren/internal/snippet"
 	"warren/kb/analysis"
 	"warren/kb/chunk"
 	"warren/retrieval"
@@ -32,7 +32,7 @@ func (a *app) searchCommand() *cobra.Command {
 				fmt.Fprintln(a.stdout, "No matching passages.")
 			}
 			for i, r := range results {
-				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.Line(cli.DocSection(r.Doc, r.Section)), cli.Line(r.Heading), cli.Line(r.Collection), r.Score,
+				fmt.Fprintf(a.stdout, "%2d. %s — %s  [%s, %.4f]\n    %s\n", i+1, cli.Line(cli.DocSection(r.Doc, r.Place())), cli.Line(r.Heading), cli.Line(r.Collection), r.Score,
 					snippet.Cut(cli.Line(r.Text), 220))
 			}
 			return nil

@@ -138,7 +138,8 @@ func NonEmpty(ss ...string) []string {
 	return out
 }
 
-// DocSection names a place: the document, and the section in it when there is one.
+// DocSection names a place: the document, and the section in it when there is one (with its
+// page, see chunk.Place).
 func DocSection(doc, section string) string {
 	if section != "" {
 		return doc + " " + section

@@ -33,12 +33,16 @@ func IngestOutcome(rep *kb.IngestReport) error {
 	return nil
 }
 
-// WriteIngestReport lists the files an ingest skipped or failed, then the counts.
+// WriteIngestReport lists the files an ingest skipped, failed or stored in part, then the counts.
 func WriteIngestReport(w io.Writer, rep *kb.IngestReport) {
 	for _, f := range rep.Files {
 		switch f.Status {
 		case kb.StatusSkipped, kb.StatusFailed:
 			fmt.Fprintf(w, "%-7s %s: %s\n", strings.ToUpper(f.Status[:4]), Line(f.Path), Line(f.Reason))
+		case kb.StatusIngested:
+			if f.Reason != "" { // stored in part: a PDF's pages that could not be read
+				fmt.Fprintf(w, "%-7s %s: %s\n", "PART", Line(f.Path), Line(f.Reason))
+			}
 		}
 	}
 	fmt.Fprintf(w, "Ingested %d, unchanged %d, skipped %d, failed %d: %d chunks in %.1fs (%.0f chunks/s).\n",

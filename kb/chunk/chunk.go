@@ -23,6 +23,14 @@ type Chunk struct {
 	End         int    `json:"end"`
 	Hash        string `json:"hash"` // sha256 of Text
 	Seq         int    `json:"seq"`
+	// Page is the page (or slide, see PageKind) of a paginated source the chunk is on, 1-based;
+	// 0 for sources without pages.
+	Page     int    `json:"page,omitempty"`
+	PageKind string `json:"page_kind,omitempty"` // "page" or "slide" when Page is set
+	// OCR says the text was read from an image by optical character recognition, with
+	// OCRConfidence its mean word confidence in percent (0–100).
+	OCR           bool    `json:"ocr,omitempty"`
+	OCRConfidence float64 `json:"ocr_confidence,omitempty"`
 }
 
 // ID builds the ID of the seq-th chunk of a document.

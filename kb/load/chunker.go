@@ -64,6 +64,7 @@ func (c *Chunker) chunk(s Section, text string, start int) chunk.Chunk {
 		ID: chunk.ID(c.Doc, c.seq), Doc: c.Doc, Collection: c.Collection, Section: s.Number,
 		SectionPath: s.PathString(), Heading: s.Heading, Text: text, File: s.File,
 		Start: s.Offset + start, End: s.Offset + start + len(text), Hash: hex.EncodeToString(sum[:8]), Seq: c.seq,
+		Page: s.Page, PageKind: s.PageKind, OCR: s.OCR, OCRConfidence: s.OCRConfidence,
 	}
 	c.seq++
 	return ch

@@ -12,11 +12,14 @@ type Document struct {
 	Collection string            // registry collection, e.g. "regulatory"
 	Title      string            // from front matter, the first heading, or the file name
 	Source     string            // file or folder on disk
-	Format     string            // markdown, text, pdf, html, docx, odt, pptx, odp, xlsx, ods, csv, eml, mbox, folder
+	Format     string            // markdown, text, pdf, html, docx, odt, pptx, odp, xlsx, ods, csv, eml, mbox, image, folder
 	Meta       map[string]string // front matter and other facts the loader found
 	Language   string            // "de", "en" or "" when unknown
 	Sections   []Section
 	Hash       string // sha256 of the source bytes (all files, for a folder document)
+	// Attachments are the files an e-mail came with, each a document of its own or the reason
+	// it is not one (see Attachment).
+	Attachments []Attachment
 
 	stream func(emit func(Section) error) error // streamed formats read sections on demand
 }
@@ -29,6 +32,13 @@ type Section struct {
 	Text    string   // the body, without the heading line
 	Offset  int      // byte offset of Text in File (or in Source when File is empty)
 	File    string   // the file inside a folder document, else ""
+	// Page and PageKind place a section of a paginated source ("page" of a PDF or scan,
+	// "slide" of a presentation); a section never spans two pages. 0 and "" elsewhere.
+	Page     int
+	PageKind string
+	// OCR marks text read from an image, with its mean word confidence in percent.
+	OCR           bool
+	OCRConfidence float64
 }
 
 // Label is how the section is named in a path: its number, else its heading.

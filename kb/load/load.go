@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -11,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"warren/internal/realpath"
 	"warren/kb/analysis"
+	"warren/kb/chunk"
 )
 
 // DefaultMaxFileBytes is the largest file ingested unless kb.max_file_mb says otherwise.
@@ -31,6 +34,12 @@ type LoadOptions struct {
 	// Within is one more folder (absolute, resolved) that every file read must lie in as well:
 	// the folder an item was found in while walking, when links out of it are not followed.
 	Within string
+	// OCR says whether pages without a text layer and image files are read by OCR (the zero
+	// value: when Tesseract is installed); see ocr.go.
+	OCR OCROptions
+	// ConvertTimeout bounds each step of a conversion (see LoadContext); 0 means
+	// DefaultConvertTimeout.
+	ConvertTimeout time.Duration
 }
 
 // ErrOutside means a file's real path, once symbolic links are followed, lies outside the
@@ -49,10 +58,12 @@ func (e *OutsideError) Error() string { return fmt.Sprintf("couldn't read %s: %s
 // Unwrap makes errors.Is(err, ErrOutside) hold.
 func (e *OutsideError) Unwrap() error { return ErrOutside }
 
-// guard says which files one load may read: with neither Confine nor Within, any.
+// guard says which files one load may read: with neither Confine nor Within, any. It also
+// carries the load's converter (timeouts, OCR, temporary files); nil reads no page by OCR.
 type guard struct {
 	roots  []string
 	within string
+	conv   *converter
 }
 
 func (o LoadOptions) guard() guard { return guard{roots: o.Confine, within: o.Within} }
@@ -114,6 +125,8 @@ var formatByExt = map[string]string{
 	".pdf": "pdf", ".html": "html", ".htm": "html",
 	".docx": "docx", ".odt": "odt", ".pptx": "pptx", ".odp": "odp",
 	".xlsx": "xlsx", ".ods": "ods", ".csv": "csv", ".eml": "eml", ".mbox": "mbox",
+	// Images are read by OCR only (images.go).
+	".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image",
 }
 
 // Reads reports whether warren reads files with the extension ext (".docx"; any case).
@@ -123,7 +136,7 @@ func Reads(ext string) bool {
 }
 
 // readsFormats names what warren reads, for the reason an unsupported file is skipped.
-const readsFormats = ".md, .txt, .pdf, .html, .docx, .odt, .pptx, .odp, .xlsx, .ods, .csv, .eml, .mbox"
+const readsFormats = ".md, .txt, .pdf, .html, .docx, .odt, .pptx, .odp, .xlsx, .ods, .csv, .eml, .mbox, and by OCR .png, .jpg, .tif"
 
 // packaged formats are zip packages of XML, read by their own loaders and never as text.
 func packaged(format string) bool {
@@ -137,7 +150,7 @@ func packaged(format string) bool {
 // readAsText says whether a format is checked as UTF-8 text before it is read. E-mail is
 // not: its parts declare their own charsets and transfer encodings.
 func readAsText(format string) bool {
-	return format != "pdf" && format != "eml" && format != "mbox" && !packaged(format)
+	return format != "pdf" && format != "eml" && format != "mbox" && !packaged(format) && format != "image"
 }
 
 // Load reads a file or a folder document. Files warren cannot or should not read come back as
@@ -147,10 +160,16 @@ func readAsText(format string) bool {
 // demand by EachSection (reopening it, and refusing it if it is another file by then), so
 // large text files are streamed rather than held whole.
 func Load(path string, opts LoadOptions) (*Document, error) {
+	return LoadContext(context.Background(), path, opts)
+}
+
+// load is Load within cv (see LoadContext).
+func load(cv *converter, path string, opts LoadOptions) (*Document, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs // the stored source names the file wherever warren runs from
 	}
 	g := opts.guard()
+	g.conv = cv
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read %s: %w", path, err)
@@ -201,6 +220,13 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
+	return loadFile(f, path, format, info, limit, g, 0)
+}
+
+// loadFile reads an open regular file of a known format no larger than limit: a file Load
+// opened, or an e-mail attachment written to a temporary file. depth counts the e-mail
+// messages it came attached to (0 for a file on disk), so nesting stays bounded.
+func loadFile(f *os.File, path, format string, info os.FileInfo, limit int64, g guard, depth int) (*Document, error) {
 	if readAsText(format) {
 		// Windows tools write text as UTF-16 with a byte-order mark; its NUL bytes would read
 		// as binary, so it is decoded to UTF-8 first.
@@ -225,7 +251,9 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 	case "html":
 		err = loadHTMLFile(doc, f)
 	case "pdf":
-		err = loadPDFFile(doc, f)
+		err = loadPDFFile(doc, f, g.conv)
+	case "image":
+		err = g.conv.loadImageFile(doc, f)
 	case "docx":
 		err = loadDOCXFile(doc, f, info.Size(), limit)
 	case "odt":
@@ -241,9 +269,9 @@ func Load(path string, opts LoadOptions) (*Document, error) {
 	case "csv":
 		err = loadCSVFile(doc, f)
 	case "eml":
-		err = loadEMLFile(doc, f, limit)
+		err = loadEMLFile(doc, f, mailLoad{limit: limit, depth: depth, conv: g.conv})
 	case "mbox":
-		err = loadMBOXFile(doc, f, limit)
+		err = loadMBOXFile(doc, f, mailLoad{limit: limit, depth: depth, conv: g.conv})
 	}
 	if err != nil {
 		return nil, err
@@ -380,33 +408,35 @@ func loadHTMLFile(doc *Document, f io.Reader) error {
 	return nil
 }
 
-func loadPDFFile(doc *Document, f *os.File) error {
-	pages, err := extractPDFFile(f)
+func loadPDFFile(doc *Document, f *os.File, cv *converter) error {
+	// Pages without a text layer are read by OCR when it is on (ocr.go).
+	pages, scans, err := cv.pdfPages(doc, f)
 	if err != nil {
-		return &SkipError{Path: doc.Source, Reason: err.Error()}
-	}
-	// Each page is cut at the numbered headings it contains; offsets refer to the extracted text.
-	var all strings.Builder
-	for i, p := range pages {
-		if i > 0 {
-			all.WriteString("\f")
-		}
-		all.WriteString(p)
-	}
-	text := all.String()
-	var sections []Section
-	if err := scanText(strings.NewReader(text), "", func(s Section) error {
-		sections = append(sections, s)
-		return nil
-	}); err != nil {
 		return err
 	}
+	sections, text, err := pageSections(pages, chunk.KindPage)
+	if err != nil {
+		return err
+	}
+	scans.mark(sections)
 	if len(sections) == 0 {
 		return &SkipError{Path: doc.Source, Reason: "no text layer (scanned PDF?)"}
 	}
 	doc.Sections = sections
 	doc.Language = languageOf(nil, text)
 	return nil
+}
+
+// pageSections cuts the text of each page (pages[i] is page i+1) at the numbered headings it
+// contains, a section going on onto the next page becoming a second section there, each
+// with its page. Offsets refer to text, the pages joined by form feeds.
+func pageSections(pages []string, kind string) (sections []Section, text string, err error) {
+	text = strings.Join(pages, "\f")
+	err = scanPages(strings.NewReader(text), kind, func(s Section) error {
+		sections = append(sections, s)
+		return nil
+	})
+	return sections, text, err
 }
 
 func languageOf(meta map[string]string, text string) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"warren/kb/chunk"
 	"warren/kb/load/loadtest"
 )
 
@@ -166,7 +167,32 @@ func TestSlidesAreSectionsWithTheirNotes(t *testing.T) {
 			if two.Number != "Slide 2" || two.Heading != "Cabinet checks" || two.Text != "Check the exhaust flow.\n\nMarker sentence on slide two." {
 				t.Errorf("slide 2: %+v", two)
 			}
+			// Cited by slide: the chunks carry the slide's number.
+			for i, s := range doc.Sections {
+				if s.Page != i+1 || s.PageKind != chunk.KindSlide {
+					t.Errorf("slide %d is cited as %s %d", i+1, s.PageKind, s.Page)
+				}
+			}
+			ch := Chunker{Doc: "training", Options: DefaultChunkOptions}
+			if c := ch.Section(two); len(c) != 1 || c[0].Page != 2 || c[0].PageKind != chunk.KindSlide || c[0].Place() != "Slide 2" {
+				t.Errorf("the chunk of slide 2: %+v", c)
+			}
 		})
+	}
+}
+
+// A slide without text is left out, and the slides after it keep their numbers.
+func TestSlidesKeepTheirNumbersPastAnEmptySlide(t *testing.T) {
+	slides := []loadtest.Slide{{Title: "Silane safety", Body: []string{"Pyrophoric gas"}}, {}, {Title: "Cabinet checks", Body: []string{"Check the exhaust flow."}}}
+	for name, data := range map[string][]byte{"deck.pptx": loadtest.PPTX(slides, nil), "deck.odp": loadtest.ODP(slides, nil)} {
+		doc := loadOffice(t, name, data, LoadOptions{})
+		var got []string
+		for _, s := range doc.Sections {
+			got = append(got, fmt.Sprintf("%s=%s %d", s.Number, s.PageKind, s.Page))
+		}
+		if fmt.Sprint(got) != "[Slide 1=slide 1 Slide 3=slide 3]" {
+			t.Errorf("%s: %v", name, got)
+		}
 	}
 }
 

@@ -33,8 +33,18 @@ const pageWindow = 256 << 10
 
 // scanText reads plain text and calls emit for each section in order.
 func scanText(r io.Reader, file string, emit func(Section) error) error {
+	return scanSections(r, &textSections{file: file, emit: emit, prevBlank: true})
+}
+
+// scanPages is scanText over pages separated by form feeds (a PDF's extracted text) whose
+// sections are cited by page: a section that goes on past a page break is emitted once per
+// page, under the same number and heading, with Page and PageKind (kind) set.
+func scanPages(r io.Reader, kind string, emit func(Section) error) error {
+	return scanSections(r, &textSections{emit: emit, prevBlank: true, page: 1, pageKind: kind})
+}
+
+func scanSections(r io.Reader, b *textSections) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	b := &textSections{file: file, emit: emit, prevBlank: true}
 	var page []textLine
 	pageBytes, offset, pageNo := 0, 0, 0
 	lastHeader := ""
@@ -80,6 +90,10 @@ func scanText(r io.Reader, file string, emit func(Section) error) error {
 			if e := flush(page, startOfPage, true, false, nil); e != nil {
 				return e
 			}
+			if e := b.pageBreak(); e != nil {
+				return e
+			}
+			b.prevBlank = true // a new page starts as after a blank line: its heading is one
 			page, pageBytes, startOfPage = page[:0], 0, true
 			pageNo++
 			offset++ // the form feed
@@ -155,6 +169,31 @@ type textSections struct {
 	cur       Section
 	body      strings.Builder
 	started   bool // cur has a body offset
+	// page is the page being read (1-based) when sections are cited by page (pageKind set),
+	// else 0.
+	page     int
+	pageKind string
+	// continued: cur goes on from the previous page, so without text of its own it is not
+	// emitted again.
+	continued bool
+}
+
+// pageBreak ends a page: a section with text on it is emitted, and goes on in a new
+// section of the same name, so that no section spans two pages. A heading with no text yet
+// moves on to the page where its text starts.
+func (b *textSections) pageBreak() error {
+	if b.pageKind == "" {
+		return nil
+	}
+	if b.started {
+		next := Section{Number: b.cur.Number, Heading: b.cur.Heading, Path: b.cur.Path, File: b.file}
+		if err := b.flush(); err != nil {
+			return err
+		}
+		b.cur, b.continued = next, true
+	}
+	b.page++
+	return nil
 }
 
 func (b *textSections) line(l textLine, prevBlank, nextBlank bool) error {
@@ -184,10 +223,15 @@ func (b *textSections) flush() error {
 	b.body.Reset()
 	b.started = false
 	b.cur = Section{File: b.file}
-	if text == "" && sec.Number == "" && sec.Heading == "" {
+	continued := b.continued
+	b.continued = false
+	if text == "" && (continued || sec.Number == "" && sec.Heading == "") {
 		return nil
 	}
 	sec.Text = text
+	if b.pageKind != "" {
+		sec.Page, sec.PageKind = b.page, b.pageKind
+	}
 	return b.emit(sec)
 }
 

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"warren/kb/chunk"
 )
 
 // slide is one slide as read: its title, its text in reading order and its speaker notes.
@@ -38,7 +40,8 @@ func slideSections(doc *Document, slides []slide, title, lang string) error {
 			all.WriteString(": " + heading)
 		}
 		all.WriteString("\n\n")
-		sections = append(sections, Section{Number: number, Heading: heading, Path: []string{number}, Text: text, Offset: all.Len()})
+		sections = append(sections, Section{Number: number, Heading: heading, Path: []string{number}, Text: text, Offset: all.Len(),
+			Page: i + 1, PageKind: chunk.KindSlide})
 		all.WriteString(text)
 	}
 	if len(sections) == 0 {
@@ -178,7 +181,9 @@ func pptxShapes(tree *xnode, title *string, body *[]string, notes bool) {
 			if ph != nil {
 				kind = ph.attr("type")
 			}
-			if notes && (ph == nil || kind != "body") {
+			// On a notes page the notes are the body placeholder or, as LibreOffice writes
+			// them, a plain text box; the slide image and page furniture are not.
+			if notes && ph != nil && kind != "body" {
 				continue
 			}
 			switch kind {

@@ -67,7 +67,12 @@ type chunkObject struct {
 	EndByte     int    `json:"end_byte"`
 	Hash        string `json:"hash"`
 	Seq         int    `json:"seq"`
-	Additional  struct {
+	// The page properties are null in objects written before they existed.
+	Page          int     `json:"page"`
+	PageKind      string  `json:"page_kind"`
+	OCR           bool    `json:"ocr"`
+	OCRConfidence float64 `json:"ocr_confidence"`
+	Additional    struct {
 		Vector   []float32 `json:"vector"`
 		Distance float64   `json:"distance"`
 		Score    string    `json:"score"`
@@ -76,7 +81,17 @@ type chunkObject struct {
 
 func (c chunkObject) chunk() chunk.Chunk {
 	return chunk.Chunk{ID: c.ChunkID, Doc: c.Doc, Collection: c.Collection, Section: c.Section, SectionPath: c.SectionPath,
-		Heading: c.Heading, Text: c.Text, File: c.File, Start: c.StartByte, End: c.EndByte, Hash: c.Hash, Seq: c.Seq}
+		Heading: c.Heading, Text: c.Text, File: c.File, Start: c.StartByte, End: c.EndByte, Hash: c.Hash, Seq: c.Seq,
+		Page: c.Page, PageKind: c.PageKind, OCR: c.OCR, OCRConfidence: c.OCRConfidence}
+}
+
+// chunkObjectOf reads a chunk from the properties of a gRPC search result.
+func chunkObjectOf(p map[string]any) chunkObject {
+	return chunkObject{ChunkID: textProp(p, "chunk_id"), Doc: textProp(p, "doc"),
+		Collection: textProp(p, "collection"), Section: textProp(p, "section"), SectionPath: textProp(p, "section_path"),
+		Heading: textProp(p, "heading"), Text: textProp(p, "text"), File: textProp(p, "file"),
+		StartByte: intProp(p, "start_byte"), EndByte: intProp(p, "end_byte"), Hash: textProp(p, "hash"), Seq: intProp(p, "seq"),
+		Page: intProp(p, "page"), PageKind: textProp(p, "page_kind"), OCR: boolProp(p, "ocr"), OCRConfidence: numberProp(p, "ocr_confidence")}
 }
 
 // getAll reads every object of a class, page by page with Weaviate's cursor.
@@ -451,11 +466,7 @@ func (b *Backend) chunksByIDRPC(ctx context.Context, classes, ids []string) ([]c
 			return fmt.Errorf("couldn't read chunks: %w", err)
 		}
 		for _, r := range res {
-			p := r.Properties
-			found[i] = append(found[i], chunkObject{ChunkID: textProp(p, "chunk_id"), Doc: textProp(p, "doc"),
-				Collection: textProp(p, "collection"), Section: textProp(p, "section"), SectionPath: textProp(p, "section_path"),
-				Heading: textProp(p, "heading"), Text: textProp(p, "text"), File: textProp(p, "file"),
-				StartByte: intProp(p, "start_byte"), EndByte: intProp(p, "end_byte"), Hash: textProp(p, "hash"), Seq: intProp(p, "seq")})
+			found[i] = append(found[i], chunkObjectOf(r.Properties))
 		}
 		return nil
 	})

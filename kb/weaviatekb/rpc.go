@@ -146,6 +146,11 @@ func intProp(p map[string]any, name string) int {
 	return 0
 }
 
+func boolProp(p map[string]any, name string) bool {
+	b, _ := p[name].(bool)
+	return b
+}
+
 func numberProp(p map[string]any, name string) float64 {
 	switch v := p[name].(type) {
 	case int64:

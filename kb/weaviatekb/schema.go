@@ -84,7 +84,8 @@ func (b *Backend) chunkSchema(collection string) *models.Class {
 		stored("section_path", "text"), stored("heading", "text"), stored("text", "text"), stored("file", "text"),
 		stored("start_byte", "int"), stored("end_byte", "int"), stored("hash", "text"), stored("seq", "int"),
 		stored("ingest_order", "number"),
-		terms("heading_terms"), terms("body_terms"), counted("heading_len"), counted("body_len"))
+		terms("heading_terms"), terms("body_terms"), counted("heading_len"), counted("body_len"),
+		stored("page", "int"), stored("page_kind", "text"), stored("ocr", "boolean"), stored("ocr_confidence", "number"))
 	c.VectorIndexType = "hnsw"
 	c.VectorIndexConfig = map[string]any{"distance": "cosine"}
 	return c
@@ -94,6 +95,6 @@ func (b *Backend) chunkSchema(collection string) *models.Class {
 // for GraphQL.
 var (
 	chunkPropertyList = []string{"chunk_id", "doc", "collection", "section", "section_path", "heading", "text", "file",
-		"start_byte", "end_byte", "hash", "seq"}
+		"start_byte", "end_byte", "hash", "seq", "page", "page_kind", "ocr", "ocr_confidence"}
 	chunkProperties = strings.Join(chunkPropertyList, " ")
 )

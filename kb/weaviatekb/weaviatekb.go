@@ -137,6 +137,10 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		b.Close()
 		return nil, err
 	}
+	if err := b.ensureChunkProperties(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -300,22 +304,55 @@ func (b *Backend) addMissingProperties(ctx context.Context, want *models.Class) 
 	if err != nil {
 		return fmt.Errorf("couldn't read class %s: %w", want.Class, err)
 	}
-	have := map[string]bool{}
-	for _, p := range got.Properties {
-		have[p.Name] = true
+	return b.addProperties(ctx, want.Class, missingProperties(want.Properties, got))
+}
+
+// ensureChunkProperties adds to the chunk classes an earlier warren created the properties
+// they lack (a chunk's page and OCR came later), so that reads, which ask for every property,
+// work on them; their objects read as having no page until written again.
+func (b *Backend) ensureChunkProperties(ctx context.Context) error {
+	s, err := b.client.Schema().Getter().Do(ctx)
+	if err != nil {
+		return fmt.Errorf("couldn't read Weaviate's schema: %w", err)
 	}
-	for _, p := range want.Properties {
-		if have[p.Name] {
+	want := b.chunkSchema("").Properties // the same for every collection
+	for _, c := range s.Classes {
+		if !strings.HasPrefix(c.Class, b.opts.ClassPrefix+"Chunks_") {
 			continue
 		}
-		if err := b.client.Schema().PropertyCreator().WithClassName(want.Class).WithProperty(p).Do(ctx); err != nil && !isAlreadyExists(err) {
-			return fmt.Errorf("couldn't add property %s to class %s: %w", p.Name, want.Class, err)
+		if err := b.addProperties(ctx, c.Class, missingProperties(want, c)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// ensureChunkClass creates a collection's chunk class when missing.
+// missingProperties are those of want that the stored class got lacks.
+func missingProperties(want []*models.Property, got *models.Class) []*models.Property {
+	have := map[string]bool{}
+	for _, p := range got.Properties {
+		have[p.Name] = true
+	}
+	var out []*models.Property
+	for _, p := range want {
+		if !have[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (b *Backend) addProperties(ctx context.Context, class string, props []*models.Property) error {
+	for _, p := range props {
+		if err := b.client.Schema().PropertyCreator().WithClassName(class).WithProperty(p).Do(ctx); err != nil && !isAlreadyExists(err) {
+			return fmt.Errorf("couldn't add property %s to class %s: %w", p.Name, class, err)
+		}
+	}
+	return nil
+}
+
+// ensureChunkClass creates a collection's chunk class when missing, and adds the properties
+// one lacks.
 func (b *Backend) ensureChunkClass(ctx context.Context, collection string) error {
 	name := b.chunkClass(collection)
 	b.mu.Lock()
@@ -332,6 +369,9 @@ func (b *Backend) ensureChunkClass(ctx context.Context, collection string) error
 		if err := b.client.Schema().ClassCreator().WithClass(b.chunkSchema(collection)).Do(ctx); err != nil && !isAlreadyExists(err) {
 			return fmt.Errorf("couldn't create the class of collection %s: %w", collection, err)
 		}
+	} else if err := b.addMissingProperties(ctx, b.chunkSchema(collection)); err != nil {
+		// An earlier warren may have created it since Open added what old classes lack.
+		return err
 	}
 	b.mu.Lock()
 	b.classes[name] = true

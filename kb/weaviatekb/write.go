@@ -150,14 +150,11 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *load.Document, chunk
 	for i, c := range chunks {
 		heading, body := lexical.IndexedTerms(c, doc.Language)
 		terms[i] = [2]string{heading, body}
-		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i],
-			Properties: map[string]any{
-				"chunk_id": c.ID, "doc": c.Doc, "collection": c.Collection, "section": c.Section,
-				"sections": chunk.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
-				"text": c.Text, "file": c.File, "start_byte": c.Start, "end_byte": c.End, "hash": c.Hash, "seq": c.Seq,
-				"ingest_order": float64(order + int64(c.Seq)), "heading_terms": heading, "body_terms": body,
-				"heading_len": lexical.CountTerms(heading), "body_len": lexical.CountTerms(body),
-			}})
+		props := chunkObjectProperties(c)
+		props["ingest_order"] = float64(order + int64(c.Seq))
+		props["heading_terms"], props["body_terms"] = heading, body
+		props["heading_len"], props["body_len"] = lexical.CountTerms(heading), lexical.CountTerms(body)
+		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i], Properties: props})
 	}
 	if err := b.put(ctx, objs); err != nil {
 		return fmt.Errorf("couldn't store the chunks of %s: %w", doc.ID, err)
@@ -174,6 +171,17 @@ func (b *Backend) ReplaceDocument(ctx context.Context, doc *load.Document, chunk
 		return fmt.Errorf("couldn't record %s: %w", doc.ID, err)
 	}
 	return nil
+}
+
+// chunkObjectProperties are the properties of a chunk's object that a read gives back (see
+// chunkPropertyList and chunkObject), and the sections it is found under.
+func chunkObjectProperties(c chunk.Chunk) map[string]any {
+	return map[string]any{
+		"chunk_id": c.ID, "doc": c.Doc, "collection": c.Collection, "section": c.Section,
+		"sections": chunk.SectionScopes(c.Section), "section_path": c.SectionPath, "heading": c.Heading,
+		"text": c.Text, "file": c.File, "start_byte": c.Start, "end_byte": c.End, "hash": c.Hash, "seq": c.Seq,
+		"page": c.Page, "page_kind": c.PageKind, "ocr": c.OCR, "ocr_confidence": c.OCRConfidence,
+	}
 }
 
 // deleteStaleChunks deletes a document's chunks that are not in keep, and all of them outside

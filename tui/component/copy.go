@@ -18,12 +18,23 @@ func CopyText(text, what string) tea.Cmd {
 	return tea.Batch(tea.SetClipboard(text), SetStatus(fmt.Sprintf("copied %s (%d characters) to the clipboard", what, len(text)), false))
 }
 
+// PlaceSuffix is what follows a document's name in a citation: " § 4.1, p. 3", " § 7",
+// " Slide 2", or " p. 3" for a page without a section; "" for neither.
+func PlaceSuffix(section string, page chunk.PageRef) string {
+	place := chunk.Place(section, page)
+	switch {
+	case place == "":
+		return ""
+	case section == "" || section[0] < '0' || section[0] > '9':
+		// Only a bare number takes the sign: "§ 7", "Slide 2" and "Anhang I" name themselves.
+		return " " + place
+	}
+	return " § " + place
+}
+
 // PassageCitation is a passage as an analyst pastes it: where it comes from, then its text.
 func PassageCitation(c chunk.Chunk) string {
-	where := c.Doc
-	if c.Section != "" {
-		where += " § " + c.Section
-	}
+	where := c.Doc + PlaceSuffix(c.Section, c.PageRef())
 	if c.Heading != "" {
 		where += " — " + c.Heading
 	}

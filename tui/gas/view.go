@@ -361,6 +361,8 @@ type detailInfo struct {
 	label, row, doc                string
 	value, status, conf, method    string
 	source, section, excerpt, note string
+	page                           string // "p. 3", "slide 2", with OCR's confidence; "" for none
+	sourceSuffix                   string // the section and page after the source: " § 4.1, p. 3"
 	by                             string // who decided the cell; "" for a cell nobody decided
 }
 
@@ -374,7 +376,8 @@ func (g *Model) detailInfo() (detailInfo, bool) {
 	// the documents or the model.
 	d := detailInfo{label: f.Label, row: fmt.Sprintf("%s (row %d)", component.OneLine(r.Name()), r.ID), doc: f.Doc, value: component.OneLine(service.GasValueUnit(c)),
 		status: statusWord(c.Status), method: component.SafeLine(service.GasMethodWords(c.Method)), source: component.SafeLine(c.SourceDoc), section: component.SafeLine(c.SourceSection),
-		excerpt: component.Safe(c.Excerpt), note: component.Safe(c.Note)}
+		excerpt: component.Safe(c.Excerpt), note: component.Safe(c.Note), page: c.SourcePage.Label(),
+		sourceSuffix: component.SafeLine(component.PlaceSuffix(c.SourceSection, c.SourcePage))}
 	if c.Value == "" {
 		d.value = "—"
 	}
@@ -425,11 +428,7 @@ func (g *Model) belowDetail(w int) []string {
 		}
 		out = append(out, g.st.Title.Render(d.value)+g.st.Subtle.Render("  "+status))
 		if d.source != "" {
-			src := d.source
-			if d.section != "" {
-				src += " § " + d.section
-			}
-			out = append(out, g.st.Subtle.Render("source: ")+src)
+			out = append(out, g.st.Subtle.Render("source: ")+d.source+d.sourceSuffix)
 		}
 		if d.excerpt != "" {
 			ex := strings.Split(component.Wrap("“"+strings.Join(strings.Fields(d.excerpt), " ")+"”", w), "\n")
@@ -475,7 +474,7 @@ func (g *Model) sideDetail(w, h int) []string {
 	}
 	add("")
 	add(g.st.Title.Render(d.value))
-	for _, kv := range [][2]string{{"status", d.status}, {"decided by", d.by}, {"confidence", d.conf}, {"method", d.method}, {"source", d.source}, {"section", d.section}} {
+	for _, kv := range [][2]string{{"status", d.status}, {"decided by", d.by}, {"confidence", d.conf}, {"method", d.method}, {"source", d.source}, {"section", d.section}, {"page", d.page}} {
 		if kv[1] == "" {
 			continue
 		}

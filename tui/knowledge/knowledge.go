@@ -475,7 +475,11 @@ func (k *Model) View() string {
 		b.WriteString(component.Wrap(k.st.Title.Render("Chunks of "+component.SafeLine(k.chunkOf))+k.st.Subtle.Render("  esc: back to documents"), k.width) + "\n")
 		if k.chunkAt < len(k.chunks) {
 			c := k.chunks[k.chunkAt]
-			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), component.OrNone(c.SectionPath), component.SafeLine(c.Heading)))
+			where := component.OrNone(c.SectionPath)
+			if page := c.PageRef().Label(); page != "" {
+				where += ", " + page
+			}
+			b.WriteString(fmt.Sprintf("%d/%d  %s — %s\n", k.chunkAt+1, len(k.chunks), where, component.SafeLine(c.Heading)))
 			b.WriteString(component.Wrap(component.Safe(c.Text), min(k.width, 110)))
 		}
 	case "results":
@@ -485,10 +489,7 @@ func (k *Model) View() string {
 		}
 		b.WriteString(component.ListWindow(len(k.results), k.resCur, room, func(i int) string {
 			r := k.results[i]
-			where := k.title(r.Doc)
-			if r.Section != "" {
-				where += " § " + r.Section
-			}
+			where := k.title(r.Doc) + component.PlaceSuffix(r.Section, r.PageRef())
 			if r.Heading != "" {
 				where += " — " + r.Heading
 			}
@@ -497,7 +498,7 @@ func (k *Model) View() string {
 	case "passage":
 		if k.resCur < len(k.results) {
 			r := k.results[k.resCur]
-			b.WriteString(k.st.Title.Render(component.OneLine(k.title(r.Doc)+" "+r.Section+" — "+r.Heading)) + "\n")
+			b.WriteString(k.st.Title.Render(component.OneLine(k.title(r.Doc)+" "+r.Place()+" — "+r.Heading)) + "\n")
 			// Wrapped: the document id and the section path are where the passage is.
 			b.WriteString(component.Wrap(k.st.Subtle.Render(fmt.Sprintf("score %.3f · %s · collection %s · %s", r.Score, component.SafeLine(r.Doc), component.SafeLine(r.Collection), component.OrNone(r.SectionPath))), k.width) + "\n\n")
 			b.WriteString(component.Wrap(component.Safe(r.Text), min(k.width, 110)))

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"warren/service"
+	"warren/tui/component"
 )
 
 // copyFromReport copies the selected citation's source, or the whole report as Markdown when
@@ -19,9 +20,7 @@ func (r *Model) copyFromReport() tea.Cmd {
 		for _, src := range r.state.Sources {
 			if src.N == n {
 				text := fmt.Sprintf("[%d] %s", n, src.Doc)
-				if src.Section != "" {
-					text += " § " + src.Section
-				}
+				text += component.PlaceSuffix(src.Section, src.PageRef)
 				text += fmt.Sprintf(" (collection %s, chunk %s): %s\n", src.Collection, src.ChunkID, strings.TrimSpace(src.Excerpt))
 				return copyText(text, fmt.Sprintf("citation [%d]", n))
 			}

@@ -83,7 +83,7 @@ func (t *treeView) build(s *service.ResearchState, st *styles.Styles) {
 		}
 		for _, f := range s.Findings {
 			if f.Task == task.ID {
-				addChunk(f.ChunkID, f.Doc, f.Section, f.Collection, f.Information, f.Excerpt, f.Depth)
+				addChunk(f.ChunkID, f.Doc, f.Place(), f.Collection, f.Information, f.Excerpt, f.Depth)
 			}
 		}
 		for _, r := range s.References { // chunks whose references were read though nothing was extracted

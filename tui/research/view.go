@@ -317,7 +317,7 @@ func (r *Model) passageView() string {
 	if c == nil {
 		return ""
 	}
-	head := safeLine(fmt.Sprintf("%s %s — %s", c.Doc, c.Section, c.Heading))
+	head := safeLine(fmt.Sprintf("%s %s — %s", c.Doc, c.Place(), c.Heading))
 	return r.st.Title.Render(head) + "\n" +
 		r.st.Subtle.Render(fmt.Sprintf("collection %s · %s · chunk %s · bytes %d–%d", safeLine(c.Collection), orNone(c.SectionPath), safeLine(c.ID), c.Start, c.End)) +
 		"\n\n" + wrap(safe(c.Text), min(r.width, 110))
