@@ -8,7 +8,7 @@ FUZZTIME  ?= 60s
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
-.PHONY: build run test e2e e2e-tui e2e-serve e2e-weaviate bench bench-1m bench-weaviate bench-weaviate-1m fuzz lint fmt clean help
+.PHONY: build run test e2e e2e-tui e2e-serve e2e-weaviate e2e-docs bench bench-1m bench-weaviate bench-weaviate-1m fuzz lint fmt clean help
 
 help: ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-18s %s\n", $$1, $$2}'
@@ -36,6 +36,9 @@ e2e-tui: ## drive the real workbench in tmux against the scripted model server
 
 e2e-serve: ## drive warren serve with the real ssh client in tmux
 	bash scripts/e2e-serve.sh
+
+e2e-docs: ## read what LibreOffice writes and what a scanner gives (installs LibreOffice, Tesseract, Poppler from Debian)
+	bash scripts/e2e-docs.sh
 
 e2e-weaviate: ## the Weaviate backend against real servers (built once from its Go module): one node, then three
 	bash scripts/e2e-weaviate.sh
