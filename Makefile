@@ -43,13 +43,14 @@ e2e-docs: ## read what LibreOffice writes and what a scanner gives (installs Lib
 e2e-weaviate: ## the Weaviate backend against real servers (built once from its Go module): one node, then three
 	bash scripts/e2e-weaviate.sh
 
-# Every performance figure of docs/benchmarks.md comes from one run of this target (about 11 minutes on
+# Every performance figure of docs/benchmarks.md comes from one run of this target (about 14 minutes on
 # 2 cores), except the million-vector figures of bench-1m. Benchmarks that talk to a model use
 # scripted servers that answer as a real Ollama does: one request per slot at a time, 200 ms each.
-bench: ## run the benchmarks, each group as docs/benchmarks.md reports it (about 11 minutes)
+bench: ## run the benchmarks, each group as docs/benchmarks.md reports it (about 14 minutes)
 	$(GO) test -run '^$$' -bench 'Structured|Embed' -benchmem ./llm/
 	$(GO) test -run '^$$' -bench GatewayThroughput -benchtime 5x ./llm/
-	$(GO) test -run '^$$' -bench 'Open|Dense|Halves|Ingest' -benchtime 100x -timeout 30m ./kb/
+	$(GO) test -run '^$$' -bench 'Open|Dense|Halves|IngestCorpus' -benchtime 100x -timeout 30m ./kb/
+	$(GO) test -run '^$$' -bench 'Ingest10kFiles|Ingest1kInto10k|IngestUnchanged10k|Ingest100kFiles' -benchtime 1x -timeout 30m ./kb/
 	$(GO) test -run '^$$' -bench HybridQuery -benchtime 1000x -timeout 30m ./kb/
 	$(GO) test -run '^$$' -bench DenseSearch20kDocuments -benchtime 50x ./retrieval/
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./tui/

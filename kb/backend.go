@@ -41,6 +41,14 @@ type Backend interface {
 	// that dies part-way never leaves the document recorded with its new content hash, so the
 	// next ingest stores it again.
 	ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vectors [][]float32, embedder string) error
+	// ReplaceDocuments stores several documents as ReplaceDocument stores one, in as few
+	// writes as the backend allows; an ingest of many small files hands them over so. On an
+	// error none of them, or (where the backend cannot promise that) each either whole or
+	// not at all, is stored; the ingest then stores them one by one to tell which failed.
+	ReplaceDocuments(ctx context.Context, writes []DocumentWrite, embedder string) error
+	// TouchDocument records the size and modification time (Unix nanoseconds) of a
+	// document's file, found unchanged in content, so the next ingest finds it from a stat.
+	TouchDocument(ctx context.Context, id string, size, mtime int64) error
 	// RemoveDocument deletes a document and its chunks; false when there was none.
 	RemoveDocument(ctx context.Context, id string) (bool, error)
 	// ResetCollection empties a collection built by another embedder than the given one, so

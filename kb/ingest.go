@@ -48,13 +48,20 @@ type FileResult struct {
 	AttachedTo string `json:"attached_to,omitempty"`
 }
 
-// Progress is reported after each item and during embedding.
+// Progress is reported as items are stored and during embedding.
 type Progress struct {
 	Files, FilesDone int
 	Chunks           int // chunks stored so far
 	Embedded         int // texts embedded so far
 	Current          string
 	Elapsed          time.Duration
+	// Rate is files done per second over the last few seconds, and Remaining the time the
+	// files left would take at it; both 0 until a first measure.
+	Rate      float64
+	Remaining time.Duration
+	// Saving: every file is through and what was stored is being saved (at a large
+	// collection, its vector index built), which the rate does not cover.
+	Saving bool
 }
 
 // IngestOptions configure an ingest.
@@ -64,6 +71,10 @@ type IngestOptions struct {
 	Load     load.LoadOptions
 	Force    bool // re-ingest unchanged files too
 	Progress func(Progress)
+	// EmbedGroup is how many texts one embedding call takes at most (0: 256): for a model
+	// server, its batch size times the requests the embed role's hosts take at once, so that
+	// every host has work.
+	EmbedGroup int
 }
 
 // IngestReport sums up an ingest.
@@ -87,141 +98,6 @@ func (r *IngestReport) Partial() bool { return r.Skipped+r.Failed > 0 }
 // Ingest).
 func (s *Store) Ingest(ctx context.Context, items []Item, opts IngestOptions) (*IngestReport, error) {
 	return Ingest(ctx, s, items, opts)
-}
-
-// Ingest loads, chunks, embeds and stores every item in a backend. Each document is stored
-// whole (ReplaceDocument); an unchanged document (same content hash, same embedder) costs no
-// embedding call. Cancelling the context stops after the document in hand is either stored or
-// dropped whole, and the backend is flushed for what was stored.
-func Ingest(ctx context.Context, s Backend, items []Item, opts IngestOptions) (*IngestReport, error) {
-	if opts.Embedder == nil {
-		return nil, errors.New("couldn't ingest: no embedder")
-	}
-	if opts.Chunk.Size == 0 {
-		opts.Chunk = load.DefaultChunkOptions
-	}
-	rep := &IngestReport{}
-	start := time.Now()
-	prog := Progress{Files: len(items)}
-	report := func() {
-		if opts.Progress != nil {
-			prog.Elapsed = time.Since(start)
-			opts.Progress(prog)
-		}
-	}
-	if err := s.Prepare(ctx); err != nil {
-		return nil, err
-	}
-	for _, it := range items {
-		if ctx.Err() != nil {
-			rep.Canceled = true
-			break
-		}
-		prog.Current = it.Path
-		report()
-		embedded := func(embedded int) {
-			prog.Embedded = rep.Embedded + embedded
-			report()
-		}
-		record := func(res fileOutcome) {
-			if res.Status == StatusFailed && ctx.Err() != nil {
-				rep.Canceled = true
-				res.Reason = "interrupted; nothing of it was stored"
-			}
-			rep.Files = append(rep.Files, res.FileResult)
-			switch res.Status {
-			case StatusIngested:
-				rep.Ingested++
-				rep.Chunks += res.Chunks
-				rep.Embedded += res.Chunks
-			case StatusUnchanged:
-				rep.Unchanged++
-			case StatusSkipped:
-				rep.Skipped++
-			case StatusFailed:
-				rep.Failed++
-			}
-		}
-		res, doc := ingestOne(ctx, s, it, opts, embedded)
-		record(res)
-		if doc != nil {
-			// Its attachments after it: each stored whole on its own, checked on its own, so an
-			// ingest interrupted between them stores what is missing when run again.
-			if !ingestAttachments(ctx, s, it.Path, doc, opts, func(path string) {
-				prog.Current = path
-				report()
-			}, embedded, record) {
-				rep.Canceled = true
-			}
-		}
-		prog.FilesDone++
-		prog.Chunks, prog.Embedded = rep.Chunks, rep.Embedded
-		report()
-		var mismatch *EmbedderMismatchError
-		if errors.As(res.err, &mismatch) {
-			// Every further document of the collection would fail the same way: report them
-			// all, without trying.
-			for _, rest := range items[prog.FilesDone:] {
-				rep.Files = append(rep.Files, FileResult{Path: rest.Path, Doc: rest.ID, Status: StatusFailed, Reason: res.Reason})
-				rep.Failed++
-			}
-			break
-		}
-	}
-	// The backend is flushed even after a cancel, with a fresh context: what was stored stays
-	// consistent with its vectors.
-	if err := s.Flush(context.WithoutCancel(ctx)); err != nil {
-		return rep, err
-	}
-	rep.Duration = time.Since(start)
-	if secs := rep.Duration.Seconds(); secs > 0 {
-		rep.ChunksPerSec = float64(rep.Chunks) / secs
-	}
-	return rep, nil
-}
-
-// ingestOne loads and stores one item; the document comes back when it is stored (or was,
-// unchanged), for its attachments to follow.
-func ingestOne(ctx context.Context, s Backend, it Item, opts IngestOptions, embedded func(int)) (res fileOutcome, stored *load.Document) {
-	// A file already in the knowledge base keeps its ID however its path is given now
-	// (through its folder or on its own, relative or absolute).
-	if abs, err := filepath.Abs(it.Path); err == nil {
-		if id, ok, err := s.DocumentBySource(ctx, abs); err == nil && ok {
-			it.ID = id
-		}
-	}
-	res.Path, res.Doc = it.Path, it.ID
-	if it.Skip != "" {
-		res.Status, res.Reason = StatusSkipped, it.Skip
-		return res, nil
-	}
-	lo := opts.Load
-	if it.Within != "" {
-		lo.Within = it.Within
-	}
-	doc, err := load.LoadContext(ctx, it.Path, lo)
-	var skip *load.SkipError
-	var outside *load.OutsideError
-	switch {
-	case errors.As(err, &skip):
-		res.Status, res.Reason = StatusSkipped, skip.Reason
-		return res, nil
-	case errors.As(err, &outside):
-		res.Status, res.Reason = StatusSkipped, outside.Reason
-		return res, nil
-	case err != nil:
-		res.Status, res.Reason, res.err = StatusFailed, err.Error(), err
-		return res, nil
-	}
-	doc.ID, doc.Collection = it.ID, it.Collection
-	if it.Title != "" {
-		doc.Title = it.Title
-	}
-	res = storeDocument(ctx, s, doc, res, opts, embedded)
-	if res.Status == StatusIngested || res.Status == StatusUnchanged {
-		return res, doc
-	}
-	return res, nil
 }
 
 // storeDocument stores a loaded document unless it is stored unchanged, filling in res.

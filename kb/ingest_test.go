@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"warren/config"
@@ -102,16 +103,20 @@ func TestIngestReportsEachBadFileAndStoresTheRest(t *testing.T) {
 	}
 }
 
-// cancelAfter embeds with the built-in embedder and cancels the run after n documents.
+// cancelAfter embeds with the built-in embedder and cancels the run after n calls.
 type cancelAfter struct {
+	mu     sync.Mutex
 	n      int
 	cancel context.CancelFunc
 }
 
 func (c *cancelAfter) ID() string { return Builtin{}.ID() }
 func (c *cancelAfter) Embed(ctx context.Context, texts []string, p func(int)) ([][]float32, error) {
+	c.mu.Lock()
 	c.n--
-	if c.n < 0 {
+	n := c.n
+	c.mu.Unlock()
+	if n < 0 {
 		c.cancel()
 		return nil, ctx.Err()
 	}
@@ -126,12 +131,14 @@ func TestCancelledIngestLeavesBothStoresConsistent(t *testing.T) {
 	}
 	items, _ := CollectItems([]string{filepath.Join(dir, "docs")}, "general")
 	ctx, cancel := context.WithCancel(context.Background())
-	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: &cancelAfter{n: 2, cancel: cancel}})
+	// One text per embedding call, so the cancel falls between documents.
+	rep, err := store.Ingest(ctx, items, IngestOptions{Embedder: &cancelAfter{n: 2, cancel: cancel}, EmbedGroup: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Canceled || rep.Ingested != 2 {
-		t.Fatalf("want a cancelled ingest with 2 documents stored: %+v", rep)
+	// Two calls succeed; a third may have been under way when the cancel came, and succeed.
+	if !rep.Canceled || rep.Ingested < 2 || rep.Ingested > 3 || rep.Ingested+rep.Failed > 5 {
+		t.Fatalf("want a cancelled ingest with 2 or 3 documents stored: %+v", rep)
 	}
 	// A fresh store reads the snapshot written at cancel: it must hold exactly the stored chunks.
 	fresh := NewStore(ws)

@@ -77,6 +77,13 @@ ALTER TABLE chunks ADD COLUMN ocr INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE chunks ADD COLUMN ocr_confidence REAL NOT NULL DEFAULT 0;
 `}
 
+// fileStampMigration records each document's file size and modification time, so an ingest
+// finds an unchanged file from a stat, without reading it.
+var fileStampMigration = Migration{Version: 6, Name: "documents keep their file's size and time", SQL: `
+ALTER TABLE documents ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE documents ADD COLUMN mtime INTEGER NOT NULL DEFAULT 0;
+`}
+
 // Store is the knowledge base of one workspace.
 type Store struct {
 	db   *sql.DB
@@ -230,11 +237,28 @@ type DocInfo struct {
 	Meta       map[string]string `json:"meta,omitempty"`
 	Chunks     int               `json:"chunks"`
 	IngestedAt string            `json:"ingested_at"`
+	// Size and ModTime (Unix nanoseconds) are the file's as it was read; 0 when unknown.
+	Size    int64 `json:"size,omitempty"`
+	ModTime int64 `json:"mtime,omitempty"`
+}
+
+// docColumns are the columns scanDoc reads.
+const docColumns = `id, collection, title, source, format, language, hash, meta, chunks, ingested_at, size, mtime`
+
+func scanDoc(row interface{ Scan(...any) error }) (DocInfo, error) {
+	var d DocInfo
+	var meta string
+	if err := row.Scan(&d.ID, &d.Collection, &d.Title, &d.Source, &d.Format, &d.Language, &d.Hash, &meta, &d.Chunks, &d.IngestedAt,
+		&d.Size, &d.ModTime); err != nil {
+		return DocInfo{}, err
+	}
+	json.Unmarshal([]byte(meta), &d.Meta)
+	return d, nil
 }
 
 // Documents lists the stored documents, optionally of one collection.
 func (s *Store) Documents(ctx context.Context, collection string) ([]DocInfo, error) {
-	q := `SELECT id, collection, title, source, format, language, hash, meta, chunks, ingested_at FROM documents`
+	q := `SELECT ` + docColumns + ` FROM documents`
 	var args []any
 	if collection != "" {
 		q += ` WHERE collection = ?`
@@ -247,129 +271,268 @@ func (s *Store) Documents(ctx context.Context, collection string) ([]DocInfo, er
 	defer rows.Close()
 	var out []DocInfo
 	for rows.Next() {
-		var d DocInfo
-		var meta string
-		if err := rows.Scan(&d.ID, &d.Collection, &d.Title, &d.Source, &d.Format, &d.Language, &d.Hash, &meta, &d.Chunks, &d.IngestedAt); err != nil {
+		d, err := scanDoc(rows)
+		if err != nil {
 			return nil, err
 		}
-		json.Unmarshal([]byte(meta), &d.Meta)
 		out = append(out, d)
 	}
 	return out, rows.Err()
 }
 
-// Document returns one stored document.
+// Document returns one stored document: a lookup by its key, whatever the number of
+// documents (it once listed them all, and an ingest asks it for every file).
 func (s *Store) Document(ctx context.Context, id string) (DocInfo, bool, error) {
-	docs, err := s.Documents(ctx, "")
+	st, err := s.prepared(ctx, `SELECT `+docColumns+` FROM documents WHERE id = ?`)
 	if err != nil {
-		return DocInfo{}, false, err
+		return DocInfo{}, false, fmt.Errorf("couldn't read document %s: %w", id, err)
 	}
-	for _, d := range docs {
-		if d.ID == id {
-			return d, true, nil
-		}
+	d, err := scanDoc(st.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return DocInfo{}, false, nil
 	}
-	return DocInfo{}, false, nil
+	if err != nil {
+		return DocInfo{}, false, fmt.Errorf("couldn't read document %s: %w", id, err)
+	}
+	return d, true, nil
+}
+
+// TouchDocument records a document's file size and time after an ingest found its content
+// unchanged under a new time, so the next ingest finds it from a stat.
+func (s *Store) TouchDocument(ctx context.Context, id string, size, mtime int64) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE documents SET size = ?, mtime = ? WHERE id = ?`, size, mtime, id)
+	return err
 }
 
 // documentBySource finds the stored document that was loaded from a file or folder.
 func (s *Store) documentBySource(ctx context.Context, source string) (string, bool, error) {
+	st, err := s.prepared(ctx, `SELECT id FROM documents WHERE source = ? ORDER BY id LIMIT 1`)
+	if err != nil {
+		return "", false, err
+	}
 	var id string
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM documents WHERE source = ? ORDER BY id LIMIT 1`, source).Scan(&id)
+	err = st.QueryRowContext(ctx, source).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
 	return id, err == nil, err
 }
 
+// DocumentWrite is one document to store with its chunks and their vectors.
+type DocumentWrite struct {
+	Doc     *load.Document
+	Chunks  []chunk.Chunk
+	Vectors [][]float32
+}
+
 // ReplaceDocument stores a document with its chunks and vectors in one transaction, replacing
 // what was stored under its ID before. The collection is created on first use and must have
 // been built by the same embedder.
 func (s *Store) ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vecs [][]float32, embedder string) error {
-	if len(chunks) != len(vecs) {
-		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vecs))
-	}
-	dim := 0
-	if len(vecs) > 0 {
-		dim = len(vecs[0])
+	return s.ReplaceDocuments(ctx, []DocumentWrite{{Doc: doc, Chunks: chunks, Vectors: vecs}}, embedder)
+}
+
+// ReplaceDocuments stores several documents in one transaction, each as ReplaceDocument
+// stores one: all of them or, on an error, none. An ingest of many small files writes them
+// so, as a commit costs far more than a small document.
+func (s *Store) ReplaceDocuments(ctx context.Context, writes []DocumentWrite, embedder string) error {
+	if len(writes) == 0 {
+		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("couldn't start storing %s: %w", doc.ID, err)
+		return fmt.Errorf("couldn't start storing %s: %w", writes[0].Doc.ID, err)
 	}
 	defer tx.Rollback()
-	if err := ensureCollection(ctx, tx, doc.Collection, embedder, dim); err != nil {
-		return err
-	}
-	var oldCollection string
-	tx.QueryRowContext(ctx, `SELECT collection FROM documents WHERE id = ?`, doc.ID).Scan(&oldCollection)
-	old, err := chunkIDsTx(ctx, tx, doc.ID)
+	w, err := newDocWriter(ctx, tx)
 	if err != nil {
 		return err
 	}
-	if err := deleteDocumentTx(ctx, tx, doc.ID); err != nil {
+	defer w.close()
+	changes := map[string]*vectorChange{} // by collection, applied once with its new generation
+	change := func(collection string) *vectorChange {
+		if changes[collection] == nil {
+			changes[collection] = &vectorChange{}
+		}
+		return changes[collection]
+	}
+	touched := map[string]bool{}
+	for _, dw := range writes {
+		doc, chunks, vecs := dw.Doc, dw.Chunks, dw.Vectors
+		if len(chunks) != len(vecs) {
+			return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vecs))
+		}
+		dim := 0
+		if len(vecs) > 0 {
+			dim = len(vecs[0])
+		}
+		if err := ensureCollection(ctx, tx, doc.Collection, embedder, dim); err != nil {
+			return err
+		}
+		var oldCollection string
+		tx.QueryRowContext(ctx, `SELECT collection FROM documents WHERE id = ?`, doc.ID).Scan(&oldCollection)
+		old, err := chunkIDsTx(ctx, tx, doc.ID)
+		if err != nil {
+			return err
+		}
+		if oldCollection != "" {
+			if err := deleteDocumentTx(ctx, tx, doc.ID); err != nil {
+				return err
+			}
+		}
+		if err := w.insert(ctx, doc, chunks, vecs, dim); err != nil {
+			return err
+		}
+		touched[doc.Collection] = true
+		if oldCollection != "" && oldCollection != doc.Collection {
+			touched[oldCollection] = true
+			change(oldCollection).remove(old)
+			old = nil
+		}
+		c := change(doc.Collection)
+		c.remove(old)
+		for i, ch := range chunks {
+			c.add(ch.ID, vecs[i])
+		}
+	}
+	if err := w.addTotals(ctx, tx); err != nil {
 		return err
 	}
+	gens := map[string]int{}
+	for collection := range touched {
+		if gens[collection], err = bumpGeneration(ctx, tx, collection); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("couldn't commit %s: %w", writes[0].Doc.ID, err)
+	}
+	if vs := s.loadedVectors(); vs != nil {
+		for collection, c := range changes {
+			added, vecs := c.live()
+			vs.Apply(collection, gens[collection], c.old, added, vecs)
+		}
+	}
+	return nil
+}
+
+// vectorChange is what one write does to a collection's vectors: chunks gone, chunks added.
+type vectorChange struct {
+	old   []string
+	added []string
+	vecs  [][]float32
+	at    map[string]int // added chunk → its place in added, -1 once removed again
+}
+
+// remove takes chunks out: stored ones, or ones this write added (a document given twice).
+func (c *vectorChange) remove(ids []string) {
+	for _, id := range ids {
+		if i, ok := c.at[id]; ok && i >= 0 {
+			c.at[id] = -1
+			c.added[i] = ""
+			continue
+		}
+		c.old = append(c.old, id)
+	}
+}
+
+func (c *vectorChange) add(id string, v []float32) {
+	if c.at == nil {
+		c.at = map[string]int{}
+	}
+	c.at[id] = len(c.added)
+	c.added = append(c.added, id)
+	c.vecs = append(c.vecs, v)
+}
+
+// live is what was added and not removed again.
+func (c *vectorChange) live() ([]string, [][]float32) {
+	ids, vecs := c.added[:0:0], c.vecs[:0:0]
+	for i, id := range c.added {
+		if id != "" {
+			ids, vecs = append(ids, id), append(vecs, c.vecs[i])
+		}
+	}
+	return ids, vecs
+}
+
+// docWriter inserts documents, chunks and their index rows with statements prepared once per
+// transaction.
+type docWriter struct {
+	doc, chunk, terms *sql.Stmt
+	totals            lexical.Totals // what was indexed, not yet counted into the statistics
+}
+
+func newDocWriter(ctx context.Context, tx *sql.Tx) (*docWriter, error) {
+	// The statistics row must exist before changes are counted into it.
+	if err := ensureLexicalStats(ctx, tx); err != nil {
+		return nil, err
+	}
+	var w docWriter
+	var err error
+	if w.doc, err = tx.PrepareContext(ctx, `INSERT INTO documents (id, collection, title, source, format, language, hash, meta, chunks, ingested_at, size, mtime)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if w.chunk, err = tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc, collection, section, section_path, heading, text, file,
+start_byte, end_byte, hash, seq, page, page_kind, ocr, ocr_confidence, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		w.close()
+		return nil, err
+	}
+	if w.terms, err = tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, heading, body, scope) VALUES (?, ?, ?, ?)`); err != nil {
+		w.close()
+		return nil, err
+	}
+	return &w, nil
+}
+
+func (w *docWriter) close() {
+	for _, st := range []*sql.Stmt{w.doc, w.chunk, w.terms} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// insert adds a document, its chunks with their vectors and index rows, and counts them into
+// the lexical statistics.
+func (w *docWriter) insert(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vecs [][]float32, dim int) error {
 	meta, _ := json.Marshal(doc.Meta)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO documents (id, collection, title, source, format, language, hash, meta, chunks, ingested_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, doc.ID, doc.Collection, doc.Title, doc.Source, doc.Format, doc.Language, doc.Hash,
-		string(meta), len(chunks), time.Now().UTC().Format(time.RFC3339)); err != nil {
+	if _, err := w.doc.ExecContext(ctx, doc.ID, doc.Collection, doc.Title, doc.Source, doc.Format, doc.Language, doc.Hash,
+		string(meta), len(chunks), time.Now().UTC().Format(time.RFC3339), doc.Size, doc.ModTime); err != nil {
 		return fmt.Errorf("couldn't store document %s: %w", doc.ID, err)
 	}
-	insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, doc, collection, section, section_path, heading, text, file,
-start_byte, end_byte, hash, seq, page, page_kind, ocr, ocr_confidence, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insChunk.Close()
-	insTerms, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts (rowid, heading, body, scope) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer insTerms.Close()
 	for i, c := range chunks {
 		if dim > 0 && len(vecs[i]) != dim {
 			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(vecs[i]))
 		}
-		res, err := insChunk.ExecContext(ctx, c.ID, c.Doc, c.Collection, c.Section, c.SectionPath, c.Heading, c.Text, c.File,
+		res, err := w.chunk.ExecContext(ctx, c.ID, c.Doc, c.Collection, c.Section, c.SectionPath, c.Heading, c.Text, c.File,
 			c.Start, c.End, c.Hash, c.Seq, c.Page, c.PageKind, c.OCR, c.OCRConfidence, encodeVector(vecs[i]))
 		if err != nil {
 			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
 		}
 		rowid, _ := res.LastInsertId()
 		heading, body := lexical.IndexedTerms(c, doc.Language)
-		if _, err := insTerms.ExecContext(ctx, rowid, heading, body, strings.Join(lexical.ScopeTokens(c), " ")); err != nil {
+		if _, err := w.terms.ExecContext(ctx, rowid, heading, body, strings.Join(lexical.ScopeTokens(c), " ")); err != nil {
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}
+		w.totals.Chunks++
+		w.totals.Heading += int64(len(strings.Fields(heading)))
+		w.totals.Body += int64(len(strings.Fields(body)))
 	}
-	if err := addLexicalStats(ctx, tx, "doc = ?", doc.ID); err != nil {
-		return err
+	return nil
+}
+
+// addTotals counts what insert indexed into the lexical statistics, once per transaction.
+func (w *docWriter) addTotals(ctx context.Context, tx *sql.Tx) error {
+	if w.totals.Chunks == 0 {
+		return nil
 	}
-	newGen, err := bumpGeneration(ctx, tx, doc.Collection)
-	if err != nil {
-		return err
+	if _, err := tx.ExecContext(ctx, `UPDATE lexical_totals SET chunks = chunks + ?, heading = heading + ?, body = body + ?, stamp = random() WHERE id = 1`,
+		w.totals.Chunks, w.totals.Heading, w.totals.Body); err != nil {
+		return fmt.Errorf("couldn't update the lexical statistics: %w", err)
 	}
-	movedGen := 0
-	moved := oldCollection != "" && oldCollection != doc.Collection
-	if moved {
-		if movedGen, err = bumpGeneration(ctx, tx, oldCollection); err != nil {
-			return err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("couldn't commit %s: %w", doc.ID, err)
-	}
-	if vs := s.loadedVectors(); vs != nil {
-		if moved {
-			vs.Apply(oldCollection, movedGen, old, nil, nil)
-			old = nil
-		}
-		added := make([]string, len(chunks))
-		for i, c := range chunks {
-			added[i] = c.ID
-		}
-		vs.Apply(doc.Collection, newGen, old, added, vecs)
-	}
+	w.totals = lexical.Totals{}
 	return nil
 }
 

@@ -23,6 +23,15 @@ func (s *Store) vectorStore(ctx context.Context) (*vectors.Store, error) {
 	return vs, nil
 }
 
+// BeginBulk tells the vectors in memory that many documents are about to be written (see
+// vectors.Store.Bulk); end it before saving them.
+func (s *Store) BeginBulk() (end func()) {
+	if vs := s.loadedVectors(); vs != nil {
+		return vs.Bulk()
+	}
+	return func() {}
+}
+
 // loadedVectors returns the vectors in memory, nil when no one has loaded them.
 func (s *Store) loadedVectors() *vectors.Store {
 	s.mu.Lock()

@@ -128,3 +128,6 @@ func (g *Gateway) embedBatch(ctx context.Context, call Call, t target, batch []s
 	vecs = resp.Embeddings
 	return vecs, nil
 }
+
+// EmbedBatchSize is how many texts one /api/embed request carries (ollama.embed_batch_size).
+func (g *Gateway) EmbedBatchSize() int { return max(g.settings.EmbedBatchSize, 1) }

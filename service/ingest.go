@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"warren/agent"
+	"warren/config"
 	"warren/kb"
 	"warren/kb/load"
 	"warren/registry"
@@ -105,7 +107,7 @@ func (s *Service) ingestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 		o := opts
 		o.Progress = func(p kb.Progress) {
 			p.Current = shown(p.Current)
-			em.Progress(jobs.Progress{Done: p.FilesDone, Total: p.Files, Current: p.Current})
+			em.Progress(jobs.Progress{Done: p.FilesDone, Total: p.Files, Current: p.Current, Rate: p.Rate, Remaining: p.Remaining})
 			if progress != nil {
 				progress(p)
 			}
@@ -238,8 +240,9 @@ func (s *Service) ingest(ctx context.Context, items []kb.Item, opts IngestOption
 			}
 		}
 		offset, before := done, total.Chunks
+		later := len(items) - done - len(byCollection[name]) // in the collections after this one
 		rep, err := kb.Ingest(ctx, s.store, byCollection[name], kb.IngestOptions{
-			Embedder: emb, Force: opts.Force,
+			Embedder: emb, Force: opts.Force, EmbedGroup: s.embedGroup(emb),
 			Chunk: load.ChunkOptions{Size: cfg.ChunkSize, Overlap: cfg.ChunkOverlap},
 			Load: load.LoadOptions{MaxFileBytes: int64(cfg.MaxFileMB) << 20, Confine: opts.confine,
 				OCR: load.OCROptions{Mode: cfg.OCR, Languages: cfg.OCRLanguages}, ConvertTimeout: cfg.ConvertTimeout},
@@ -247,6 +250,10 @@ func (s *Service) ingest(ctx context.Context, items []kb.Item, opts IngestOption
 				if opts.Progress != nil {
 					p.Files, p.FilesDone = len(items), p.FilesDone+offset
 					p.Chunks += before
+					if p.Rate > 0 && later > 0 {
+						// kb's estimate covers this collection's files; those of the later ones go at its rate.
+						p.Remaining += time.Duration(float64(later) / p.Rate * float64(time.Second))
+					}
 					opts.Progress(p)
 				}
 			},
@@ -348,4 +355,14 @@ func upsert(r *registry.Registry, collection string, d registry.Document) bool {
 	c.Documents = append(c.Documents, d)
 	sort.Slice(c.Documents, func(i, j int) bool { return c.Documents[i].Path < c.Documents[j].Path })
 	return true
+}
+
+// embedGroup is how many texts an ingest hands the embedder at once: for a model, a batch for
+// every request the embed role's hosts take at once, so none of them waits; the built-in
+// embedder takes kb's default.
+func (s *Service) embedGroup(emb kb.Embedder) int {
+	if _, ok := emb.(kb.Builtin); ok || s.gateway == nil {
+		return 0
+	}
+	return max(s.gateway.EmbedBatchSize(), 1) * max(s.gateway.Capacity(config.RoleEmbed), 1)
 }

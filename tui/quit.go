@@ -41,6 +41,16 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 	return tagStatus(setStatus("still here: nothing was stopped", false), m.tab)
 }
 
+// Stopping names the work that quitting stopped and that is still saving what it did (an
+// ingest saves its index), for the terminal once the workbench is gone.
+func (m *Model) Stopping() []string {
+	var out []string
+	if w := m.knowledge.Stopping(); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
 // stopAll cancels every job before quitting, so each ends at a consistent checkpoint.
 func (m *Model) stopAll() {
 	m.research.Interrupt()

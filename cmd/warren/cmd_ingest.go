@@ -34,6 +34,13 @@ func (a *app) ingestCommand() *cobra.Command {
 			}
 			return a.onWorkspace(cmd, func(ctx context.Context, e *env) error {
 				bar := cli.NewProgressLine(a.stderr)
+				// Stopping after Ctrl-C stores the documents in hand and saves the index, which
+				// takes a while: the line says so at once rather than freeze on a time left.
+				said := make(chan struct{})
+				unsay := context.AfterFunc(ctx, func() {
+					defer close(said)
+					bar.Stopping("stopping: saving what is done…")
+				})
 				// The paths are the desk's to read, as the workbench's are.
 				rep, err := e.Knowledge().Ingest(ctx, items, service.IngestOptions{Paths: args, Collection: collection, FollowSymlinks: followSymlinks,
 					Embedder: embedder, Force: force, Move: move, Registry: reg,
@@ -41,6 +48,9 @@ func (a *app) ingestCommand() *cobra.Command {
 						bar.Done()
 						fmt.Fprintln(a.stderr, "note:", msg)
 					}})
+				if !unsay() && ctx.Err() != nil {
+					<-said // drawn before the line is cleared, not after
+				}
 				bar.Done()
 				if err != nil {
 					return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"warren/internal/snippet"
+	"warren/service"
 	"warren/service/jobs"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,9 @@ func (a *app) jobsCommand() *cobra.Command {
 					progress := "-"
 					if j.Progress.Total > 0 {
 						progress = fmt.Sprintf("%d/%d", j.Progress.Done, j.Progress.Total)
+					}
+					if left := service.TimeLeftWords(j.Progress.Remaining); left != "" && j.Active() {
+						progress += ", " + left // an ingest's estimate, once it has one
 					}
 					return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", j.ID, j.Kind, j.Owner, jobs.StateOf(j), progress,
 						j.Updated.Local().Format("2006-01-02 15:04"), snippet.Cut(j.Title, 50))

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -29,5 +31,10 @@ func (a *app) openWorkbench(setup func(ctx context.Context, e *env, m *tui.Model
 	}
 	p := tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
 	_, err = p.Run()
+	// Closing waits for the jobs quitting stopped; an ingest saving its index takes a while,
+	// which the shell would otherwise spend silent.
+	if stopping := m.Stopping(); len(stopping) > 0 {
+		fmt.Fprintf(a.stderr, "Stopping %s, keeping what is done; ingest the same path again to go on.\n", strings.Join(stopping, " and "))
+	}
 	return err
 }

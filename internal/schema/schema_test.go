@@ -18,6 +18,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 3, Name: "lexical statistics"},
 		{Version: 4, Name: "lexical stamp"},
 		{Version: 5, Name: "chunks name their page"},
+		{Version: 6, Name: "documents keep their file's size and time"},
 		{Version: 10, Name: "runs and checkpoints"},
 		{Version: 11, Name: "ledger and call journal"},
 		{Version: 12, Name: "ledger names the host"},
@@ -32,6 +33,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 40, Name: "jobs"},
 		{Version: 41, Name: "job events"},
 		{Version: 42, Name: "job cancel requests"},
+		{Version: 43, Name: "job pace"},
 		{Version: 50, Name: "knowledge base copy checkpoints"},
 	}
 	all := All()
@@ -91,8 +93,8 @@ func TestOpeningAnOldDatabaseAppliesOnlyTheMissingSteps(t *testing.T) {
 		}
 	}
 	slices.Sort(added)
-	if !slices.Equal(added, []int{30, 31, 32, 40, 41, 42, 50}) {
-		t.Errorf("steps applied on reopening: %v, want [30 31 32 40 41 42 50]", added)
+	if !slices.Equal(added, []int{30, 31, 32, 40, 41, 42, 43, 50}) {
+		t.Errorf("steps applied on reopening: %v, want [30 31 32 40 41 42 43 50]", added)
 	}
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM gas_tables`).Scan(&n); err != nil || n != 1 {

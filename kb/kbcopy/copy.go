@@ -220,7 +220,7 @@ func copyDocument(ctx context.Context, src, dst kb.Backend, d kb.DocInfo, embedd
 		return 0, fmt.Errorf("couldn't copy %s: the source has %d chunks but %d vectors", d.ID, len(chunks), len(vectors))
 	}
 	doc := &load.Document{ID: d.ID, Collection: d.Collection, Title: d.Title, Source: d.Source, Format: d.Format,
-		Meta: d.Meta, Language: d.Language, Hash: d.Hash}
+		Meta: d.Meta, Language: d.Language, Hash: d.Hash, Size: d.Size, ModTime: d.ModTime}
 	if err := dst.ReplaceDocument(ctx, doc, chunks, vectors, embedder); err != nil {
 		return 0, fmt.Errorf("couldn't write %s to the destination: %w", d.ID, err)
 	}

@@ -17,6 +17,10 @@ type Document struct {
 	Language   string            // "de", "en" or "" when unknown
 	Sections   []Section
 	Hash       string // sha256 of the source bytes (all files, for a folder document)
+	// Size and ModTime (Unix nanoseconds) are the file's when it was read, so a later ingest
+	// can find it unchanged from a stat; 0 for folder documents and attachments.
+	Size    int64
+	ModTime int64
 	// Attachments are the files an e-mail came with, each a document of its own or the reason
 	// it is not one (see Attachment).
 	Attachments []Attachment

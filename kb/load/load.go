@@ -129,6 +129,16 @@ var formatByExt = map[string]string{
 	".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image",
 }
 
+// FormatOf names the format warren reads a file of by its extension ("docx"); "" for one it
+// does not read.
+func FormatOf(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == "" {
+		return ""
+	}
+	return formatByExt[ext]
+}
+
 // Reads reports whether warren reads files with the extension ext (".docx"; any case).
 func Reads(ext string) bool {
 	_, ok := formatByExt[strings.ToLower(ext)]
@@ -220,7 +230,13 @@ func load(cv *converter, path string, opts LoadOptions) (*Document, error) {
 		return nil, &SkipError{Path: path, Reason: fmt.Sprintf("%.1f MB is larger than the %.0f MB limit (raise kb.max_file_mb to ingest it)",
 			float64(info.Size())/(1<<20), float64(limit)/(1<<20))}
 	}
-	return loadFile(f, path, format, info, limit, g, 0)
+	doc, err := loadFile(f, path, format, info, limit, g, 0)
+	if err == nil {
+		// As stat found them on the file read: a later ingest that finds the same needs not
+		// read it again.
+		doc.Size, doc.ModTime = info.Size(), info.ModTime().UnixNano()
+	}
+	return doc, err
 }
 
 // loadFile reads an open regular file of a known format no larger than limit: a file Load

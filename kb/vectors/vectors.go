@@ -69,6 +69,10 @@ type Store struct {
 
 	saveMu sync.Mutex // one SaveVectors at a time
 
+	// bulk counts the bulk writes under way (Bulk): while there are any, rows are not added
+	// to the graphs as they come but all at once when the vectors are saved.
+	bulk atomic.Int32
+
 	// Counted for the benchmarks, which prove with them which path they measured.
 	indexQueries, scanQueries atomic.Int64
 	filesRead, rebuilt        atomic.Int64
@@ -331,6 +335,9 @@ func (c *vectorCollection) kickIndexer() {
 	if c.live < c.threshold() && c.graph == nil || c.graph != nil && c.graph.Len() == len(c.ids) {
 		return
 	}
+	if c.store != nil && c.store.bulk.Load() > 0 {
+		return // Save indexes what a bulk write added
+	}
 	if c.indexing.Swap(true) {
 		return
 	}
@@ -474,6 +481,33 @@ func (c *vectorCollection) compact() {
 	c.layout++
 }
 
+// catchUpLater says whether the rows a graph lacks may be added in the background rather
+// than before Save returns: when there is a graph and they are few beside it. Until they are
+// in, searches scan them exactly, which for a few thousand rows costs well under a
+// millisecond, while adding them one by one to a large graph would cost an ingest of a
+// thousand documents more than the rest of its work.
+func (c *vectorCollection) catchUpLater() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.graph != nil && len(c.ids)-c.graph.Len() <= max(catchUpRows, c.graph.Len()/4)
+}
+
+// catchUpRows is how many rows a graph may lack after Save whatever its size.
+const catchUpRows = 4096
+
+// Bulk marks a bulk write (an ingest of many documents) under way until end is called:
+// meanwhile the rows it adds are not indexed a batch at a time in the background, which holds
+// the collection's lock while the graph grows and so slows every write more as the graph gets
+// larger, but all at once when the vectors are saved. Searches meanwhile scan the rows not in
+// a graph yet.
+func (vs *Store) Bulk() (end func()) {
+	vs.bulk.Add(1)
+	var once sync.Once
+	// Nothing is indexed at the end: Save, which follows, indexes or leaves the rows to the
+	// background (catchUpLater).
+	return func() { once.Do(func() { vs.bulk.Add(-1) }) }
+}
+
 // Save brings the vector files up to date with memory for every collection whose memory
 // reflects the database's current generation (one changed by another process since is left
 // to be reloaded), indexes the rows the graphs lack, and rewrites a graph file that lags
@@ -501,9 +535,15 @@ func (vs *Store) Save(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("couldn't save the vectors of %s: %w", info.Name, err)
 		}
-		c.indexMu.Lock()
-		c.index(false)
-		c.indexMu.Unlock()
+		if c.catchUpLater() {
+			c.mu.RLock()
+			c.kickIndexer()
+			c.mu.RUnlock()
+		} else {
+			c.indexMu.Lock()
+			c.index(false)
+			c.indexMu.Unlock()
+		}
 		c.mu.RLock()
 		if g := c.graph; g != nil && g.Len()-c.graphFile > max(graphRewriteLag, g.Len()/20) {
 			c.writeGraph()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,11 @@ type documentObject struct {
 	Meta       string `json:"meta"`
 	Chunks     int    `json:"chunks"`
 	IngestedAt string `json:"ingested_at"`
+	// The file's size and time as decimal texts: GraphQL gives no int beyond 32 bits, and
+	// Weaviate keeps a number as a float64, which would round nanoseconds. Null (0) in records
+	// written before they existed.
+	Size       string `json:"size"`
+	ModTime    string `json:"mtime"`
 	Additional struct {
 		ID string `json:"id"`
 	} `json:"_additional"`
@@ -51,6 +57,8 @@ func (d documentObject) info() kb.DocInfo {
 	info := kb.DocInfo{ID: d.DocID, Collection: d.Collection, Title: d.Title, Source: d.Source, Format: d.Format,
 		Language: d.Language, Hash: d.Hash, Chunks: d.Chunks, IngestedAt: d.IngestedAt}
 	json.Unmarshal([]byte(d.Meta), &info.Meta)
+	info.Size, _ = strconv.ParseInt(d.Size, 10, 64)
+	info.ModTime, _ = strconv.ParseInt(d.ModTime, 10, 64)
 	return info
 }
 
@@ -282,7 +290,7 @@ func (b *Backend) collection(ctx context.Context, name string) (collectionObject
 	return collectionObject{}, false, nil
 }
 
-const documentProperties = `doc_id collection source title format language hash meta chunks ingested_at`
+const documentProperties = `doc_id collection source title format language hash meta chunks ingested_at size mtime`
 
 // Documents lists the stored documents, optionally of one collection.
 func (b *Backend) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
@@ -302,12 +310,15 @@ func (b *Backend) Documents(ctx context.Context, collection string) ([]kb.DocInf
 	return out, nil
 }
 
-// documentsWhere reads the documents a filter selects.
-func (b *Backend) documentsWhere(ctx context.Context, path, value string, limit int) ([]kb.DocInfo, error) {
+// documentsWhere reads the documents whose property path has one of the values.
+func (b *Backend) documentsWhere(ctx context.Context, path string, values []string, limit int) ([]kb.DocInfo, error) {
 	if b.rpc != nil {
-		return b.documentsWhereRPC(ctx, path, value, limit)
+		return b.documentsWhereRPC(ctx, path, values, limit)
 	}
-	where := equal(path, value)
+	where := equal(path, values[0])
+	if len(values) > 1 {
+		where = containsAny(path, values)
+	}
 	var data struct {
 		Get map[string][]documentObject
 	}
@@ -326,10 +337,12 @@ func (b *Backend) documentsWhere(ctx context.Context, path, value string, limit 
 var documentPropertyList = strings.Fields(documentProperties)
 
 // documentsWhereRPC is documentsWhere over gRPC.
-func (b *Backend) documentsWhereRPC(ctx context.Context, path, value string, limit int) ([]kb.DocInfo, error) {
-	res, err := b.search(ctx, b.documentClass(), limit, documentPropertyList, nil, func(s *graphql.Search) {
-		s.WithWhere(whereText(path, filters.Equal, value))
-	})
+func (b *Backend) documentsWhereRPC(ctx context.Context, path string, values []string, limit int) ([]kb.DocInfo, error) {
+	where := whereText(path, filters.Equal, values[0])
+	if len(values) > 1 {
+		where = filters.Where().WithPath([]string{path}).WithOperator(filters.ContainsAny).WithValueText(values...)
+	}
+	res, err := b.search(ctx, b.documentClass(), limit, documentPropertyList, nil, func(s *graphql.Search) { s.WithWhere(where) })
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read documents: %w", err)
 	}
@@ -338,15 +351,17 @@ func (b *Backend) documentsWhereRPC(ctx context.Context, path, value string, lim
 		p := r.Properties
 		out[i] = documentObject{DocID: textProp(p, "doc_id"), Collection: textProp(p, "collection"), Source: textProp(p, "source"),
 			Title: textProp(p, "title"), Format: textProp(p, "format"), Language: textProp(p, "language"), Hash: textProp(p, "hash"),
-			Meta: textProp(p, "meta"), Chunks: intProp(p, "chunks"), IngestedAt: textProp(p, "ingested_at")}.info()
+			Meta: textProp(p, "meta"), Chunks: intProp(p, "chunks"), IngestedAt: textProp(p, "ingested_at"),
+			Size: textProp(p, "size"), ModTime: textProp(p, "mtime")}.info()
 	}
 	slices.SortFunc(out, func(a, c kb.DocInfo) int { return cmp.Compare(a.ID, c.ID) })
 	return out, nil
 }
 
-// Document returns one stored document.
+// Document returns one stored document: one filtered read of its record (doc_id is indexed),
+// not a listing, since an ingest asks for every file it meets.
 func (b *Backend) Document(ctx context.Context, id string) (kb.DocInfo, bool, error) {
-	docs, err := b.documentsWhere(ctx, "doc_id", id, 1)
+	docs, err := b.documentsWhere(ctx, "doc_id", []string{id}, 1)
 	if err != nil || len(docs) == 0 {
 		return kb.DocInfo{}, false, err
 	}
@@ -355,7 +370,7 @@ func (b *Backend) Document(ctx context.Context, id string) (kb.DocInfo, bool, er
 
 // DocumentBySource finds the document loaded from a file or folder (the first by ID).
 func (b *Backend) DocumentBySource(ctx context.Context, source string) (string, bool, error) {
-	docs, err := b.documentsWhere(ctx, "source", source, 100)
+	docs, err := b.documentsWhere(ctx, "source", []string{source}, 100)
 	if err != nil || len(docs) == 0 {
 		return "", false, err
 	}
@@ -384,19 +399,25 @@ func (b *Backend) chunkClassesOf(ctx context.Context, doc string) ([]string, err
 
 // chunksWhere reads the chunks a filter selects from the given classes, in document order.
 func (b *Backend) chunksWhere(ctx context.Context, classes []string, where string, vectors bool) ([]chunkObject, error) {
+	props := chunkProperties
+	if vectors {
+		props += " _additional { vector }"
+	}
+	return b.chunkPropsWhere(ctx, classes, where, props)
+}
+
+// chunkPropsWhere reads the given properties of the chunks a filter selects from the given
+// classes (at most maxResults from each), in document order.
+func (b *Backend) chunkPropsWhere(ctx context.Context, classes []string, where, props string) ([]chunkObject, error) {
 	if len(classes) == 0 {
 		return nil, nil
-	}
-	extra := ""
-	if vectors {
-		extra = "_additional { vector }"
 	}
 	var out []chunkObject
 	for offset := 0; ; offset += pageSize {
 		var q strings.Builder
 		q.WriteString("{ Get {")
 		for _, c := range classes {
-			fmt.Fprintf(&q, " %s(where: %s, limit: %d, offset: %d) { %s %s }", c, where, pageSize, offset, chunkProperties, extra)
+			fmt.Fprintf(&q, " %s(where: %s, limit: %d, offset: %d) { %s }", c, where, pageSize, offset, props)
 		}
 		q.WriteString(" } }")
 		var data struct {

@@ -70,10 +70,13 @@ func (b *Backend) collectionSchema() *models.Class {
 		stored("version", "text"))
 }
 
+// documentSchema is the documents' records. The file's size and time are texts (decimal):
+// GraphQL reads no int beyond 32 bits, and a number would round nanoseconds.
 func (b *Backend) documentSchema() *models.Class {
 	return b.baseClass(b.documentClass(), field("doc_id"), field("collection"), field("source"),
 		stored("title", "text"), stored("format", "text"), stored("language", "text"), stored("hash", "text"),
-		stored("meta", "text"), stored("chunks", "int"), stored("ingested_at", "text"), stored("term_chunks", "text"))
+		stored("meta", "text"), stored("chunks", "int"), stored("ingested_at", "text"), stored("term_chunks", "text"),
+		stored("size", "text"), stored("mtime", "text"))
 }
 
 // chunkSchema is one collection's chunks, with an HNSW index of cosine distance over the

@@ -298,7 +298,8 @@ func (b *Backend) ensureBaseClasses(ctx context.Context) error {
 }
 
 // addMissingProperties adds to a stored class the properties warren's schema has and it lacks
-// (the collections' version came after the first release of this backend).
+// (the collections' version and the documents' file size and time came after the first
+// release of this backend); records written before read them as null.
 func (b *Backend) addMissingProperties(ctx context.Context, want *models.Class) error {
 	got, err := b.client.Schema().ClassGetter().WithClassName(want.Class).Do(ctx)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,21 +16,36 @@ import (
 
 	"warren/kb"
 	"warren/kb/chunk"
-	"warren/kb/lexical"
 	"warren/kb/load"
 )
 
-// batchSize is how many objects one batch write carries.
-const batchSize = 256
+// batchSize is how many objects one batch write carries, and batchBytes about how many bytes
+// at most (REST sends vectors as JSON text; the server's gRPC messages stop at 100 MB), so a
+// batch of many documents with long texts or vectors still goes through.
+const (
+	batchSize  = 256
+	batchBytes = 16 << 20
+)
 
 // writeConsistency is what a write waits for: a quorum of a class's replicas, so a write that
 // returns is on most of them and a node that was down catches up from the others.
 const writeConsistency = "QUORUM"
 
-// put writes objects, replacing those with the same IDs.
+// put writes objects, replacing those with the same IDs, in batches of at most batchSize
+// objects and about batchBytes.
 func (b *Backend) put(ctx context.Context, objs []*models.Object) error {
-	for start := 0; start < len(objs); start += batchSize {
-		batch := objs[start:min(start+batchSize, len(objs))]
+	for start := 0; start < len(objs); {
+		end, bytes := start, 0
+		for end < len(objs) && end-start < batchSize {
+			n := objectBytes(objs[end])
+			if end > start && bytes+n > batchBytes {
+				break
+			}
+			bytes += n
+			end++
+		}
+		batch := objs[start:end]
+		start = end
 		res, err := b.client.Batch().ObjectsBatcher().WithObjects(batch...).WithConsistencyLevel(writeConsistency).Do(ctx)
 		if err != nil {
 			return fmt.Errorf("couldn't write to Weaviate: %w", err)
@@ -39,6 +57,26 @@ func (b *Backend) put(ctx context.Context, objs []*models.Object) error {
 		}
 	}
 	return nil
+}
+
+// objectBytes estimates how much of a request an object takes: its texts, about 12 bytes a
+// vector component as JSON, and a little for the rest.
+func objectBytes(o *models.Object) int {
+	n := 200 + 12*len(o.Vector)
+	if props, ok := o.Properties.(map[string]any); ok {
+		for k, v := range props {
+			n += len(k) + 8
+			switch v := v.(type) {
+			case string:
+				n += len(v)
+			case []string:
+				for _, s := range v {
+					n += len(s) + 3
+				}
+			}
+		}
+	}
+	return n
 }
 
 // deleteWhere deletes the objects of a class that a filter selects.
@@ -73,26 +111,30 @@ func documentObj(b *Backend, d *load.Document, chunks int, hash, terms string) *
 	return &models.Object{Class: b.documentClass(), ID: strfmt.UUID(objectID("document", d.ID)),
 		Properties: map[string]any{"doc_id": d.ID, "collection": d.Collection, "source": d.Source, "title": d.Title,
 			"format": d.Format, "language": d.Language, "hash": hash, "meta": string(meta), "chunks": chunks,
-			"ingested_at": time.Now().UTC().Format(time.RFC3339), "term_chunks": terms}}
+			"ingested_at": time.Now().UTC().Format(time.RFC3339), "term_chunks": terms,
+			"size": strconv.FormatInt(d.Size, 10), "mtime": strconv.FormatInt(d.ModTime, 10)}}
 }
 
-// ensureCollection returns a collection's object as the write should store it: new on first
-// use, its vector length set once known. It creates the chunk class and checks that the
-// collection was built by the same embedder with vectors of the same length; the caller
-// writes the object (with the write's version).
-func (b *Backend) ensureCollection(ctx context.Context, name, embedder string, dim int) (collectionObject, error) {
+// clearedObj is the record of a document being rewritten: without its content hash, and
+// without the file's size and time, so no ingest takes it for unchanged, from its content or
+// from a stat, until the record with the new hash is written. It keeps the collection and
+// source it was stored under.
+func clearedObj(b *Backend, d *load.Document, old kb.DocInfo) *models.Object {
+	stale := *d
+	stale.Collection, stale.Source, stale.Size, stale.ModTime = old.Collection, old.Source, 0, 0
+	return documentObj(b, &stale, old.Chunks, "", "")
+}
+
+// checkCollection returns a collection's object as a write should store it: new on first
+// use, its vector length set once known. It checks that the collection was built by the same
+// embedder with vectors of the same length; the caller writes the object (with the write's
+// version).
+func checkCollection(c collectionObject, found bool, name, embedder string, dim int) (collectionObject, error) {
 	if !kb.CollectionName.MatchString(name) {
-		return collectionObject{}, fmt.Errorf("collection name %q: use 1 to 64 lower-case letters, digits, '-' and '_'", name)
-	}
-	c, ok, err := b.collection(ctx, name)
-	if err != nil {
-		return c, err
-	}
-	if err := b.ensureChunkClass(ctx, name); err != nil {
-		return c, err
+		return c, fmt.Errorf("collection name %q: use 1 to 64 lower-case letters, digits, '-' and '_'", name)
 	}
 	switch {
-	case !ok:
+	case !found:
 		c = collectionObject{Name: name, Embedder: embedder, Dim: dim}
 	case !kb.SameEmbedder(c.Embedder, embedder) || dim > 0 && c.Dim > 0 && c.Dim != dim:
 		return c, &kb.EmbedderMismatchError{Collection: name, Built: c.Embedder, BuiltDim: c.Dim, Asked: embedder, AskedDim: dim}
@@ -103,74 +145,15 @@ func (b *Backend) ensureCollection(ctx context.Context, name, embedder string, d
 }
 
 // ReplaceDocument stores a document with its chunks and vectors, replacing what was stored
-// under its ID. Weaviate has no transactions, so the writes go in an order that a reader and
-// a resumed ingest can live with: the collection is marked as being written (cache.go) and
-// the old record loses its content hash (so an ingest after a crash stores the document
-// again), the new chunks replace the old ones with the same IDs (a new document's mark goes
-// with its first chunks), the chunks left over from a longer old version go, and the record
-// with the new hash is written last, with the collection's new version.
+// under its ID: a batch of one (batch.go). Weaviate has no transactions, so the writes go in
+// an order that a reader and a resumed ingest can live with: the collection is marked as
+// being written (cache.go) and the old record loses its content hash (so an ingest after a
+// crash stores the document again), the new chunks replace the old ones with the same IDs (a
+// new document's mark goes with its first chunks), the chunks left over from a longer old
+// version go, and the record with the new hash is written last, with the collection's new
+// version.
 func (b *Backend) ReplaceDocument(ctx context.Context, doc *load.Document, chunks []chunk.Chunk, vectors [][]float32, embedder string) error {
-	if len(chunks) != len(vectors) {
-		return fmt.Errorf("couldn't store %s: %d chunks but %d vectors", doc.ID, len(chunks), len(vectors))
-	}
-	dim := 0
-	if len(vectors) > 0 {
-		dim = len(vectors[0])
-	}
-	for _, v := range vectors {
-		if len(v) != dim {
-			return fmt.Errorf("couldn't store %s: vectors of different lengths (%d and %d)", doc.ID, dim, len(v))
-		}
-	}
-	col, err := b.ensureCollection(ctx, doc.Collection, embedder, dim)
-	if err != nil {
-		return err
-	}
-	old, existed, err := b.Document(ctx, doc.ID)
-	if err != nil {
-		return err
-	}
-	b.cache.invalidate()
-	defer b.cache.invalidate()
-	col.Version = newVersion(true)
-	marked := collectionObj(b, col)
-	var objs []*models.Object
-	if existed && old.Hash != "" {
-		stale := *doc
-		stale.Collection, stale.Source = old.Collection, old.Source
-		if err := b.put(ctx, []*models.Object{marked, documentObj(b, &stale, old.Chunks, "", "")}); err != nil {
-			return err
-		}
-	} else {
-		objs = append(objs, marked) // a new document: the mark goes with its first chunks
-	}
-	class := b.chunkClass(doc.Collection)
-	order := b.nextOrder()
-	terms := make([][2]string, len(chunks))
-	for i, c := range chunks {
-		heading, body := lexical.IndexedTerms(c, doc.Language)
-		terms[i] = [2]string{heading, body}
-		props := chunkObjectProperties(c)
-		props["ingest_order"] = float64(order + int64(c.Seq))
-		props["heading_terms"], props["body_terms"] = heading, body
-		props["heading_len"], props["body_len"] = lexical.CountTerms(heading), lexical.CountTerms(body)
-		objs = append(objs, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: vectors[i], Properties: props})
-	}
-	if err := b.put(ctx, objs); err != nil {
-		return fmt.Errorf("couldn't store the chunks of %s: %w", doc.ID, err)
-	}
-	keep := make(map[string]bool, len(chunks))
-	for _, c := range chunks {
-		keep[c.ID] = true
-	}
-	if err := b.deleteStaleChunks(ctx, doc.ID, doc.Collection, keep); err != nil {
-		return err
-	}
-	col.Version = newVersion(false)
-	if err := b.put(ctx, []*models.Object{documentObj(b, doc, len(chunks), doc.Hash, termChunks(terms)), collectionObj(b, col)}); err != nil {
-		return fmt.Errorf("couldn't record %s: %w", doc.ID, err)
-	}
-	return nil
+	return b.ReplaceDocuments(ctx, []kb.DocumentWrite{{Doc: doc, Chunks: chunks, Vectors: vectors}}, embedder)
 }
 
 // chunkObjectProperties are the properties of a chunk's object that a read gives back (see
@@ -184,37 +167,50 @@ func chunkObjectProperties(c chunk.Chunk) map[string]any {
 	}
 }
 
-// deleteStaleChunks deletes a document's chunks that are not in keep, and all of them outside
-// its collection (where an earlier version was stored).
-func (b *Backend) deleteStaleChunks(ctx context.Context, doc, collection string, keep map[string]bool) error {
-	cols, err := b.collections(ctx)
+// deleteLeftovers deletes the chunks of the given documents (ID → the collection that holds
+// them now, "" for none) that are not in keep, and all of them outside that collection (where
+// an earlier version was stored), looking in the given classes: one read of their IDs for all
+// the documents, and one delete per class that holds leftovers.
+func (b *Backend) deleteLeftovers(ctx context.Context, classes []string, docs map[string]string, keep map[string]bool) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(docs))
+	where := equal("doc", ids[0])
+	if len(ids) > 1 {
+		where = containsAny("doc", ids)
+	}
+	stored, err := b.chunkPropsWhere(ctx, classes, where, "chunk_id doc collection")
 	if err != nil {
 		return err
 	}
-	classes := make([]string, len(cols))
-	for i, c := range cols {
-		classes[i] = b.chunkClass(c.Name)
+	gone := map[string][]string{}
+	for _, c := range stored {
+		if now, ok := docs[c.Doc]; ok && (c.Collection != now || !keep[c.ChunkID]) {
+			class := b.chunkClass(c.Collection)
+			gone[class] = append(gone[class], c.ChunkID)
+		}
 	}
-	stored, err := b.chunksWhere(ctx, classes, equal("doc", doc), false)
-	if err != nil {
-		return err
-	}
-	for _, class := range classes {
-		var gone []string
-		for _, c := range stored {
-			if b.chunkClass(c.Collection) == class && (c.Collection != collection || !keep[c.ChunkID]) {
-				gone = append(gone, c.ChunkID)
+	for _, class := range slices.Sorted(maps.Keys(gone)) {
+		ids := gone[class]
+		for start := 0; start < len(ids); start += pageSize {
+			where := filters.Where().WithPath([]string{"chunk_id"}).WithOperator(filters.ContainsAny).
+				WithValueText(ids[start:min(start+pageSize, len(ids))]...)
+			if err := b.deleteWhere(ctx, class, where); err != nil {
+				return err
 			}
-		}
-		if len(gone) == 0 {
-			continue
-		}
-		where := filters.Where().WithPath([]string{"chunk_id"}).WithOperator(filters.ContainsAny).WithValueText(gone...)
-		if err := b.deleteWhere(ctx, class, where); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// chunkClasses are the chunk classes of the collections.
+func (b *Backend) chunkClasses(cols []collectionObject) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = b.chunkClass(c.Name)
+	}
+	return out
 }
 
 // RemoveDocument deletes a document and its chunks: the record loses its hash first (and the
@@ -241,7 +237,11 @@ func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	if err := b.put(ctx, first); err != nil {
 		return false, err
 	}
-	if err := b.deleteStaleChunks(ctx, id, "", nil); err != nil {
+	cols, err := b.collections(ctx)
+	if err != nil {
+		return false, err
+	}
+	if err := b.deleteLeftovers(ctx, b.chunkClasses(cols), map[string]string{id: ""}, nil); err != nil {
 		return false, err
 	}
 	if err := b.deleteWhere(ctx, b.documentClass(), whereText("doc_id", filters.Equal, id)); err != nil {

@@ -137,8 +137,8 @@ func (l *eventLog) write(batch []loggedEvent) error {
 		if !job.NodeStarted.IsZero() {
 			started = job.NodeStarted.UTC().Format(time.RFC3339Nano)
 		}
-		if _, err := tx.Exec(`UPDATE jobs SET done = ?, total = ?, current = ?, node = ?, node_started = ?, updated_at = ? WHERE id = ? AND state = ?`,
-			job.Progress.Done, job.Progress.Total, job.Progress.Current, job.Node, started,
+		if _, err := tx.Exec(`UPDATE jobs SET done = ?, total = ?, current = ?, rate = ?, remaining_ns = ?, node = ?, node_started = ?, updated_at = ? WHERE id = ? AND state = ?`,
+			job.Progress.Done, job.Progress.Total, job.Progress.Current, job.Progress.Rate, int64(job.Progress.Remaining), job.Node, started,
 			job.Updated.UTC().Format(time.RFC3339Nano), id, JobRunning); err != nil {
 			return err
 		}

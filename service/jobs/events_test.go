@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"warren/agent"
 	"warren/kb"
@@ -214,5 +215,42 @@ func TestAJobOfAnotherProcessIsCancelledFromHere(t *testing.T) {
 	there.Wait(ctx, "fill-2")
 	if got, _ := there.Get(ctx, "fill-2"); got.State != JobDone {
 		t.Fatalf("a restarted job was cancelled by the old request: %s", got.State)
+	}
+}
+
+// A running job's pace (an ingest's files per second and time left) reaches another
+// process's list through warren.db, and an ended job has none.
+func TestAnotherProcessListsARunningJobsPace(t *testing.T) {
+	here, there, _ := twoProcesses(t)
+	ctx := context.Background()
+	step, stop := make(chan struct{}), make(chan struct{})
+	work := func(ctx context.Context, em *Emitter) (string, error) {
+		em.Progress(Progress{Done: 12, Total: 1000, Rate: 85, Remaining: 12 * time.Second})
+		close(step)
+		<-stop
+		return JobDone, nil
+	}
+	if _, err := there.Start(ctx, "ingest-1", KindIngest, "ana", "ingest of 1000 file(s)", work); err != nil {
+		t.Fatal(err)
+	}
+	<-step
+	there.log2db.flush()
+	listed := func() Progress {
+		t.Helper()
+		list, err := here.List(ctx)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("list: %+v, %v", list, err)
+		}
+		return list[0].Progress
+	}
+	if p := listed(); p.Done != 12 || p.Rate != 85 || p.Remaining != 12*time.Second {
+		t.Fatalf("another process lists the running job as %+v, want 12 done at 85/s, 12s left", p)
+	}
+	close(stop)
+	if err := there.Wait(ctx, "ingest-1"); err != nil {
+		t.Fatal(err)
+	}
+	if p := listed(); p.Done != 12 || p.Rate != 0 || p.Remaining != 0 {
+		t.Errorf("the ended job is listed with a pace: %+v", p)
 	}
 }

@@ -56,8 +56,15 @@ var cancelMigration = kb.Migration{Version: 42, Name: "job cancel requests", SQL
 ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
 `}
 
+// rateMigration keeps a running job's pace, so that `warren jobs list` in another process can
+// say how long it has left.
+var rateMigration = kb.Migration{Version: 43, Name: "job pace", SQL: `
+ALTER TABLE jobs ADD COLUMN rate REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN remaining_ns INTEGER NOT NULL DEFAULT 0;
+`}
+
 // Migrations are the job table's schema steps in warren.db (versions 40 to 49).
-var Migrations = []kb.Migration{jobsMigration, eventsMigration, cancelMigration}
+var Migrations = []kb.Migration{jobsMigration, eventsMigration, cancelMigration, rateMigration}
 
 // Job kinds.
 const (
@@ -82,6 +89,10 @@ type Progress struct {
 	Done    int    `json:"done"`
 	Total   int    `json:"total"`
 	Current string `json:"current,omitempty"` // what it works on now, in words
+	// Rate is Done per second lately and Remaining the time the rest would take at it, for a
+	// job that measures them (an ingest); 0 when not known, and once the job has ended.
+	Rate      float64       `json:"rate,omitempty"`
+	Remaining time.Duration `json:"remaining_ns,omitempty"`
 }
 
 // Job is one long operation.
@@ -375,6 +386,7 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 	}
 	job.Updated = j.now().UTC()
 	job.Node = ""
+	job.Progress.Rate, job.Progress.Remaining = 0, 0 // an ended job has no time left
 	j.mu.Lock()
 	var last []Event
 	if panicEvent != nil {
@@ -390,7 +402,7 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 		j.log2db.add(id, e, false)
 	}
 	j.log2db.flush()
-	if _, dbErr := j.db.Exec(`UPDATE jobs SET state = ?, error = ?, done = ?, total = ?, current = ?, node = '', updated_at = ? WHERE id = ?`,
+	if _, dbErr := j.db.Exec(`UPDATE jobs SET state = ?, error = ?, done = ?, total = ?, current = ?, rate = 0, remaining_ns = 0, node = '', updated_at = ? WHERE id = ?`,
 		job.State, job.Error, job.Progress.Done, job.Progress.Total, job.Progress.Current, job.Updated.Format(time.RFC3339Nano), id); dbErr != nil {
 		job.Error = errors.Join(errors.New(job.Error), dbErr).Error()
 	}
@@ -607,18 +619,21 @@ func (j *Manager) List(ctx context.Context) ([]Job, error) {
 type scanner interface{ Scan(...any) error }
 
 // jobColumns are what scanJob reads, in its order.
-const jobColumns = `id, kind, owner, title, state, done, total, current, error, created_at, updated_at, node, node_started`
+const jobColumns = `id, kind, owner, title, state, done, total, current, error, created_at, updated_at, node, node_started, rate, remaining_ns`
 
 func scanJob(s scanner, more ...any) (Job, error) {
 	var job Job
 	var created, updated, nodeStarted string
 	if err := s.Scan(append([]any{&job.ID, &job.Kind, &job.Owner, &job.Title, &job.State, &job.Progress.Done, &job.Progress.Total,
-		&job.Progress.Current, &job.Error, &created, &updated, &job.Node, &nodeStarted}, more...)...); err != nil {
+		&job.Progress.Current, &job.Error, &created, &updated, &job.Node, &nodeStarted, &job.Progress.Rate, &job.Progress.Remaining}, more...)...); err != nil {
 		return Job{}, err
 	}
 	job.Created, _ = time.Parse(time.RFC3339Nano, created)
 	job.Updated, _ = time.Parse(time.RFC3339Nano, updated)
 	job.NodeStarted, _ = time.Parse(time.RFC3339Nano, nodeStarted)
+	if job.State != JobRunning {
+		job.Progress.Rate, job.Progress.Remaining = 0, 0 // one whose process died kept its last pace
+	}
 	return job, nil
 }
 

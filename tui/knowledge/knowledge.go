@@ -6,8 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -111,6 +113,7 @@ type Model struct {
 
 	ingest       *ingestState
 	ingestCancel context.CancelFunc
+	stopping     bool // the ingest was cancelled and is saving what it did
 	progress     kb.Progress
 	loaded       bool
 }
@@ -132,7 +135,17 @@ func (k *Model) SetServed(served bool) { k.served = served }
 func (k *Model) StopIngest() {
 	if k.ingestCancel != nil {
 		k.ingestCancel()
+		k.stopping = true
 	}
+}
+
+// Stopping names the ingest still saving what it did after StopIngest, "" when none: the
+// program may quit before it ends, and the process then waits for it.
+func (k *Model) Stopping() string {
+	if k.ingesting() && k.stopping && !k.served {
+		return "the ingest"
+	}
+	return ""
 }
 
 // Drafts is what the analyst typed in the search and ingest fields, by field, including the
@@ -215,7 +228,8 @@ func (k *Model) Update(msg tea.Msg) tea.Cmd {
 		text := fmt.Sprintf("ingested %d, unchanged %d, skipped %d, failed %d: %d chunks", msg.rep.Ingested, msg.rep.Unchanged,
 			msg.rep.Skipped, msg.rep.Failed, msg.rep.Chunks)
 		if msg.rep.Canceled {
-			text = "ingest cancelled; " + text + " (both stores consistent)"
+			// What to do next first: at 80 columns the counts run past the status line.
+			text = "ingest cancelled, what is done is kept (the same ingest again goes on): " + text
 		}
 		return tea.Batch(component.SetStatus(text, msg.rep.Failed > 0), k.load())
 	case tea.KeyPressMsg:
@@ -296,7 +310,8 @@ func (k *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc":
 		if k.ingestCancel != nil {
 			k.ingestCancel()
-			return component.SetStatus("cancelling the ingest after the current document…", false)
+			k.stopping = true
+			return component.SetStatus("stopping the ingest: the documents in hand are stored or dropped whole…", false)
 		}
 		if k.showing == "passage" {
 			k.showing = "results"
@@ -385,7 +400,7 @@ func ingestFolders(roots []string) string {
 func (k *Model) startIngest(path string) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	st := &ingestState{tick: make(chan struct{}, 1)}
-	k.ingest, k.ingestCancel, k.progress = st, cancel, kb.Progress{Current: path}
+	k.ingest, k.ingestCancel, k.progress, k.stopping = st, cancel, kb.Progress{Current: path}, false
 	work := func() tea.Msg {
 		progress := func(p kb.Progress) {
 			st.mu.Lock()
@@ -412,6 +427,43 @@ func (k *Model) startIngest(path string) tea.Cmd {
 	return tea.Batch(work, st.wait())
 }
 
+// ingestView draws an ingest's progress on two lines that fit the tab's width: the bar with
+// the files done of all, the rate and the time left (once the ingest has measured them); under
+// it the chunks stored, the file in hand and how to cancel.
+func (k *Model) ingestView() string {
+	p := k.progress
+	const label = "ingest     "
+	words := "reading the files to ingest…" // until the folder is walked and the first progress comes
+	if p.Files > 0 {
+		words = service.IngestProgressWords(p.FilesDone, p.Files, p.Rate, p.Remaining)
+	}
+	if k.stopping { // the pace no longer holds
+		words = "stopping"
+		if p.Files > 0 {
+			words = service.IngestProgressWords(p.FilesDone, p.Files, 0, 0) + " · stopping"
+		}
+	}
+	// The bar's width is set by the longest words this ingest may show, so that it does not
+	// jump as the rate and the time left come and change.
+	longest := max(ansi.StringWidth(words), ansi.StringWidth(service.IngestProgressWords(p.Files-1, p.Files, 999, 59*time.Minute)))
+	w := min(max(k.width-len(label)-2-longest, 10), 40)
+	filled := 0
+	if p.Files > 0 {
+		filled = min(w, w*p.FilesDone/p.Files)
+	}
+	bar := label + k.st.BarFull.Render(strings.Repeat("█", filled)) + k.st.BarEmpty.Render(strings.Repeat("░", w-filled)) + "  " + words
+	chunks := strings.Repeat(" ", len(label)) + service.Count(p.Chunks) + " chunks · "
+	cancel := "esc cancels, keeping what is stored"
+	if k.stopping {
+		cancel = "saving what is done, then it stops"
+	}
+	// The file's name gets what is left, so that the way out stays on screen.
+	if room := k.width - ansi.StringWidth(chunks+cancel) - 3; p.Current != "" && room >= 8 {
+		chunks += component.Truncate(component.SafeLine(filepath.Base(p.Current)), room) + " · "
+	}
+	return component.Truncate(bar, k.width) + "\n" + component.Truncate(k.st.Subtle.Render(chunks+cancel), k.width)
+}
+
 // View draws the current view: documents, chunks, results or a passage.
 func (k *Model) View() string {
 	var b strings.Builder
@@ -421,9 +473,7 @@ func (k *Model) View() string {
 		b.WriteString(k.st.Subtle.Render(fmt.Sprintf("/ search (mode %s, m switches) · i ingest a path · enter browse chunks", searchModes[k.mode])) + "\n")
 	}
 	if k.ingest != nil {
-		p := k.progress
-		b.WriteString(component.Bar(k.st, "ingest", p.FilesDone, max(p.Files, 1), k.width) +
-			k.st.Subtle.Render(fmt.Sprintf("  %d chunks · esc cancels", p.Chunks)) + "\n")
+		b.WriteString(k.ingestView() + "\n")
 	}
 	// The embedder is said once when every collection shares it: five repeats of it took
 	// three lines of an 80x24 screen.
@@ -517,7 +567,9 @@ func (k *Model) Keys() component.KeyMap {
 		short = []key.Binding{component.Bind("esc", "back"), component.Bind("c", "copy with source"), component.Bind("/", "search"), component.Bind("↑/↓", "move", "up", "down")}
 	}
 	if k.ingest != nil {
-		short = append([]key.Binding{component.Bind("esc", "cancel the ingest")}, short...)
+		if !k.stopping { // esc again changes nothing: it is stopping
+			short = append([]key.Binding{component.Bind("esc", "cancel the ingest")}, short...)
+		}
 		for i := range short {
 			if short[i].Help().Key == "i" {
 				short[i] = component.Disabled("i", "ingest (one is running)")
@@ -550,7 +602,7 @@ func (k *Model) Screen() string { return k.showing + "/" + k.inputFor }
 func (k *Model) Pending() []string {
 	var out []string
 	if k.ingesting() && !k.served {
-		out = append(out, "an ingest is running (it stops after the current document; both stores stay consistent)")
+		out = append(out, "an ingest is running (it stops after the documents in hand, keeping what is done; the same ingest again goes on)")
 	}
 	if k.inputFor != "" && k.input.Value() != "" {
 		out = append(out, fmt.Sprintf("the %s field holds “%s”", k.inputFor, k.input.Value()))
