@@ -122,7 +122,9 @@ func BenchmarkIngest10kFiles(b *testing.B) {
 }
 
 // BenchmarkIngest1kInto10k ingests the same 1,000 files into an empty collection and into
-// one of 10,000 documents, and reports both times and their ratio.
+// one of 10,000 documents, each as a later `warren ingest` does: in a workspace opened afresh,
+// which reads the collection's vectors from their files. It reports both times and their
+// ratio.
 func BenchmarkIngest1kInto10k(b *testing.B) {
 	dir := b.TempDir()
 	base := oneChunkFiles(b, dir, 0, 10_000)
@@ -130,25 +132,43 @@ func BenchmarkIngest1kInto10k(b *testing.B) {
 	var empty, full time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		_, fresh := openBenchStore(b)
-		_, big := openBenchStore(b)
-		if rep, err := big.Ingest(context.Background(), base, kb.IngestOptions{Embedder: kb.Builtin{}}); err != nil || rep.Ingested != len(base) {
+		freshDir, bigDir := b.TempDir(), b.TempDir()
+		for _, d := range []string{freshDir, bigDir} {
+			if _, err := kb.Init(d, kb.Migrations); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ws, err := kb.Open(bigDir, config.Sources{}, kb.Migrations)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep, err := kb.NewStore(ws).Ingest(context.Background(), base, kb.IngestOptions{Embedder: kb.Builtin{}}); err != nil || rep.Ingested != len(base) {
 			b.Fatalf("the 10,000: %+v %v", rep, err)
 		}
+		ws.Close()
 		for _, target := range []struct {
-			store *kb.Store
-			took  *time.Duration
-			had   int
-		}{{fresh, &empty, 0}, {big, &full, len(base)}} {
+			dir  string
+			took *time.Duration
+			had  int
+		}{{freshDir, &empty, 0}, {bigDir, &full, len(base)}} {
 			b.StartTimer()
 			start := time.Now()
-			rep, err := target.store.Ingest(context.Background(), more, kb.IngestOptions{Embedder: kb.Builtin{}})
+			ws, err := kb.Open(target.dir, config.Sources{}, kb.Migrations)
+			if err != nil {
+				b.Fatal(err)
+			}
+			store := kb.NewStore(ws)
+			rep, err := store.Ingest(context.Background(), more, kb.IngestOptions{Embedder: kb.Builtin{}})
 			*target.took += time.Since(start)
 			b.StopTimer()
-			info, ok, _ := target.store.Collection(context.Background(), "abstracts")
+			info, ok, _ := store.Collection(context.Background(), "abstracts")
 			if err != nil || rep.Ingested != len(more) || !ok || info.Documents != target.had+len(more) {
 				b.Fatalf("ingest: %+v %v; the collection holds %d documents, want %d", rep, err, info.Documents, target.had+len(more))
 			}
+			if st := store.VectorStats(); target.had > 0 && st.FilesRead == 0 {
+				b.Fatalf("the 10,000 documents' vectors were not read from their files: %+v", st)
+			}
+			ws.Close()
 		}
 		b.StartTimer()
 	}
