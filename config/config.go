@@ -25,6 +25,7 @@ type Config struct {
 	Budgets    Budgets
 	Thresholds Thresholds
 	Serve      Serve
+	Audit      Audit
 
 	// Sources records, per key, which layer set the value ("default", "file", "env NAME",
 	// "flag"); `warren config` shows it so an analyst can see why a value is what it is.
@@ -60,6 +61,13 @@ type Serve struct {
 	// IngestRoots are the only folders a served analyst may ingest from, absolute or relative
 	// to the workspace; each is named by its last element ("inbox/report.pdf"). Empty: none.
 	IngestRoots []string
+}
+
+// Audit sets what the audit trail keeps.
+type Audit struct {
+	// KeepQueries is "text" (searches and research questions are kept as typed) or "hash"
+	// (only a sha256 of each, so equal queries still match but their words are not kept).
+	KeepQueries string
 }
 
 // Role is one model role (chat, fast, embed): which model, on which hosts, with which options.
@@ -170,6 +178,7 @@ func Default() *Config {
 		Serve: Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2,
 			LoginGrace: 30 * time.Second, MaxStartups: 10, Keepalive: 15 * time.Second,
 			IngestRoots: []string{"inbox"}},
+		Audit:   Audit{KeepQueries: "text"},
 		Sources: map[string]string{},
 	}
 	for _, k := range keys {

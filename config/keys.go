@@ -274,6 +274,19 @@ func init() {
 			},
 			get: func(c *Config) any { return append([]string{}, c.Serve.IngestRoots...) },
 		},
+		key{
+			name: "audit.keep_queries", allowed: "text or hash",
+			help: "how the audit trail keeps searches and research questions: text (as typed) or hash (a sha256 that matches equal queries without keeping their words)",
+			set: func(c *Config, s string) error {
+				switch s = strings.ToLower(strings.TrimSpace(s)); s {
+				case "text", "hash":
+					c.Audit.KeepQueries = s
+					return nil
+				}
+				return errNotAllowed{}
+			},
+			get: func(c *Config) any { return c.Audit.KeepQueries },
+		},
 	)
 }
 

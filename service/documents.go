@@ -12,6 +12,7 @@ import (
 	"warren/kb/load"
 	"warren/registry"
 	"warren/retrieval"
+	"warren/service/audit"
 )
 
 // Knowledge is the knowledge desk: ingesting files, the collections and documents, search,
@@ -178,7 +179,11 @@ func trimKnownExt(name string) string {
 // document (req.Scope.Doc, when not empty) may be given by any name FindDocument understands
 // ("rfc6902", a registry synonym), not only by its stored ID; a name that matches none, or
 // more than one, is refused in words.
-func (k *Knowledge) Search(ctx context.Context, req retrieval.Request) ([]retrieval.Result, error) {
+func (k *Knowledge) Search(ctx context.Context, req retrieval.Request) (res []retrieval.Result, err error) {
+	defer func() {
+		k.s.record(ctx, audit.ActionSearch, strings.Join(req.Scope.Collections, ","), map[string]any{
+			"query": k.s.auditQuery(req.Query), "doc": req.Scope.Doc, "results": len(res)}, err)
+	}()
 	if err := k.CheckCollections(ctx, req.Scope.Collections); err != nil {
 		return nil, err
 	}

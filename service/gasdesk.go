@@ -8,6 +8,7 @@ import (
 
 	"warren/agent/gasfill"
 	"warren/gas"
+	"warren/service/audit"
 )
 
 // Gas is the gas desk: the analyst's decisions on the cells of a gas table and the fills that
@@ -220,7 +221,10 @@ type GasDecided struct {
 // decide stores one cell decided on seen, in the analyst's name.
 func (g *Gas) decide(ctx context.Context, out *GasDecided, row int, field string, seen, c gas.Cell, reason string) error {
 	c.By = g.s.Owner // as the store records it: a view shows it before any reload
-	if _, err := g.s.GasStore().Decide(ctx, out.Table, row, field, seen, c, reason); err != nil {
+	_, err := g.s.GasStore().Decide(ctx, out.Table, row, field, seen, c, reason)
+	g.s.record(ctx, audit.ActionGas, out.Table, map[string]any{"decision": reason, "row": row, "field": field,
+		"value": c.Value, "was": seen.Value}, err)
+	if err != nil {
 		return err
 	}
 	out.Cells = append(out.Cells, GasCellChange{Row: row, Field: field, Cell: c})
@@ -306,7 +310,9 @@ func (g *Gas) Edit(ctx context.Context, table string, row int, field, value stri
 // restored; the error wraps gas.ErrNothingToUndo when there is none, and gas.ErrStale when
 // that cell changed since.
 func (g *Gas) Undo(ctx context.Context, table string) (row int, field string, err error) {
-	return g.s.GasStore().Undo(ctx, table)
+	row, field, err = g.s.GasStore().Undo(ctx, table)
+	g.s.record(ctx, audit.ActionGas, table, map[string]any{"decision": "undo", "row": row, "field": field}, err)
+	return row, field, err
 }
 
 // DefaultFillRows are the rows of the table a fill takes when none are named (see

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"warren/gas"
+	"warren/service/audit"
 )
 
 // ErrNoGasTable means the workspace has no gas table yet.
@@ -150,7 +151,10 @@ type GasExport struct {
 
 // Export writes the table Resolve names to an xlsx file: original columns, cells
 // coloured by status, sources in comments, a provenance sheet.
-func (g *Gas) Export(ctx context.Context, table, file string) (GasExport, error) {
+func (g *Gas) Export(ctx context.Context, table, file string) (ex GasExport, err error) {
+	defer func() {
+		g.s.record(ctx, audit.ActionExport, file, map[string]any{"what": "gas table", "table": table, "rows": ex.Rows}, err)
+	}()
 	t, err := g.Table(ctx, table)
 	if err != nil {
 		return GasExport{}, err

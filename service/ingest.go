@@ -14,6 +14,7 @@ import (
 	"warren/kb"
 	"warren/kb/load"
 	"warren/registry"
+	"warren/service/audit"
 	"warren/service/jobs"
 )
 
@@ -61,7 +62,20 @@ type IngestOptions struct {
 // them met while walking, or swapped in before a file is read, are reported as skipped; items
 // are refused. Elsewhere a path is read wherever it leads, as the account may, but links out of
 // a walked folder are not followed (see kb.CollectItems).
-func (k *Knowledge) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+func (k *Knowledge) Ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (rep *kb.IngestReport, err error) {
+	defer func() {
+		d := map[string]any{"paths": opts.Paths, "items": len(items)}
+		if rep != nil {
+			d["ingested"], d["unchanged"], d["skipped"], d["failed"], d["chunks"], d["canceled"] =
+				rep.Ingested, rep.Unchanged, rep.Skipped, rep.Failed, rep.Chunks, rep.Canceled
+		}
+		k.s.record(ctx, audit.ActionIngest, opts.Collection, d, err)
+	}()
+	return k.ingest(ctx, items, opts)
+}
+
+// ingest is Ingest without its audit entry.
+func (k *Knowledge) ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
 	if k.s.served {
 		if len(items) > 0 {
 			return nil, fmt.Errorf("couldn't ingest: %w: a served analyst names files by their path in one of them", ErrOutsideIngestRoots)

@@ -15,6 +15,7 @@ import (
 	"warren/llm"
 	"warren/llm/llmkb"
 	"warren/retrieval"
+	"warren/service/audit"
 )
 
 // Research is the research desk: research runs, their sessions (checkpoints, ledgers) and
@@ -75,7 +76,9 @@ func (rs *Research) Resume(ctx context.Context, run string, answer json.RawMessa
 }
 
 // startResearch starts run as a job of svc's and works it until it ends or waits.
-func (s *Service) startResearch(ctx context.Context, svc *research.Service, run, question string, opts research.Options) (agent.Outcome, *research.State, error) {
+func (s *Service) startResearch(ctx context.Context, svc *research.Service, run, question string, opts research.Options) (out agent.Outcome, st *research.State, err error) {
+	// Recorded when it is asked, not when it ends: a run may wait for days.
+	s.record(ctx, audit.ActionResearch, run, map[string]any{"question": s.auditQuery(question)}, nil)
 	return s.InJob(ctx, run, question, svc, func(ctx context.Context) (agent.Outcome, *research.State, error) {
 		return svc.Start(ctx, run, question, opts)
 	})
@@ -126,12 +129,16 @@ func (rs *Research) Ledger(ctx context.Context, run string) ([]llm.LedgerEntry, 
 // only there: a run name that would make it another folder is refused. A served view for an
 // analyst who is not an admin returns the file's path inside the workspace
 // (exports/research-RUN.md), not its server path.
-func (rs *Research) ExportReport(run, markdown string) (string, error) {
+func (rs *Research) ExportReport(run, markdown string) (shown string, err error) {
+	defer func() {
+		// ExportReport takes no context: the write it records is done by now.
+		rs.s.record(context.Background(), audit.ActionExport, shown, map[string]any{"what": "research report", "run": run}, err)
+	}()
 	if run == "" || run == "." || run == ".." || strings.ContainsAny(run, `/\`) || filepath.Base(run) != run {
 		return "", fmt.Errorf("couldn't export the report of run %q: a run name has no folders in it; export a run the sessions list shows", run)
 	}
 	path := rs.s.reportPath(run, "")
-	shown := path
+	shown = path
 	if rs.s.hidesPaths() {
 		shown = filepath.ToSlash(filepath.Join(kb.ExportsDir, filepath.Base(path)))
 	}

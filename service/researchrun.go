@@ -16,6 +16,7 @@ import (
 	"warren/internal/atomicfile"
 	"warren/kb"
 	"warren/llm"
+	"warren/service/audit"
 )
 
 // ResearchRequest is one headless research run: a new one (Question, and Run or a new ID) or
@@ -129,7 +130,9 @@ func (s *Service) finishResearch(ctx context.Context, outcome agent.Outcome, st 
 		return sum, nil
 	}
 	sum.Report = s.reportPath(outcome.Run, out)
-	return sum, atomicfile.WriteFile(sum.Report, []byte(research.FullReport(st)), 0o644)
+	err = atomicfile.WriteFile(sum.Report, []byte(research.FullReport(st)), 0o644)
+	s.record(ctx, audit.ActionExport, sum.Report, map[string]any{"what": "research report", "run": outcome.Run}, err)
+	return sum, err
 }
 
 // FinishedReport is where a finished run's report is: it is written (from the saved run) to

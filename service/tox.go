@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"warren/agent/toxedit"
+	"warren/service/audit"
 	"warren/tox"
 )
 
@@ -55,24 +56,31 @@ func (x *Tox) Propose(ctx context.Context, inci, input string) (*toxedit.Proposa
 }
 
 // Approve saves a proposal as the profile's next version.
-func (x *Tox) Approve(ctx context.Context, p *toxedit.Proposal, summary string) (int, error) {
-	return x.s.toxEditor().Approve(ctx, p, summary)
+func (x *Tox) Approve(ctx context.Context, p *toxedit.Proposal, summary string) (v int, err error) {
+	v, err = x.s.toxEditor().Approve(ctx, p, summary)
+	x.s.record(ctx, audit.ActionTox, p.INCI, map[string]any{"decision": "approve", "version": v, "summary": summary}, err)
+	return v, err
 }
 
 // Reject closes a proposal without saving it.
 func (x *Tox) Reject(ctx context.Context, p *toxedit.Proposal, reason string) error {
-	return x.s.toxEditor().Reject(ctx, p, reason)
+	err := x.s.toxEditor().Reject(ctx, p, reason)
+	x.s.record(ctx, audit.ActionTox, p.INCI, map[string]any{"decision": "reject", "reason": reason}, err)
+	return err
 }
 
 // Rollback saves a new version equal to version to; seen is the latest version the analyst
 // saw (PlanRollback shows what the rollback changes). Rolling back to the latest version is
 // refused, and when another version was saved since seen the rollback is refused with an
 // error that wraps tox.ErrStale, saying who saved it; nothing is saved.
-func (x *Tox) Rollback(ctx context.Context, inci string, to, seen int, summary string) (int, error) {
+func (x *Tox) Rollback(ctx context.Context, inci string, to, seen int, summary string) (v int, err error) {
+	defer func() {
+		x.s.record(ctx, audit.ActionTox, inci, map[string]any{"decision": "rollback", "to": to, "version": v, "summary": summary}, err)
+	}()
 	if to == seen {
 		return 0, fmt.Errorf("version %d is already the latest version of %s: nothing to roll back (`warren tox history %s` lists the versions)", to, inci, ShellQuote(inci))
 	}
-	v, err := x.s.toxStore().Rollback(ctx, inci, to, seen, summary)
+	v, err = x.s.toxStore().Rollback(ctx, inci, to, seen, summary)
 	if stale := (*tox.StaleError)(nil); errors.As(err, &stale) {
 		return 0, &staleRollback{stale: stale, why: fmt.Sprintf("%s changed while you were deciding (now at version %d, saved by %s): nothing was saved; look at the new diff and roll back again",
 			inci, stale.Latest, tox.AnalystName(stale.By))}

@@ -11,6 +11,7 @@ import (
 
 	"warren/agent"
 	"warren/agent/toxedit"
+	"warren/service/audit"
 	"warren/service/jobs"
 	"warren/tox"
 	"warren/tox/jsonpatch"
@@ -307,7 +308,14 @@ func (x *Tox) Batch(ctx context.Context, path string, yes bool, progress func(do
 		}
 		return jobs.JobDone, nil
 	}
-	if jerr := x.s.runJob(ctx, agent.NewRunID("toxbatch-"), jobs.KindToxBatch, "toxicology batch "+filepath.Base(path), work, nil); jerr != nil {
+	jerr := x.s.runJob(ctx, agent.NewRunID("toxbatch-"), jobs.KindToxBatch, "toxicology batch "+filepath.Base(path), work, nil)
+	// With yes the batch saves versions: a desk decision the trail must hold.
+	d := map[string]any{"decision": "batch", "file": path, "yes": yes}
+	if res != nil {
+		d["batch_id"], d["applied"], d["proposed"], d["failed"] = res.ID, res.Applied, res.Proposed, res.Failed
+	}
+	x.s.record(ctx, audit.ActionTox, filepath.Base(path), d, errors.Join(jerr, err))
+	if jerr != nil {
 		return nil, jerr
 	}
 	return res, err

@@ -82,7 +82,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cli.UsageError{Err: err} })
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
 		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
-		a.researchCommand(), a.sessionsCommand(), a.jobsCommand(), a.gasCommand(), a.toxCommand(),
+		a.researchCommand(), a.sessionsCommand(), a.jobsCommand(), a.auditCommand(), a.gasCommand(), a.toxCommand(),
 		a.serveCommand(), a.usersCommand())
 	cli.UsageArgs(root)
 	cli.SetHelp(root, helpText) // every command has its entry: TestEveryCommandHasItsHelp

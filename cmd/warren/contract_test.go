@@ -61,6 +61,8 @@ var badLines = []struct {
 	{[]string{"ingest"}, []string{"PATH", "--registry"}},
 	{[]string{"ingest", "x.md", "--registry", "r.json"}, []string{"--registry", `"r.json"`, "not both"}},
 	{[]string{"ingest", "x.md", "--allow-outside"}, []string{"--allow-outside", "--registry"}},
+	{[]string{"audit", "--limit", "-1"}, []string{"--limit", "-1", "0 or more"}},
+	{[]string{"audit", "--since", "yesterday"}, []string{"--since", `"yesterday"`, "2026-11-01"}},
 	{[]string{"search", "nitrogen", "-k", "-1"}, []string{"-k", "-1", "1 or more"}},
 	{[]string{"search", "nitrogen", "-k", "0"}, []string{"-k", "0", "1 or more"}},
 	{[]string{"search", "nitrogen", "--mode", "fuzzy"}, []string{"--mode", `"fuzzy"`, "hybrid, dense or lexical"}},

@@ -121,6 +121,8 @@ func New(svc *service.Service, opts Options) (*Server, error) {
 			a := analystOf(sess.Context())
 			s.log.Info("refused", "what", kind, "analyst", a.Name, "key", a.Fingerprint, "from", sess.RemoteAddr().String(),
 				"command", sess.RawCommand(), "why", "warren serve offers the workbench only, no "+kind)
+			s.svc.Audit().RecordRefusal(sess.Context(), a.Name, sess.User(), sess.RemoteAddr().String(), kind,
+				"warren serve offers the workbench only, no "+kind)
 			return false
 		}
 		return true
@@ -149,6 +151,11 @@ func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 	case errors.As(err, &refusal):
 		s.log.Info("refused", "what", "key", "analyst", refusal.Analyst, "user", ctx.User(), "key", refusal.Fingerprint,
 			"from", from, "why", refusal.Reason)
+		// A key nobody's (an ssh client offers every key it has, a scanner any) stays in the log
+		// only: the trail records refusals of an analyst's own key (expired, wrong address).
+		if refusal.Analyst != "" {
+			s.svc.Audit().RecordRefusal(ctx, refusal.Analyst, ctx.User(), from, "key", refusal.Reason)
+		}
 		return false
 	case err != nil:
 		s.log.Error("refused", "what", "key", "user", ctx.User(), "key", gossh.FingerprintSHA256(key), "from", from,
@@ -185,6 +192,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		if _, _, ok := sess.Pty(); !ok {
 			s.log.Info("refused", "what", "session without a terminal", "analyst", a.Name, "key", a.Fingerprint, "from", from,
 				"why", "the workbench needs a terminal (ssh -t)")
+			s.svc.Audit().RecordRefusal(sess.Context(), a.Name, sess.User(), from, "session without a terminal", "the workbench needs a terminal (ssh -t)")
 			wish.Fatalln(sess, "warren serve shows the workbench and needs a terminal: connect with ssh -t")
 			return
 		}
@@ -195,6 +203,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		c.lastInput.Store(time.Now().UnixNano())
 		if err := s.admit(c); err != nil {
 			s.log.Info("refused", "what", "connection", "analyst", a.Name, "key", a.Fingerprint, "from", from, "why", err.Error())
+			s.svc.Audit().RecordRefusal(sess.Context(), a.Name, sess.User(), from, "connection", err.Error())
 			wish.Fatalln(sess, "warren serve: "+err.Error())
 			return
 		}
@@ -202,6 +211,7 @@ func (s *Server) gate(next ssh.Handler) ssh.Handler {
 		// left, and a panic must not keep the slot.
 		defer s.leave(c)
 		s.log.Info("connected", "analyst", a.Name, "admin", a.Admin, "from", from, "key", a.Fingerprint)
+		s.svc.Audit().RecordLogin(sess.Context(), a.Name, from, a.Fingerprint)
 		ctx := context.WithValue(sess.Context(), connKey{}, c)
 		stopIdle := s.watchIdle(ctx, c)
 		s.runWorkbench(next, &sessionWithContext{Session: sess, ctx: ctx}, c)

@@ -23,6 +23,7 @@ import (
 	"warren/internal/testkb"
 	"warren/llm/llmtest"
 	"warren/service"
+	"warren/service/audit"
 	"warren/service/jobs"
 )
 
@@ -245,6 +246,11 @@ func TestAnAuthorizedAnalystSeesTheirWorkbench(t *testing.T) {
 	if got := tm.srv.Connections(); len(got) != 1 || got[0] != "alice" {
 		t.Errorf("connections: %v", got)
 	}
+	// The login is in the audit trail, in her name.
+	es, err := tm.svc.Audit().List(context.Background(), audit.Filter{Analyst: "alice"})
+	if err != nil || len(es) != 1 || es[0].Action != audit.ActionLogin || es[0].Outcome != audit.OK {
+		t.Errorf("alice's trail: %+v %v", es, err)
+	}
 }
 
 func TestStrangersPasswordsAndCommandsAreRefused(t *testing.T) {
@@ -294,6 +300,19 @@ func TestStrangersPasswordsAndCommandsAreRefused(t *testing.T) {
 	}
 	if out := said.String(); !strings.Contains(out, "needs a terminal") {
 		t.Errorf("a shell without a terminal was not told why it ends: %q", out)
+	}
+	// The exec, the subsystem and the shell without a terminal are refusals on record in
+	// alice's name; eve's unknown key stays in the log only. Nobody logged in.
+	var got []string
+	es, err := tm.svc.Audit().List(context.Background(), audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		got = append(got, e.Analyst+" "+e.Action+" "+e.Outcome)
+	}
+	if want := "alice refused refused|alice refused refused|alice refused refused"; strings.Join(got, "|") != want {
+		t.Errorf("the trail: %q, want %q", strings.Join(got, "|"), want)
 	}
 }
 
