@@ -61,6 +61,9 @@ type Serve struct {
 	// IngestRoots are the only folders a served analyst may ingest from, absolute or relative
 	// to the workspace; each is named by its last element ("inbox/report.pdf"). Empty: none.
 	IngestRoots []string
+	// DefaultAccess is what a served analyst may do with a collection no grant names: none,
+	// read or write (read and ingest into it).
+	DefaultAccess string
 }
 
 // Audit sets what the audit trail keeps.
@@ -177,7 +180,7 @@ func Default() *Config {
 		},
 		Serve: Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2,
 			LoginGrace: 30 * time.Second, MaxStartups: 10, Keepalive: 15 * time.Second,
-			IngestRoots: []string{"inbox"}},
+			IngestRoots: []string{"inbox"}, DefaultAccess: "write"},
 		Audit:   Audit{KeepQueries: "text"},
 		Sources: map[string]string{},
 	}

@@ -275,6 +275,19 @@ func init() {
 			get: func(c *Config) any { return append([]string{}, c.Serve.IngestRoots...) },
 		},
 		key{
+			name: "serve.default_access", allowed: "none, read or write",
+			help: "what an analyst of `warren serve` may do with a collection no grant names (`warren access`): none, read, or write (read and ingest into it)",
+			set: func(c *Config, s string) error {
+				switch s = strings.ToLower(strings.TrimSpace(s)); s {
+				case "none", "read", "write":
+					c.Serve.DefaultAccess = s
+					return nil
+				}
+				return errNotAllowed{}
+			},
+			get: func(c *Config) any { return c.Serve.DefaultAccess },
+		},
+		key{
 			name: "audit.keep_queries", allowed: "text or hash",
 			help: "how the audit trail keeps searches and research questions: text (as typed) or hash (a sha256 that matches equal queries without keeping their words)",
 			set: func(c *Config, s string) error {

@@ -62,7 +62,7 @@ func TestEveryKeyIsRead(t *testing.T) {
 // keyValueCandidates are the texts tried on each key, in order; the first that the key accepts
 // and that changes the default configuration shows which fields the key sets.
 var keyValueCandidates = []string{"3", "333", "0.37", "7s", "7m", "qwen3:4b", "http://10.1.2.3:11434", "builtin", "ollama",
-	"127.0.0.1:2299", "http://10.1.2.3:11434,http://10.1.2.4:11434", "weaviate", "Wz", "off", "hash"}
+	"127.0.0.1:2299", "http://10.1.2.3:11434,http://10.1.2.4:11434", "weaviate", "Wz", "off", "hash", "read"}
 
 // fieldsSetBy returns the paths of the Config fields that setting k changes.
 func fieldsSetBy(k key) [][]string {

@@ -61,6 +61,12 @@ type Searcher struct {
 	// embedding model built (0 < w ≤ 1; 0 means DefaultDenseWeight). Collections of the
 	// built-in embedder are never fused: see Search.
 	DenseWeight float64
+
+	// Readable, when set, confines every search to the collections an analyst may read: it
+	// is given the names of the collections in scope and returns those it lets through. A
+	// search whose scope it empties (a document in a collection it withholds, say) finds
+	// nothing. Nil searches every collection.
+	Readable func(ctx context.Context, collections []string) ([]string, error)
 }
 
 // EmbeddingWith returns a copy of s whose model (a kb.Ollama) embeds the queries through
@@ -128,6 +134,12 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.Readable != nil {
+		var inScope bool
+		if req.Scope, inScope, err = s.confine(ctx, req.Scope); err != nil || !inScope {
+			return nil, err
+		}
+	}
 	var plan densePlan
 	if mode != Lexical {
 		if plan, err = s.planDense(ctx, req.Scope); err != nil {
@@ -167,6 +179,39 @@ func (s *Searcher) Search(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// confine narrows scope to the collections Readable lets through, naming them all even when
+// the scope named none, so that every ranking below filters by them; false when none
+// is left.
+func (s *Searcher) confine(ctx context.Context, scope chunk.Scope) (chunk.Scope, bool, error) {
+	names := scope.Collections
+	if len(names) == 0 {
+		cols, err := s.Store.Collections(ctx)
+		if err != nil {
+			return scope, false, err
+		}
+		for _, c := range cols {
+			names = append(names, c.Name)
+		}
+	}
+	if scope.Doc != "" {
+		// The dense plan searches a document's collection whatever the scope names: check it here.
+		d, ok, err := s.Store.Document(ctx, scope.Doc)
+		if err != nil || !ok {
+			return scope, false, err
+		}
+		if !slices.Contains(names, d.Collection) {
+			return scope, false, nil
+		}
+		names = []string{d.Collection}
+	}
+	readable, err := s.Readable(ctx, names)
+	if err != nil || len(readable) == 0 {
+		return scope, false, err
+	}
+	scope.Collections = readable
+	return scope, true, nil
 }
 
 // fused runs the rankings the mode asks for, side by side, and combines them. The dense side

@@ -44,7 +44,7 @@ func (a *Audit) Record(ctx context.Context, e audit.Entry) {
 // List returns the entries f selects, oldest first. A served view refuses analysts who are
 // not admins; outside `warren serve` the account owns the workspace and may read it.
 func (a *Audit) List(ctx context.Context, f audit.Filter) ([]audit.Entry, error) {
-	if a.s.served && !a.s.Admin {
+	if !a.s.isAdmin() {
 		return nil, ErrAuditAdminsOnly
 	}
 	return a.s.auditStore().List(ctx, f)

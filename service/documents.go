@@ -13,6 +13,7 @@ import (
 	"warren/registry"
 	"warren/retrieval"
 	"warren/service/audit"
+	"warren/service/grants"
 )
 
 // Knowledge is the knowledge desk: ingesting files, the collections and documents, search,
@@ -39,12 +40,12 @@ func (e *UnknownCollectionError) Error() string {
 }
 
 // CheckCollections refuses names the knowledge base has no collection for with an
-// *UnknownCollectionError.
+// *UnknownCollectionError, which lists only the collections the analyst may read.
 func (k *Knowledge) CheckCollections(ctx context.Context, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	cols, err := k.s.store.Collections(ctx)
+	cols, err := k.Collections(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,15 +73,18 @@ type Listing struct {
 // (one the knowledge base lacks is an *UnknownCollectionError).
 func (k *Knowledge) List(ctx context.Context, collection string) (Listing, error) {
 	if collection != "" {
+		if err := k.s.require(ctx, grants.Read, collection); err != nil {
+			return Listing{}, err
+		}
 		if err := k.CheckCollections(ctx, []string{collection}); err != nil {
 			return Listing{}, err
 		}
 	}
-	cols, err := k.s.store.Collections(ctx)
+	cols, err := k.Collections(ctx)
 	if err != nil {
 		return Listing{}, err
 	}
-	docs, err := k.s.store.Documents(ctx, collection)
+	docs, err := k.Documents(ctx, collection)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -107,6 +111,10 @@ func (k *Knowledge) RemoveDocuments(ctx context.Context, names []string) ([]stri
 	for _, name := range names {
 		var id string
 		if id, err = k.FindDocument(ctx, name); err != nil {
+			break
+		}
+		// Removing is writing: the analyst must be allowed to ingest into its collection.
+		if err = k.requireDoc(ctx, id, grants.Write); err != nil {
 			break
 		}
 		var gone []string
@@ -178,12 +186,17 @@ func trimKnownExt(name string) string {
 // scope's collections must exist: one that does not is an *UnknownCollectionError. The scope's
 // document (req.Scope.Doc, when not empty) may be given by any name FindDocument understands
 // ("rfc6902", a registry synonym), not only by its stored ID; a name that matches none, or
-// more than one, is refused in words.
+// more than one, is refused in words. A served analyst searches only the collections they may
+// read (see Service.Searcher); a scope that names one they may not, by its name or by a
+// document in it, is refused with an *AccessError.
 func (k *Knowledge) Search(ctx context.Context, req retrieval.Request) (res []retrieval.Result, err error) {
 	defer func() {
 		k.s.record(ctx, audit.ActionSearch, strings.Join(req.Scope.Collections, ","), map[string]any{
 			"query": k.s.auditQuery(req.Query), "doc": req.Scope.Doc, "results": len(res)}, err)
 	}()
+	if err := k.s.require(ctx, grants.Read, req.Scope.Collections...); err != nil {
+		return nil, err
+	}
 	if err := k.CheckCollections(ctx, req.Scope.Collections); err != nil {
 		return nil, err
 	}
@@ -192,27 +205,78 @@ func (k *Knowledge) Search(ctx context.Context, req retrieval.Request) (res []re
 		if err != nil {
 			return nil, err
 		}
+		if err := k.requireDoc(ctx, id, grants.Read); err != nil {
+			return nil, err
+		}
 		req.Scope.Doc = id
 	}
 	return k.s.Searcher().Search(ctx, req)
 }
 
-// Collections lists the knowledge base's collections.
+// Collections lists the knowledge base's collections that the analyst may read.
 func (k *Knowledge) Collections(ctx context.Context) ([]kb.CollectionInfo, error) {
-	return k.s.store.Collections(ctx)
+	cols, err := k.s.store.Collections(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return keepReadable(ctx, k.s, cols, func(c kb.CollectionInfo) string { return c.Name })
 }
 
-// Documents lists a collection's documents ("" for all).
+// Documents lists a collection's documents ("" for all), of the collections the analyst may read.
 func (k *Knowledge) Documents(ctx context.Context, collection string) ([]kb.DocInfo, error) {
-	return k.s.store.Documents(ctx, collection)
+	docs, err := k.s.store.Documents(ctx, collection)
+	if err != nil {
+		return nil, err
+	}
+	return keepReadable(ctx, k.s, docs, func(d kb.DocInfo) string { return d.Collection })
 }
 
-// DocumentChunks is a document's chunks in order.
+// DocumentChunks is a document's chunks in order; a document in a collection the analyst may
+// not read is refused with an *AccessError.
 func (k *Knowledge) DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error) {
+	if err := k.requireDoc(ctx, doc, grants.Read); err != nil {
+		return nil, err
+	}
 	return k.s.store.DocumentChunks(ctx, doc)
 }
 
-// Chunks loads chunks by ID.
+// Chunks loads chunks by ID, leaving out those of collections the analyst may not read (as
+// if they did not exist: the IDs came from elsewhere, a citation or a saved run).
 func (k *Knowledge) Chunks(ctx context.Context, ids []string) ([]chunk.Chunk, error) {
-	return k.s.store.Chunks(ctx, ids)
+	cs, err := k.s.store.Chunks(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return keepReadable(ctx, k.s, cs, func(c chunk.Chunk) string { return c.Collection })
+}
+
+// requireDoc refuses a stored document whose collection the analyst lacks want on; an unknown
+// document passes, for the store to report.
+func (k *Knowledge) requireDoc(ctx context.Context, doc string, want grants.Level) error {
+	if k.s.isAdmin() {
+		return nil
+	}
+	d, ok, err := k.s.store.Document(ctx, doc)
+	if err != nil || !ok {
+		return err
+	}
+	return k.s.require(ctx, want, d.Collection)
+}
+
+// keepReadable keeps the items whose collection the analyst may read.
+func keepReadable[T any](ctx context.Context, s *Service, items []T, collection func(T) string) ([]T, error) {
+	if s.isAdmin() {
+		return items, nil
+	}
+	level, err := s.levels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kept := items[:0:0]
+	for _, it := range items {
+		if level(collection(it)).Allows(grants.Read) {
+			kept = append(kept, it)
+		}
+	}
+	return kept, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"warren/kb/load"
 	"warren/registry"
 	"warren/service/audit"
+	"warren/service/grants"
 	"warren/service/jobs"
 )
 
@@ -76,6 +78,10 @@ func (k *Knowledge) Ingest(ctx context.Context, items []kb.Item, opts IngestOpti
 
 // ingest is Ingest without its audit entry.
 func (k *Knowledge) ingest(ctx context.Context, items []kb.Item, opts IngestOptions) (*kb.IngestReport, error) {
+	// Refused before any file is read: an analyst without write learns nothing of the files.
+	if err := k.s.require(ctx, grants.Write, itemCollections(items, opts.Collection)...); err != nil {
+		return nil, err
+	}
 	if k.s.served {
 		if len(items) > 0 {
 			return nil, fmt.Errorf("couldn't ingest: %w: a served analyst names files by their path in one of them", ErrOutsideIngestRoots)
@@ -95,6 +101,20 @@ func (k *Knowledge) ingest(ctx context.Context, items []kb.Item, opts IngestOpti
 		items = append(items[:len(items):len(items)], more...)
 	}
 	return k.s.ingestJob(ctx, items, opts)
+}
+
+// itemCollections names the collections an ingest writes: the one asked for and the items' own.
+func itemCollections(items []kb.Item, collection string) []string {
+	var names []string
+	if collection != "" {
+		names = append(names, collection)
+	}
+	for _, it := range items {
+		if it.Collection != "" && !slices.Contains(names, it.Collection) {
+			names = append(names, it.Collection)
+		}
+	}
+	return names
 }
 
 // ingestJob runs ingest as a job (see Ingest) over items already collected and checked.

@@ -43,9 +43,16 @@ func (s *Service) researchAgent(budgetCalls int, sink agent.Sink, note func(stri
 		RunTime: cfg.Budgets.RunTime, Analyst: s.Owner}, nil
 }
 
-// Searcher searches the workspace's knowledge base.
+// Searcher searches the workspace's knowledge base, confined to the collections this view's
+// analyst may read (see Access): research runs, reference resolution, gas fills and the
+// Knowledge desk's search all take it from here, so none of them ranks a passage the analyst
+// may not read. The grants are read at each search, so a run that lasts days follows changes.
 func (s *Service) Searcher() *retrieval.Searcher {
-	return llmkb.Searcher(s.store, s.gateway, s.ws.Config.KB.DenseWeight)
+	sr := llmkb.Searcher(s.store, s.gateway, s.ws.Config.KB.DenseWeight)
+	if !s.isAdmin() {
+		sr.Readable = s.readable
+	}
+	return sr
 }
 
 // Start starts a research run as a job and works it until it ends or waits for the

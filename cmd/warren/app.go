@@ -83,7 +83,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.versionCommand(), a.initCommand(), a.doctorCommand(), a.configCommand(),
 		a.ingestCommand(), a.searchCommand(), a.kbCommand(), a.refsCommand(), a.registryCommand(), a.evalCommand(),
 		a.researchCommand(), a.sessionsCommand(), a.jobsCommand(), a.auditCommand(), a.gasCommand(), a.toxCommand(),
-		a.serveCommand(), a.usersCommand())
+		a.serveCommand(), a.usersCommand(), a.accessCommand())
 	cli.UsageArgs(root)
 	cli.SetHelp(root, helpText) // every command has its entry: TestEveryCommandHasItsHelp
 	return root

@@ -36,6 +36,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 43, Name: "job pace"},
 		{Version: 50, Name: "knowledge base copy checkpoints"},
 		{Version: 60, Name: "audit trail"},
+		{Version: 70, Name: "access grants"},
 	}
 	all := All()
 	for i, m := range all {
@@ -94,14 +95,14 @@ func TestOpeningAnOldDatabaseAppliesOnlyTheMissingSteps(t *testing.T) {
 		}
 	}
 	slices.Sort(added)
-	if !slices.Equal(added, []int{30, 31, 32, 40, 41, 42, 43, 50, 60}) {
-		t.Errorf("steps applied on reopening: %v, want [30 31 32 40 41 42 43 50 60]", added)
+	if !slices.Equal(added, []int{30, 31, 32, 40, 41, 42, 43, 50, 60, 70}) {
+		t.Errorf("steps applied on reopening: %v, want [30 31 32 40 41 42 43 50 60 70]", added)
 	}
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM gas_tables`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("the old gas table: %d rows, %v", n, err)
 	}
-	for _, table := range []string{"tox_versions", "jobs", "kb_copies", "audit"} {
+	for _, table := range []string{"tox_versions", "jobs", "kb_copies", "audit", "access_grants"} {
 		if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
 			t.Errorf("%s after reopening: %v", table, err)
 		}

@@ -46,6 +46,7 @@ const (
 	ActionExport   = "export"
 	ActionGas      = "gas"
 	ActionTox      = "tox"
+	ActionAccess   = "access" // a grant or revocation of access to a collection
 )
 
 // Outcomes.
