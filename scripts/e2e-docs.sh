@@ -25,9 +25,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-soffice --version | head -1
-tesseract --version 2>&1 | head -1
-pdftoppm -v 2>&1 | head -1
+# The first line of each version, without a pipe into head: under pipefail a program that
+# is still writing when head has gone dies of SIGPIPE and fails the script.
+for tool in "soffice --version" "tesseract --version" "pdftoppm -v"; do
+	v=$($tool 2>&1 || true)
+	echo "${v%%$'\n'*}"
+done
 
 start=$(date +%s)
 WARREN_REQUIRE_OCR=1 go test -count=1 -run 'OCR' ./kb/load/
