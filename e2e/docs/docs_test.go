@@ -17,6 +17,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite"
+
+	"warren/kb/load/loadtest"
 )
 
 var warrenBin, scratch string
@@ -416,7 +418,7 @@ func TestOCRAgainstTheTextLayer(t *testing.T) {
 			if want == "" || got == "" {
 				t.Fatalf("%s page %d: no text (text layer %d bytes, OCR %d bytes)", tc.scan, page, len(want), len(got))
 			}
-			rate := charErrorRate(got, want)
+			rate := loadtest.CharErrorRate(got, want)
 			t.Logf("e2e-docs: OCR %s page %d: character error rate %.2f%% (%d characters)", tc.scan, page, 100*rate, len([]rune(want)))
 			if rate > tc.limit {
 				t.Errorf("%s page %d: character error rate %.2f%% is above %.0f%%\ntext layer: %s\nOCR:        %s", tc.scan, page, 100*rate, 100*tc.limit, want, got)
@@ -449,40 +451,6 @@ func pageText(t *testing.T, db *sql.DB, doc string, page int) string {
 		b.WriteString(text + " ")
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// charErrorRate is the edit distance between got and want, in characters, over want's length.
-func charErrorRate(got, want string) float64 {
-	a, b := []rune(got), []rune(want)
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(b)]) / float64(max(len(b), 1))
-}
-
-func TestCharErrorRate(t *testing.T) {
-	for _, tc := range []struct {
-		got, want string
-		rate      float64
-	}{
-		{"Größe", "Größe", 0}, {"GroBe", "Größe", 0.4}, {"", "abcd", 1}, {"abxd", "abcd", 0.25},
-	} {
-		if r := charErrorRate(tc.got, tc.want); r != tc.rate {
-			t.Errorf("charErrorRate(%q, %q) = %v, want %v", tc.got, tc.want, r, tc.rate)
-		}
-	}
 }
 
 // fatalRecorder lets the once-only preparation fail the test that ran it and every later one.

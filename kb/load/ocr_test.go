@@ -142,28 +142,6 @@ func docText(doc *Document) string {
 	return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
 }
 
-// cer is the character error rate of got against want: their edit distance over runes
-// divided by the length of want.
-func cer(got, want string) float64 {
-	a, b := []rune(got), []rune(want)
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(b)]) / float64(max(len(b), 1))
-}
-
 func TestOCRCharacterErrorRate(t *testing.T) {
 	needOCR(t)
 	for _, tc := range []struct {
@@ -203,7 +181,7 @@ func TestOCRCharacterErrorRate(t *testing.T) {
 					t.Errorf("tesseract ran %d times for one page", n)
 				}
 				got := docText(doc)
-				rate := cer(got, want)
+				rate := loadtest.CharErrorRate(got, want)
 				t.Logf("%s, %s scan: character error rate %.2f %% over %d characters (mean word confidence %.1f)",
 					tc.name, scan.kind, 100*rate, len([]rune(want)), doc.Sections[0].OCRConfidence)
 				if rate > tc.limit {

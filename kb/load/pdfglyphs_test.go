@@ -1,9 +1,10 @@
 package load
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
+
+	"warren/kb/load/loadtest"
 )
 
 // ligaturePDF is a one-page PDF whose font maps code 2 to the ligature "fl" and 11 to "ff",
@@ -21,20 +22,7 @@ func ligaturePDF(content string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content),
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
 	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
+	return loadtest.Assemble(objs, 1, "")
 }
 
 // A ligature is one code and two letters: the letters after it keep their places, and no

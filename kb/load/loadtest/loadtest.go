@@ -33,6 +33,13 @@ func PDF(contents []string, trailerExtra string) []byte {
 	objs[catalog-1] = fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pagesObj)
 	objs[pagesObj-1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(kids))
 
+	return Assemble(objs, catalog, trailerExtra)
+}
+
+// Assemble writes a PDF of objs (objs[i] is object i+1): the header, the objects, the
+// cross-reference table and a trailer naming root as the catalog, with trailerExtra added to
+// its dictionary.
+func Assemble(objs []string, root int, trailerExtra string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
@@ -45,7 +52,28 @@ func PDF(contents []string, trailerExtra string) []byte {
 	for _, off := range offsets {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off) // each entry is exactly 20 bytes
 	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n",
-		len(objs)+1, catalog, trailerExtra, xref)
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R %s>>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, root, trailerExtra, xref)
 	return b.Bytes()
+}
+
+// CharErrorRate is the edit distance between got and want, in characters (runes), over
+// want's length: how OCR's reading of a page compares with the text it was rendered from.
+func CharErrorRate(got, want string) float64 {
+	a, b := []rune(got), []rune(want)
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(b)]) / float64(max(len(b), 1))
 }
