@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -100,7 +101,7 @@ func (r *Resolver) Resolve(ctx context.Context, ref refs.Reference, from Origin)
 		}
 		res, err := r.opening(ctx, doc)
 		if err != nil {
-			return fail("couldn't read %s: %v", doc, err)
+			return fail("%s", failedRead("couldn't read "+doc, err))
 		}
 		out.Resolved = res
 		return out
@@ -193,12 +194,28 @@ func (r *Resolver) document(ctx context.Context, name string) (doc, reason strin
 	}
 	info, stored, err := r.Store.Document(ctx, m.Doc.Path)
 	if err != nil {
-		return "", fmt.Sprintf("couldn't look up %s: %v", m.Doc.Path, err)
+		return "", failedRead(fmt.Sprintf("couldn't look up %s", m.Doc.Path), err)
 	}
 	if !stored {
 		return "", fmt.Sprintf("%q is registered as %s but not ingested: run `warren ingest`", name, m.Doc.Path)
 	}
 	return info.ID, ""
+}
+
+// NotAccessible begins the reason of a reference into a document its analyst may not read:
+// it is reported so, never followed or quoted.
+const NotAccessible = "not accessible: "
+
+// failedRead is the reason a lookup failed: "not accessible: …" when the analyst's access
+// refused it, else what (when given) and the error.
+func failedRead(what string, err error) string {
+	switch {
+	case errors.Is(err, kb.ErrNotAccessible):
+		return NotAccessible + err.Error()
+	case what != "":
+		return what + ": " + err.Error()
+	}
+	return err.Error()
 }
 
 // sectionCandidates lists the labels a section number may be stored under.
@@ -216,13 +233,13 @@ func sectionCandidates(number string) []string {
 func (r *Resolver) resolveSection(ctx context.Context, out Resolved, doc, number string, from Origin) Resolved {
 	info, _, err := r.Store.Document(ctx, doc)
 	if err != nil {
-		out.Reason = err.Error()
+		out.Reason = failedRead("", err)
 		return out
 	}
 	for _, label := range sectionCandidates(number) {
 		chunks, err := r.Store.SectionChunks(ctx, doc, label)
 		if err != nil {
-			out.Reason = err.Error()
+			out.Reason = failedRead("", err)
 			return out
 		}
 		if len(chunks) > 0 {
@@ -287,7 +304,7 @@ func (r *Resolver) resolveCitation(ctx context.Context, out Resolved, from Origi
 	entry, err := r.bibliographyEntry(ctx, from.Doc, out.Target)
 	switch {
 	case err != nil:
-		out.Reason = err.Error()
+		out.Reason = failedRead("", err)
 		return out
 	case entry == "":
 		out.Reason = fmt.Sprintf("%s has no reference-list entry [%s]", from.Doc, out.Target)

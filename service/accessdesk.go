@@ -15,8 +15,9 @@ import (
 // ErrAccessAdminsOnly refuses the access grants to a served analyst who is not an admin.
 var ErrAccessAdminsOnly = errors.New("only an admin may see or change who may read which collection")
 
-// ErrNoAccess is wrapped by every *AccessError.
-var ErrNoAccess = errors.New("no access to the collection")
+// ErrNoAccess is wrapped by every *AccessError; it is kb.ErrNotAccessible, so packages below
+// the service (reference resolution) tell a refusal from a failure.
+var ErrNoAccess = kb.ErrNotAccessible
 
 // AccessError refuses an analyst a collection: it names the collection and the command an
 // admin runs to grant it, so the analyst knows whom to ask for what.

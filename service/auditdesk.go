@@ -69,6 +69,9 @@ func auditDetail(v any) string {
 
 // auditOutcome is an action's outcome in the trail's words.
 func auditOutcome(err error) string {
+	if errors.Is(err, ErrNoAccess) {
+		return audit.Refused
+	}
 	if err != nil {
 		return audit.Failed
 	}

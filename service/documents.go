@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -163,8 +164,22 @@ func (k *Knowledge) FindDocument(ctx context.Context, name string) (string, erro
 	for id := range candidates {
 		ids = append(ids, id)
 	}
+	// A name that means a document the analyst may not read is refused naming its collection;
+	// one that also means readable documents means those only, so no list of candidates
+	// names what they may not read.
+	var refused error
+	ids = slices.DeleteFunc(ids, func(id string) bool {
+		if err := k.requireDoc(ctx, id, grants.Read); err != nil {
+			refused = err
+			return true
+		}
+		return false
+	})
 	switch len(ids) {
 	case 0:
+		if refused != nil {
+			return "", refused
+		}
 		return "", fmt.Errorf("no document %q in the knowledge base: `warren kb list` shows what is there", name)
 	case 1:
 		return ids[0], nil
@@ -233,7 +248,9 @@ func (k *Knowledge) Documents(ctx context.Context, collection string) ([]kb.DocI
 
 // DocumentChunks is a document's chunks in order; a document in a collection the analyst may
 // not read is refused with an *AccessError.
-func (k *Knowledge) DocumentChunks(ctx context.Context, doc string) ([]chunk.Chunk, error) {
+// Each opening, and each refusal, is in the audit trail.
+func (k *Knowledge) DocumentChunks(ctx context.Context, doc string) (cs []chunk.Chunk, err error) {
+	defer func() { k.s.record(ctx, audit.ActionOpen, doc, map[string]any{"passages": len(cs)}, err) }()
 	if err := k.requireDoc(ctx, doc, grants.Read); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 
 	"warren/agent"
 	"warren/agent/research"
@@ -144,8 +146,18 @@ const MaxPlanTasks = research.MaxTasks
 func NewResearchRunID() string { return research.NewRunID() }
 
 // ResearchReport is a research run's report as Markdown, with its sources and what happened
-// to its references.
-func ResearchReport(st *ResearchState) string { return research.FullReport(st) }
+// to its references. A report shown to an analyst who may not read every collection the run
+// used says what is withheld (see Research.RunState).
+func ResearchReport(st *ResearchState) string {
+	if len(st.Withheld) > 0 {
+		return fmt.Sprintf("> %s: this run used %s, which you may not read; its passages and what was written from them are withheld.\n\n",
+			withheldTitle, strings.Join(st.Withheld, ", ")) + research.FullReport(st)
+	}
+	return research.FullReport(st)
+}
+
+// withheldTitle begins the note on a report whose passages are withheld.
+const withheldTitle = "Withheld"
 
 // The toxicology desk's edits.
 

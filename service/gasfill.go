@@ -200,7 +200,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 				callErr = err
 			}
 		}()
-		filler := &gasfill.Filler{Gateway: s.gateway, Searcher: s.Searcher(), Store: s.store, Options: opts,
+		filler := &gasfill.Filler{Gateway: s.gateway, Searcher: s.Searcher(), Store: s.reader(), Options: opts,
 			Rejected: gasfill.RejectedValues(decisions)}
 		filler.Ledger = func(e llm.LedgerEntry) {
 			e.Run = run

@@ -127,10 +127,8 @@ func (s *Service) ingestJob(ctx context.Context, items []kb.Item, opts IngestOpt
 	if shown == nil {
 		shown = func(p string) string { return p }
 	}
-	if !opts.Move {
-		if err := s.refuseMoves(ctx, items, shown); err != nil {
-			return nil, err
-		}
+	if err := s.refuseMoves(ctx, items, shown, opts.Move); err != nil {
+		return nil, err
 	}
 	title := fmt.Sprintf("ingest of %d file(s)", len(items))
 	if len(items) == 1 {
@@ -201,8 +199,9 @@ func movesFrom(moves []DocumentMove) string {
 
 // refuseMoves refuses items whose documents are stored in another collection than theirs,
 // found by their source file as kb.Ingest finds them (an ID another file holds is refused
-// there, as taken).
-func (s *Service) refuseMoves(ctx context.Context, items []kb.Item, shown func(string) string) error {
+// there, as taken), unless move allows it; a move out of a collection the analyst may not
+// write is refused either way, with an *AccessError.
+func (s *Service) refuseMoves(ctx context.Context, items []kb.Item, shown func(string) string, move bool) error {
 	var moves []DocumentMove
 	for _, it := range items {
 		if it.Skip != "" {
@@ -227,7 +226,12 @@ func (s *Service) refuseMoves(ctx context.Context, items []kb.Item, shown func(s
 			moves = append(moves, DocumentMove{Doc: id, Path: shown(it.Path), From: old.Collection, To: it.Collection})
 		}
 	}
-	if len(moves) > 0 {
+	for _, m := range moves {
+		if err := s.require(ctx, grants.Write, m.From); err != nil {
+			return err
+		}
+	}
+	if len(moves) > 0 && !move {
 		return &MoveRefusal{Moves: moves}
 	}
 	return nil

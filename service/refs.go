@@ -44,7 +44,7 @@ func (k *Knowledge) ResolveReferences(ctx context.Context, detector, text, from,
 	if err != nil {
 		return nil, err
 	}
-	r := retrieval.NewResolver(k.s.store, reg, k.s.Searcher(), k.s.ws.Config.Thresholds.FuzzyMatch)
+	r := retrieval.NewResolver(k.s.reader(), reg, k.s.Searcher(), k.s.ws.Config.Thresholds.FuzzyMatch)
 	results := make([]retrieval.Resolved, 0, len(found))
 	for _, ref := range found {
 		results = append(results, r.Resolve(ctx, ref, origin))

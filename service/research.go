@@ -36,8 +36,11 @@ func (s *Service) researchAgent(budgetCalls int, sink agent.Sink, note func(stri
 	}
 	cfg := s.ws.Config
 	searcher := s.Searcher()
-	deps := &research.Deps{Gateway: s.gateway, Searcher: searcher, Resolver: retrieval.NewResolver(s.store, reg, searcher, cfg.Thresholds.FuzzyMatch),
-		Store: s.store, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
+	// The agent reads the knowledge base as its analyst may: a reference into a collection they
+	// may not read ends "not accessible", and no passage of it is read.
+	reader := s.reader()
+	deps := &research.Deps{Gateway: s.gateway, Searcher: searcher, Resolver: retrieval.NewResolver(reader, reg, searcher, cfg.Thresholds.FuzzyMatch),
+		Store: reader, Thresholds: cfg.Thresholds, Budgets: cfg.Budgets, Note: note}
 	return &research.Service{Deps: deps, Store: s.RunStore(), Sink: sink,
 		Budget: llm.Budget{Calls: cfg.Budgets.ModelCalls, Tokens: cfg.Budgets.Tokens}, CallsOverride: budgetCalls,
 		RunTime: cfg.Budgets.RunTime, Analyst: s.Owner}, nil
@@ -114,7 +117,8 @@ func (rs *Research) Runs(ctx context.Context) ([]agent.RunInfo, error) {
 	return runs, nil
 }
 
-// RunState is a run's latest checkpoint and its research state.
+// RunState is a run's latest checkpoint and its research state, as this view's analyst may
+// see them: another analyst's run withholds the passages of collections they may not read.
 func (rs *Research) RunState(ctx context.Context, run string) (agent.Checkpoint, *research.State, error) {
 	cp, err := rs.s.RunStore().Latest(ctx, run)
 	if err != nil {
@@ -124,7 +128,12 @@ func (rs *Research) RunState(ctx context.Context, run string) (agent.Checkpoint,
 	if err := json.Unmarshal(cp.State, &st); err != nil {
 		return cp, nil, fmt.Errorf("couldn't read run %s: %w", run, err)
 	}
-	return cp, &st, nil
+	sight, err := rs.s.sightOf(ctx, run)
+	if err != nil {
+		return cp, nil, err
+	}
+	cp, shown := sight.checkpoint(ctx, cp, &st)
+	return cp, shown, nil
 }
 
 // Ledger is a run's model calls.
@@ -143,6 +152,9 @@ func (rs *Research) ExportReport(run, markdown string) (shown string, err error)
 	}()
 	if run == "" || run == "." || run == ".." || strings.ContainsAny(run, `/\`) || filepath.Base(run) != run {
 		return "", fmt.Errorf("couldn't export the report of run %q: a run name has no folders in it; export a run the sessions list shows", run)
+	}
+	if err := rs.s.mayExport(context.Background(), run); err != nil {
+		return "", err
 	}
 	path := rs.s.reportPath(run, "")
 	shown = path

@@ -17,6 +17,17 @@ import (
 // resume fails (an error or a panic, logged) ends failed, with the reason, so that the next
 // start does not resume it into the same failure; one a shutdown stops stays interrupted.
 func (js *Jobs) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
+	return js.resumeInterrupted(ctx, func(owner string) *Service { return js.s.As(owner, false) })
+}
+
+// ResumeServed is ResumeInterrupted for `warren serve`: each job goes on as its analyst's
+// served view (admin as isAdmin says), so it reads only the collections they may read now,
+// never unconfined as the server's account.
+func (js *Jobs) ResumeServed(ctx context.Context, isAdmin func(analyst string) bool) ([]jobs.Job, error) {
+	return js.resumeInterrupted(ctx, func(owner string) *Service { return js.s.As(owner, isAdmin(owner)).Served() })
+}
+
+func (js *Jobs) resumeInterrupted(ctx context.Context, viewOf func(owner string) *Service) ([]jobs.Job, error) {
 	list, err := js.s.jobs.List(ctx)
 	if err != nil {
 		return nil, err
@@ -26,7 +37,7 @@ func (js *Jobs) ResumeInterrupted(ctx context.Context) ([]jobs.Job, error) {
 		if j.State != jobs.JobInterrupted {
 			continue
 		}
-		view := js.s.As(j.Owner, false)
+		view := viewOf(j.Owner)
 		var resume func(context.Context) error
 		switch j.Kind {
 		case jobs.KindResearch:

@@ -84,6 +84,24 @@ func (rs *Research) Session(ctx context.Context, run string) (Session, error) {
 	sess.Ledger, _ = store.Ledger(ctx, run)
 	sess.Usage, _ = store.Usage(ctx, run)
 	json.Unmarshal(latest.State, &sess.State)
+	// Another analyst's run shows as they may see it: its steps' states, its latest state and
+	// its question withheld where it used collections they may not read.
+	sight, err := rs.s.sightOf(ctx, run)
+	if err != nil {
+		return Session{}, err
+	}
+	if !sight.whole {
+		cp, shown := sight.checkpoint(ctx, latest, &sess.State)
+		sess.Checkpoint, sess.State = cp, *shown
+		for i, step := range sess.Steps {
+			var st research.State
+			if json.Unmarshal(step.State, &st) == nil {
+				sess.Steps[i], _ = sight.checkpoint(ctx, step, &st)
+			} else {
+				sess.Steps[i].State = nil
+			}
+		}
+	}
 	sess.References = ReferenceStates(&sess.State)
 	sess.Decisions = sess.State.Decisions
 	if sess.Decisions == nil {

@@ -59,7 +59,21 @@ func (js *Jobs) Cancel(ctx context.Context, id string) error {
 }
 
 // List lists every analyst's jobs, newest first.
-func (js *Jobs) List(ctx context.Context) ([]jobs.Job, error) { return js.s.jobs.List(ctx) }
+func (js *Jobs) List(ctx context.Context) ([]jobs.Job, error) {
+	list, err := js.s.jobs.List(ctx)
+	for i := range list {
+		js.s.hideSnapshot(&list[i])
+	}
+	return list, err
+}
+
+// hideSnapshot drops the latest state of another analyst's job from a served analyst's copy:
+// Watch and RunState give it, as they may see it.
+func (s *Service) hideSnapshot(j *jobs.Job) {
+	if !s.isAdmin() && j.Owner != s.Owner {
+		j.Snapshot = nil
+	}
+}
 
 // Live is the run to land in when this analyst comes back: their latest research run
 // that is running or waiting for them, else (when since is set) the latest that ended after
@@ -94,6 +108,11 @@ func (rs *Research) Live(ctx context.Context, since time.Time) (jobs.Job, bool, 
 // with it. A run that is not running gives its saved state.
 func (rs *Research) Watch(ctx context.Context, run string, sink agent.Sink) (agent.Outcome, *research.State, error) {
 	var failed string // why the job failed, when it did
+	sight, err := rs.s.sightOf(ctx, run)
+	if err != nil {
+		return agent.Outcome{Run: run}, nil, err
+	}
+	sink = sight.sink(ctx, sink)
 	sub, err := rs.s.jobs.Subscribe(ctx, run)
 	if err != nil && !errors.Is(err, jobs.ErrNoJob) {
 		return agent.Outcome{Run: run}, nil, err
@@ -264,7 +283,7 @@ func (rs *Research) replay(ctx context.Context, run string, upTo int64, sink age
 	if upTo <= 0 {
 		return false
 	}
-	evs, err := rs.History(context.WithoutCancel(ctx), run, upTo)
+	evs, err := rs.history(context.WithoutCancel(ctx), run, upTo) // sink withholds what it must
 	if err != nil {
 		return false
 	}
@@ -275,10 +294,29 @@ func (rs *Research) replay(ctx context.Context, run string, upTo int64, sink age
 }
 
 // History is what a run's record holds of its events up to the event numbered seq (all of them
-// when seq is 0), in order, for any analyst: its steps started and finished, model calls,
+// when seq is 0), in order, for any analyst (as they may see it, see RunState): its steps started and finished, model calls,
 // notes and errors, across its starts, whichever process ran it. Streamed tokens are not kept,
 // nor the state after each step (RunState has the latest).
 func (rs *Research) History(ctx context.Context, run string, seq int64) ([]agent.Event, error) {
+	evs, err := rs.history(ctx, run, seq)
+	if err != nil {
+		return nil, err
+	}
+	sight, err := rs.s.sightOf(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if shown, ok := sight.event(ctx, e); ok {
+			out = append(out, shown)
+		}
+	}
+	return out, nil
+}
+
+// history is a run's recorded events up to seq, whole.
+func (rs *Research) history(ctx context.Context, run string, seq int64) ([]agent.Event, error) {
 	evs, err := rs.s.jobs.History(ctx, run, seq)
 	if err != nil {
 		return nil, err
@@ -294,7 +332,11 @@ func (rs *Research) History(ctx context.Context, run string, seq int64) ([]agent
 
 // Get returns one job: the live one if it runs in this process, else its record; the error
 // wraps jobs.ErrNoJob when there is none.
-func (js *Jobs) Get(ctx context.Context, id string) (jobs.Job, error) { return js.s.jobs.Get(ctx, id) }
+func (js *Jobs) Get(ctx context.Context, id string) (jobs.Job, error) {
+	j, err := js.s.jobs.Get(ctx, id)
+	js.s.hideSnapshot(&j)
+	return j, err
+}
 
 // Start runs work as the job id in this view's analyst's name and returns once the job is
 // recorded; it ends as the work says, and any analyst's workbench can follow it. The use cases

@@ -71,6 +71,10 @@ type State struct {
 	Budget *llm.Budget `json:"budget,omitempty"`
 	// Decisions are the analysts' answers to the run's questions and plans, with who gave them.
 	Decisions []Decision `json:"decisions,omitempty"`
+	// Withheld names the collections whose passages, and the text written from them, were
+	// left out of this state for an analyst who may not read them (watching another's run);
+	// never set in a saved run.
+	Withheld []string `json:"withheld,omitempty"`
 }
 
 // QueryAnalysis is how the research question is read: what it is about, what it names, and

@@ -600,6 +600,9 @@ func (r *Model) runEnded(msg runDoneMsg) tea.Cmd {
 	if r.state != nil && r.state.Exhausted {
 		msgText = "the budget ran out: the report is partial"
 	}
+	if r.state != nil && len(r.state.Withheld) > 0 {
+		msgText = "withheld: passages of " + safeLine(strings.Join(r.state.Withheld, ", ")) + ", which you may not read"
+	}
 	r.report.dark = r.st.Dark
 	return tea.Batch(setStatus(msgText, false), r.report.renderCmd())
 }
