@@ -64,6 +64,14 @@ type Serve struct {
 	// DefaultAccess is what a served analyst may do with a collection no grant names: none,
 	// read or write (read and ingest into it).
 	DefaultAccess string
+	// InboxWatch has `warren serve` ingest what appears in IngestRoots by itself, and remove
+	// the documents of files deleted there.
+	InboxWatch bool
+	// InboxPoll is how often the ingest folders are looked at; InboxSettle how long a file's
+	// size and modification time must stay the same before it is ingested, so that a file
+	// still being copied or saved is not read half-written.
+	InboxPoll   time.Duration
+	InboxSettle time.Duration
 }
 
 // Audit sets what the audit trail keeps.
@@ -180,7 +188,8 @@ func Default() *Config {
 		},
 		Serve: Serve{Listen: "127.0.0.1:2222", MaxSessions: 20, IdleTimeout: 30 * time.Minute, MaxJobsPerAnalyst: 2,
 			LoginGrace: 30 * time.Second, MaxStartups: 10, Keepalive: 15 * time.Second,
-			IngestRoots: []string{"inbox"}, DefaultAccess: "write"},
+			IngestRoots: []string{"inbox"}, DefaultAccess: "write",
+			InboxWatch: true, InboxPoll: 2 * time.Second, InboxSettle: 3 * time.Second},
 		Audit:   Audit{KeepQueries: "text"},
 		Sources: map[string]string{},
 	}

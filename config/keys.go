@@ -288,6 +288,26 @@ func init() {
 			get: func(c *Config) any { return c.Serve.DefaultAccess },
 		},
 		key{
+			name: "serve.inbox_watch", allowed: "true or false (on or off)",
+			help: "`warren serve` ingests new and changed files of serve.ingest_roots by itself, each into the collection of its first sub-folder, and removes the documents of deleted ones",
+			set: func(c *Config, s string) error {
+				switch strings.ToLower(strings.TrimSpace(s)) {
+				case "true", "on":
+					c.Serve.InboxWatch = true
+				case "false", "off":
+					c.Serve.InboxWatch = false
+				default:
+					return errNotAllowed{}
+				}
+				return nil
+			},
+			get: func(c *Config) any { return c.Serve.InboxWatch },
+		},
+		durationKey("serve.inbox_poll", "how often `warren serve` looks for new, changed and deleted files in serve.ingest_roots", 100*time.Millisecond, 10*time.Minute,
+			func(c *Config) *time.Duration { return &c.Serve.InboxPoll }),
+		durationKey("serve.inbox_settle", "how long a file's size and time must stay the same before `warren serve` ingests it (a copy or save in progress is waited for)", 0, time.Hour,
+			func(c *Config) *time.Duration { return &c.Serve.InboxSettle }),
+		key{
 			name: "audit.keep_queries", allowed: "text or hash",
 			help: "how the audit trail keeps searches and research questions: text (as typed) or hash (a sha256 that matches equal queries without keeping their words)",
 			set: func(c *Config, s string) error {

@@ -404,7 +404,7 @@ done
 keys i
 typed "inbox/boundary-note.md"
 keys Enter
-expect "ingested 1,"
+expect "skipped 0, failed 0:" # ingested, or unchanged when the inbox's watcher was first
 keys /
 typed "boundary note nitrogen"
 keys Enter
@@ -415,6 +415,16 @@ keys Enter
 expect "Results for"
 if screen | grep -qF "PRIVATE KEY-----"; then fail "the host key is searchable"; fi
 ok
+# The inbox ingests by itself: a file copied into inbox/sds/ while serve runs is ingested into
+# sds once it has settled, and she finds it from her workbench; the link out was not followed.
+mkdir -p "$ws/inbox/sds"
+printf '# Inbox note\n\nThe wombat valve is checked monthly, said the inbox note.\n' >"$ws/inbox/sds/inbox-note.md"
+logged 'msg="inbox: ingested" file=[^ ]*/inbox/sds/inbox-note.md .*collection=sds'
+logged 'innocent.md: a symbolic link that leads outside the ingest folders'
+keys /
+typed "wombat valve inbox note"
+keys Enter
+expect "Inbox note"
 t kill-session -t boundary
 
 # ---- issue 26, item 10: the notice that warren serve stopped is wrapped at words in an

@@ -3,16 +3,18 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
 	"warren/gas"
+	"warren/service/grants"
 	"warren/service/jobs"
 	"warren/tox"
 )
 
 // Team is what the analysts of a workspace see of each other's work: the gas decisions and
-// toxicology saves other views make, as they make them.
+// toxicology saves other views make, as they make them, and what the inbox ingested.
 type Team struct{ s *Service }
 
 // Team is the team's feed as this view sees it (without its own changes).
@@ -21,17 +23,19 @@ func (s *Service) Team() *Team { return &Team{s: s} }
 // Several analysts work on one workspace through views of one service (see As). Each gas cell
 // decision and each toxicology version saved is published on the service's change feed, which
 // every view shares, so that a screen showing the table or profile can reload it and say who
-// changed what.
+// changed what. The inbox (see WatchInbox) publishes there too, each change naming its
+// collection, and only the analysts who may read that collection hear of it.
 
 // Kinds of Change.
 const (
 	ChangeGasCell    = "gas cell"
 	ChangeToxVersion = "tox version"
+	ChangeInbox      = "inbox" // a file of an ingest folder ingested, removed, or not taken
 )
 
-// Change is one change of a gas cell or one new toxicology version.
+// Change is one change of a gas cell, one new toxicology version, or one file of the inbox.
 type Change struct {
-	Kind    string    `json:"kind"`              // ChangeGasCell or ChangeToxVersion
+	Kind    string    `json:"kind"`              // ChangeGasCell, ChangeToxVersion or ChangeInbox
 	Table   string    `json:"table,omitempty"`   // the gas table
 	INCI    string    `json:"inci,omitempty"`    // the profile
 	Row     int       `json:"row,omitempty"`     // the gas row
@@ -40,11 +44,17 @@ type Change struct {
 	By      string    `json:"by"`                // the analyst who made it ("" when unnamed)
 	At      time.Time `json:"at"`
 	// Action is the verb of the change: approved, rejected, edited, filled, undid, changed
-	// (gas); saved, imported, rolled back (toxicology).
+	// (gas); saved, imported, rolled back (toxicology); ingested, updated, removed, skipped,
+	// failed, refused (inbox).
 	Action string `json:"action"`
 	// What says what the change did in a few words: "approved 1.2 ppm", "instruction in words:
 	// Set NOAEL to 200".
 	What string `json:"what"`
+	// Collection is the inbox's collection (none for what concerns no collection, such as a
+	// folder whose name is not one: only admins hear of that), and Path its file as analysts
+	// name it (inbox/sds/x.pdf).
+	Collection string `json:"collection,omitempty"`
+	Path       string `json:"path,omitempty"`
 
 	origin *Service // the view that made it: its own subscribers don't hear it
 }
@@ -56,8 +66,11 @@ func (c Change) String() string {
 	if who == "" {
 		who = "an unknown analyst"
 	}
-	if c.Kind == ChangeToxVersion {
+	switch c.Kind {
+	case ChangeToxVersion:
 		return fmt.Sprintf("%s %s %s: version %d", who, c.Action, c.INCI, c.Version)
+	case ChangeInbox:
+		return who + ": " + c.What // "inbox: ingested inbox/sds/x.pdf into sds"
 	}
 	label := c.Field
 	if f, ok := gas.FieldByName(c.Field); ok {
@@ -124,10 +137,20 @@ func (f *changeFeed) publish(c Change) {
 		return
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	subs := make([]*changeSub, 0, len(f.subs))
 	for sub := range f.subs {
-		if sub.view == c.origin {
-			continue
+		if sub.view != c.origin {
+			subs = append(subs, sub)
+		}
+	}
+	f.mu.Unlock()
+	// Who may hear it is read from the grants without the lock: subscribing never waits on it.
+	subs = slices.DeleteFunc(subs, func(sub *changeSub) bool { return !sub.view.hears(c) })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, sub := range subs {
+		if _, ok := f.subs[sub]; !ok {
+			continue // left meanwhile: its channel is closed
 		}
 		select {
 		case sub.ch <- c:
@@ -143,6 +166,24 @@ func (f *changeFeed) publish(c Change) {
 		default:
 		}
 	}
+}
+
+// hears says whether this view's analyst may hear of c: an inbox change only when they may
+// read its collection (one without a collection, only an admin); admins and views outside
+// `warren serve` hear every change.
+func (s *Service) hears(c Change) bool {
+	if c.Kind != ChangeInbox || s.isAdmin() {
+		return true
+	}
+	if c.Collection == "" {
+		return false
+	}
+	level, err := s.levels(context.Background())
+	if err != nil {
+		s.log.Warn("couldn't read an analyst's access: an inbox notice is not delivered", "analyst", s.Owner, "error", err)
+		return false
+	}
+	return level(c.Collection).Allows(grants.Read)
 }
 
 func (f *changeFeed) subscribe(view *Service) *changeSub {
@@ -163,7 +204,8 @@ func (f *changeFeed) unsubscribe(sub *changeSub) {
 }
 
 // Changes delivers the changes that other views of the workspace make to gas tables and
-// toxicology profiles (this view's own are not delivered) until ctx ends, when the channel is
+// toxicology profiles (this view's own are not delivered), and the inbox's news of the
+// collections this view's analyst may read (see WatchInbox), until ctx ends, when the channel is
 // closed. A reader that falls behind loses the oldest changes, never blocks the analyst who
 // made them; it should reload what the changes it gets name.
 func (tm *Team) Changes(ctx context.Context) <-chan Change {

@@ -67,32 +67,41 @@ func (s *Service) ingestRoots() ([]ingestRoot, error) {
 	}
 	var roots []ingestRoot
 	for _, entry := range s.ws.Config.Serve.IngestRoots {
-		r := ingestRoot{dir: entry}
-		if !filepath.IsAbs(entry) {
-			r.dir = filepath.Join(s.ws.Dir, entry)
-		}
-		r.dir = filepath.Clean(r.dir)
-		r.name = filepath.Base(r.dir)
-		real, err := filepath.EvalSymlinks(r.dir)
+		r, err := s.ingestRoot(ws, entry)
 		if err != nil {
-			fix := "ask the administrator to create it"
-			if !s.hidesPaths() {
-				fix = fmt.Sprintf("create it (`mkdir -m 0750 %s`; `warren init` creates inbox/) or change serve.ingest_roots", r.dir)
-			}
-			return nil, fmt.Errorf("couldn't open the ingest folder %s: %w; %s", s.rootShown(r), fs.ErrNotExist, fix)
+			return nil, err
 		}
-		switch {
-		case realpath.Within(ws, real):
-			return nil, fmt.Errorf("couldn't use the ingest folder %s: it holds the workspace (its host key, users and database); "+
-				"set serve.ingest_roots to a folder inside it, such as inbox", s.rootShown(r))
-		case realpath.Within(real, filepath.Join(ws, serveDir)):
-			return nil, fmt.Errorf("couldn't use the ingest folder %s: it lies in the workspace's %s/ folder (host key, users); "+
-				"set serve.ingest_roots to another folder, such as inbox", s.rootShown(r), serveDir)
-		}
-		r.real = real
 		roots = append(roots, r)
 	}
 	return roots, nil
+}
+
+// ingestRoot resolves one entry of serve.ingest_roots; ws is the workspace's real path.
+func (s *Service) ingestRoot(ws, entry string) (ingestRoot, error) {
+	r := ingestRoot{dir: entry}
+	if !filepath.IsAbs(entry) {
+		r.dir = filepath.Join(s.ws.Dir, entry)
+	}
+	r.dir = filepath.Clean(r.dir)
+	r.name = filepath.Base(r.dir)
+	real, err := filepath.EvalSymlinks(r.dir)
+	if err != nil {
+		fix := "ask the administrator to create it"
+		if !s.hidesPaths() {
+			fix = fmt.Sprintf("create it (`mkdir -m 0750 %s`; `warren init` creates inbox/) or change serve.ingest_roots", r.dir)
+		}
+		return r, fmt.Errorf("couldn't open the ingest folder %s: %w; %s", s.rootShown(r), fs.ErrNotExist, fix)
+	}
+	switch {
+	case realpath.Within(ws, real):
+		return r, fmt.Errorf("couldn't use the ingest folder %s: it holds the workspace (its host key, users and database); "+
+			"set serve.ingest_roots to a folder inside it, such as inbox", s.rootShown(r))
+	case realpath.Within(real, filepath.Join(ws, serveDir)):
+		return r, fmt.Errorf("couldn't use the ingest folder %s: it lies in the workspace's %s/ folder (host key, users); "+
+			"set serve.ingest_roots to another folder, such as inbox", s.rootShown(r), serveDir)
+	}
+	r.real = real
+	return r, nil
 }
 
 // rootShown names a root for this view's analyst: by name, and for an admin with its server

@@ -47,6 +47,7 @@ const (
 	ActionGas      = "gas"
 	ActionTox      = "tox"
 	ActionAccess   = "access" // a grant or revocation of access to a collection
+	ActionRemove   = "remove" // documents removed from the knowledge base
 	ActionOpen     = "open"   // a document opened whole (the Knowledge tab's passages of it)
 )
 

@@ -174,6 +174,20 @@ func (k *Model) Typed() string { return k.input.Value() }
 // SetSize sets the area the tab is drawn in.
 func (k *Model) SetSize(w, h int) { k.width, k.height = w, h; k.input.SetWidth(max(w-14, 10)) }
 
+// Changed reloads the collections and documents when the inbox ingested or removed files
+// (warren serve watches its ingest folders); the root says what it did.
+func (k *Model) Changed(cs []service.Change) tea.Cmd {
+	if !k.loaded {
+		return nil
+	}
+	for _, c := range cs {
+		if c.Kind == service.ChangeInbox && (c.Action == service.InboxIngested || c.Action == service.InboxUpdated || c.Action == service.InboxRemoved) {
+			return k.load()
+		}
+	}
+	return nil
+}
+
 // ingesting reports an ingest in progress.
 func (k *Model) ingesting() bool { return k.ingestCancel != nil }
 

@@ -51,6 +51,9 @@ type Options struct {
 	// Log receives the record of connections (who, from where, when); it never reaches a
 	// client's screen.
 	Log *slog.Logger
+	// Inbox shapes the watcher of the ingest folders (zero: serve.inbox_poll and
+	// serve.inbox_settle; serve.inbox_watch turns it off).
+	Inbox service.InboxOptions
 }
 
 // Server is warren serve.
@@ -65,6 +68,9 @@ type Server struct {
 	lastSeen map[string]time.Time  // when each analyst's last connection ended
 	drafts   map[string]tui.Drafts // what each analyst typed and had not sent when it ended
 	stopping bool
+
+	stopInbox func()        // ends the inbox's watcher
+	inboxDone chan struct{} // closed once it has ended
 }
 
 // conn is one analyst's connection.
@@ -379,6 +385,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	for _, j := range resumed {
 		s.log.Info("resumed an interrupted job", "job", j.ID, "kind", j.Kind, "owner", j.Owner)
 	}
+	s.watchInbox()
 	s.log.Info("serving", "listen", ln.Addr().String(), "workspace", s.svc.WorkspaceDir())
 	err = s.ssh.Serve(ln)
 	if errors.Is(err, ssh.ErrServerClosed) {
@@ -402,6 +409,27 @@ func (s *Server) isAdmin(analyst string) bool {
 	return false
 }
 
+// watchInbox starts the watcher of the ingest folders (service.WatchInbox) unless the server
+// is stopping; Shutdown ends it.
+func (s *Server) watchInbox() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping || s.stopInbox != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.stopInbox, s.inboxDone = cancel, done
+	go func() {
+		defer close(done)
+		// The watcher recovers its own rounds; this keeps a bug in its start from ending the server.
+		defer jobs.Recover(s.log, "the inbox watcher panicked")
+		if err := s.svc.WatchInbox(ctx, s.opts.Inbox); err != nil {
+			s.log.Warn("the inbox is not watched", "error", err)
+		}
+	}()
+}
+
 // Connections lists who is connected now, for the log and tests.
 func (s *Server) Connections() []string {
 	s.mu.Lock()
@@ -422,8 +450,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for c := range s.sessions {
 		conns = append(conns, c)
 	}
+	stopInbox, inboxDone := s.stopInbox, s.inboxDone
 	s.mu.Unlock()
 	s.log.Info("stopping", "connections", len(conns))
+	if stopInbox != nil {
+		// Before the jobs stop: the watcher's ingest ends as cancelled, not as a failure it reports.
+		stopInbox()
+		select {
+		case <-inboxDone:
+		case <-ctx.Done():
+		}
+	}
 	for _, c := range conns {
 		s.mu.Lock()
 		p := c.program
