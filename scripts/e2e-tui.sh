@@ -406,6 +406,63 @@ state=$("$work/warren" -w "$ws" jobs list --json | jq -r '[.[] | select(.kind ==
 ok
 t kill-session -t filling
 
+# ---- issue 30: the admin view (ctrl+g; outside serve the account is the admin): grant bob
+# read on a collection and revoke it, the audit trail with both and its CSV, stray keys, and
+# esc back to the tab it covered ----
+start admin 80 24 "$fast"
+expect "Research question"
+keys M-2
+expect "Collections"
+keys C-g
+expect "Access to collections"
+expect "No grants yet"
+help_fits
+keys g
+expect "Grant access to a collection"
+typed "bob"
+keys Enter
+keys C-u
+typed "standards"
+keys Enter
+keys r Enter
+expect "bob may now read standards"
+expect "1 grant(s)"
+screen | grep -q "▸ bob  *standards  *read  " || fail "bob's grant is not listed"
+ok
+listed=$("$work/warren" -w "$ws" access list --json | jq -r '.grants[] | select(.analyst == "bob") | .collection + " " + .level')
+[ "$listed" = "standards read" ] || fail "warren access list has bob's grant as '$listed'"
+ok
+keys x
+expect "Revoke bob's read on standards?"
+keys y
+expect "bob no longer has a grant on standards"
+expect "No grants yet"
+help_fits
+keys t
+expect "Audit trail"
+expect '{"change":"revoke'
+[ "$(screen | grep -c "access  *bob/standards")" -ge 2 ] || fail "the trail does not show the grant and the revocation"
+ok
+keys e
+expect "wrote exports/audit-"
+csvfile=$(ls "$ws"/exports/audit-*.csv 2>/dev/null | head -n 1)
+[ -n "$csvfile" ] && [ "$(grep -c ',access,bob/standards,' "$csvfile")" -ge 2 ] || fail "the CSV export lacks the changes: ${csvfile:-none}"
+ok
+help_fits
+# Stray keys change nothing and quit nothing; esc backs out to the grants, then to the tab.
+keys z % ]
+expect "Audit trail"
+absent "Quit warren?"
+absent "warren exited"
+keys Escape
+expect "Access to collections"
+keys Escape
+expect "Documents"
+absent "Access to collections"
+absent " Admin "
+help_fits
+t kill-session -t admin
+
 # ---- issue 26, item 12: the command line's mends, as a newcomer would type them ----
 cli() { OLLAMA_HOST="127.0.0.1:$fast" "$work/warren" -w "$ws" "$@"; }
 # research - reads the question from stdin.

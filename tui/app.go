@@ -15,6 +15,7 @@ import (
 
 	"warren/doctor"
 	"warren/internal/termsafe"
+	adminpanel "warren/tui/admin"
 	"warren/tui/component"
 	gaspanel "warren/tui/gas"
 	"warren/tui/knowledge"
@@ -55,6 +56,9 @@ type Model struct {
 	tox       *toxpanel.Model
 	log       *logview.Model
 
+	adminView *adminpanel.Model // the admins' view over the tabs (ctrl+g), while adminOpen
+	adminOpen bool
+
 	quitting *quitQuestion // the question asked before quitting, while it is open
 
 	width, height int
@@ -85,6 +89,7 @@ func New(d Desks) *Model {
 	m.gas = gaspanel.New(gasDesks{d.Gas, d.Jobs}, st)
 	m.tox = toxpanel.New(d.Tox, st)
 	m.panels = []panel{m.research, m.knowledge, m.gas, m.tox, m.log}
+	m.adminView = adminpanel.New(adminpanel.Desks{Access: d.Access, Trail: d.Audit, Collections: d.Knowledge}, st)
 	m.layout()
 	return m
 }
@@ -136,6 +141,7 @@ func (m *Model) layout() {
 	for _, p := range m.panels {
 		p.SetSize(m.width, body)
 	}
+	m.adminView.SetSize(m.width, body)
 	m.help.SetWidth(m.width)
 }
 
@@ -168,6 +174,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.tox.SetStyles(m.st)
 		m.knowledge.SetStyles(m.st)
 		m.log.SetStyles(m.st)
+		m.adminView.SetStyles(m.st)
 		return m.research.SetStyles(m.st)
 	case doctorMsg:
 		m.doctor = &msg.report
@@ -209,16 +216,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.wheel(msg)
 	case tea.PasteMsg:
 		// A paste goes where the keys go: the active tab's text field.
-		if m.quitting != nil || m.panels[m.tab].Field() == noField {
+		if m.quitting != nil || m.active().Field() == noField {
 			return nil
 		}
-		return tea.Batch(m.panels[m.tab].FocusField(), m.toPanel(m.tab, msg))
+		return tea.Batch(m.active().FocusField(), m.toActive(msg))
 	}
 	// Everything else (results of commands) goes to every panel; each takes its own.
 	var cmds []tea.Cmd
 	for i := range m.panels {
 		cmds = append(cmds, m.toPanel(i, msg))
 	}
+	cmds = append(cmds, tagStatus(m.adminView.Update(msg), adminTab))
 	return tea.Batch(cmds...)
 }
 
@@ -236,7 +244,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		// Inside the view of a run in flight that is theirs to cancel, ctrl+c cancels it, as
 		// ctrl+x does; everywhere else it quits, asking first when something is at stake.
-		if m.tab == researchTabIndex && m.research.Cancellable() {
+		if m.tab == researchTabIndex && !m.adminOpen && m.research.Cancellable() {
 			return m.toPanel(researchTabIndex, tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl})
 		}
 		return m.requestQuit()
@@ -278,7 +286,7 @@ func (m *Model) Render() string {
 	case m.showHelp:
 		content = m.fullHelp()
 	default:
-		content = m.panels[m.tab].View()
+		content = m.active().View()
 	}
 	b.WriteString(fit(content, m.width, body))
 	b.WriteByte('\n')
@@ -290,7 +298,7 @@ func (m *Model) Render() string {
 
 // helpLine lists the most useful keys of the current view that fit the width, then where to
 // find the rest; a key that cannot be used now is shown with the reason. While a text field has
-// the keyboard, letters go into it: only tab, f1 and ctrl+c are global.
+// the keyboard, letters go into it: only tab, f1, ctrl+g and ctrl+c are global.
 func (m *Model) helpLine() string {
 	if m.quitting != nil {
 		return m.st.Key.Render("y") + " quit • " + m.st.Key.Render("n/esc") + " stay"
@@ -298,7 +306,7 @@ func (m *Model) helpLine() string {
 	if m.showHelp {
 		return m.st.Subtle.Render("any key closes this help")
 	}
-	p := m.panels[m.tab]
+	p := m.active()
 	keys := p.Keys().Short
 	global := []key.Binding{m.keys.NextTab, bind("1-5", "tabs"), bind("q", "quit")}
 	more := bind("?", "more")
@@ -379,16 +387,24 @@ func (m *Model) tabs() string {
 		parts[i] = m.tabLabel(i, name)
 	}
 	bar := strings.Join(parts, "")
-	if m.quitting == nil && !m.showHelp && m.panels[m.tab].Field() == fieldActive {
-		// While a field types, the digits type too: the bar says how its numbers work.
-		bar += "  " + m.st.Subtle.Render("alt+1-5 switch tabs")
+	if m.adminOpen {
+		bar += m.st.ActiveTab.Render("Admin")
+	}
+	if m.quitting == nil && !m.showHelp && m.active().Field() == fieldActive {
+		// While a field types, the digits type too: the bar says how its numbers work (shorter
+		// beside the Admin label, to fit 80 columns).
+		hint := "alt+1-5 switch tabs"
+		if m.adminOpen {
+			hint = "alt+1-5 tabs"
+		}
+		bar += "  " + m.st.Subtle.Render(hint)
 	}
 	return truncate(bar, m.width)
 }
 
 func (m *Model) tabLabel(i int, name string) string {
 	label := fmt.Sprintf("%d %s", i+1, name)
-	if i == m.tab {
+	if i == m.tab && !m.adminOpen {
 		return m.st.ActiveTab.Render(label)
 	}
 	return m.st.Tab.Render(label)
@@ -397,8 +413,12 @@ func (m *Model) tabLabel(i int, name string) string {
 func (m *Model) fullHelp() string {
 	h := m.help
 	h.ShowAll = true
-	groups := append(m.panels[m.tab].Keys().Full, []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit, m.keys.Cancel,
-		bind("mouse", "wheel scrolls, a click on a tab opens it")})
+	global := []key.Binding{m.keys.NextTab, m.keys.PrevTab, m.keys.Tab1, m.keys.Help, m.keys.Quit, m.keys.Cancel,
+		bind("mouse", "wheel scrolls, a click on a tab opens it")}
+	if m.mayAdmin() { // the others are never shown the admin view
+		global = append(global, m.keys.Admin)
+	}
+	groups := append(m.active().Keys().Full, global)
 	// Groups go side by side while they fit the width, then on the next rows.
 	var rows []string
 	for start := 0; start < len(groups); {
@@ -409,7 +429,11 @@ func (m *Model) fullHelp() string {
 		rows = append(rows, h.FullHelpView(groups[start:end]))
 		start = end
 	}
-	return m.st.Title.Render("Keys — "+tabNames[m.tab]) + "\n\n" + strings.Join(rows, "\n\n") + "\n\n" + m.st.Subtle.Render("any key closes this help")
+	title := tabNames[m.tab]
+	if m.adminOpen {
+		title = "Admin"
+	}
+	return m.st.Title.Render("Keys — "+title) + "\n\n" + strings.Join(rows, "\n\n") + "\n\n" + m.st.Subtle.Render("any key closes this help")
 }
 
 // unbounded is the help without a width limit, to measure what it needs.

@@ -1,8 +1,8 @@
 // Package tui is the Bubble Tea workbench: the root model, which routes messages to the panels,
 // owns focus and quitting, and draws the frame around them. The panels live in packages of
-// their own (research, knowledge, gas, tox, logview) behind component.Panel. The workbench
-// reaches the rest of warren only through its Desks, and only inside commands: Update never
-// does I/O.
+// their own (research, knowledge, gas, tox, logview, and admin, the admins' view) behind
+// component.Panel. The workbench reaches the rest of warren only through its Desks, and only
+// inside commands: Update never does I/O.
 package tui
 
 import (
@@ -10,6 +10,7 @@ import (
 
 	"warren/doctor"
 	"warren/service"
+	"warren/tui/admin"
 	gaspanel "warren/tui/gas"
 	"warren/tui/knowledge"
 	researchpanel "warren/tui/research"
@@ -27,6 +28,10 @@ type Desks struct {
 	Jobs      Jobs
 	Team      Team
 	Session   Session
+	// Access and Audit are the admin view's (ctrl+g), which only admins reach; nil leaves the
+	// view out.
+	Access admin.Access
+	Audit  admin.Trail
 }
 
 // Knowledge is the knowledge desk as the Knowledge tab and the Research tab (cited passages)
@@ -55,12 +60,15 @@ type Session interface {
 	researchpanel.Session
 	Workspace() string
 	Doctor(ctx context.Context) doctor.Report
+	// IsAdmin reports whether the analyst may manage access and read the audit trail (an admin
+	// of warren serve, or the account outside it).
+	IsAdmin() bool
 }
 
 // DesksOf is the desks of a service (a view of it, for an analyst of warren serve).
 func DesksOf(s *service.Service) Desks {
 	return Desks{Research: s.Research(), Knowledge: s.Knowledge(), Gas: s.Gas(), Tox: s.Tox(),
-		Jobs: s.Jobs(), Team: s.Team(), Session: s}
+		Jobs: s.Jobs(), Team: s.Team(), Session: s, Access: s.Access(), Audit: s.Audit()}
 }
 
 // The panels that use more than one desk get them together.

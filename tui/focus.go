@@ -30,7 +30,7 @@ var editingKeys = map[string]bool{"backspace": true, "delete": true, "left": tru
 
 // route decides where a key goes. It returns the command of whoever took it.
 func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
-	p := m.panels[m.tab]
+	p := m.active()
 	switch msg.String() {
 	case "tab":
 		return m.selectTab((m.tab + 1) % len(m.panels))
@@ -39,6 +39,8 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	case "f1":
 		m.showHelp = true
 		return nil
+	case "ctrl+g": // a control key types nothing, so it opens the admin view from a field too
+		return m.toggleAdmin()
 	}
 	if i, ok := altTab(msg); ok {
 		// alt+1-5 open a tab even while a field types (the digits alone type there).
@@ -46,7 +48,7 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	field := p.Field()
 	if field == fieldActive {
-		return m.toPanel(m.tab, msg)
+		return m.toActive(msg)
 	}
 	// No field has the keyboard: the one-letter commands of the whole workbench.
 	switch {
@@ -63,9 +65,9 @@ func (m *Model) route(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if field == fieldIdle && (printable(msg) || editingKeys[msg.String()]) {
 		focus := p.FocusField()
-		return tea.Batch(focus, m.toPanel(m.tab, msg))
+		return tea.Batch(focus, m.toActive(msg))
 	}
-	return m.toPanel(m.tab, msg)
+	return m.toActive(msg)
 }
 
 // altTab reads alt+1 to alt+5 as the tab they open.
@@ -80,6 +82,7 @@ func altTab(msg tea.KeyPressMsg) (int, bool) {
 // selectTab shows tab i. Arriving on the Toxicology tab refreshes its waiting proposals, and on
 // the Gas tab its tables, which another analyst or the CLI may have added or decided meanwhile.
 func (m *Model) selectTab(i int) tea.Cmd {
+	m.adminOpen = false // a tab chosen leaves the admin view, which covers the tabs
 	changed := m.tab != i
 	m.tab = i
 	if changed && i == toxTabIndex {

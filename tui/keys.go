@@ -6,10 +6,10 @@ import (
 	"warren/tui/component"
 )
 
-// globalKeys work everywhere unless a text field has the keyboard (tab, shift+tab, f1 and
-// ctrl+c work even then).
+// globalKeys work everywhere unless a text field has the keyboard (tab, shift+tab, f1, ctrl+g
+// and ctrl+c work even then).
 type globalKeys struct {
-	NextTab, PrevTab, Tab1, Tab2, Tab3, Tab4, Tab5, Help, Quit, Cancel key.Binding
+	NextTab, PrevTab, Tab1, Tab2, Tab3, Tab4, Tab5, Help, Quit, Cancel, Admin key.Binding
 }
 
 func newGlobalKeys() globalKeys {
@@ -24,6 +24,7 @@ func newGlobalKeys() globalKeys {
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?/f1", "all keys (f1 also while typing)")),
 		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit (asks first if work would be lost)")),
 		Cancel:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "cancel your run in flight in its run view, else quit")),
+		Admin:   key.NewBinding(key.WithKeys("ctrl+g"), key.WithHelp("ctrl+g", "admin: who reads which collection, audit trail (admins)")),
 	}
 }
 

@@ -28,7 +28,7 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 // wheel scrolls what the active view shows, as the arrow keys do: lists move their cursor,
 // the report and the Log tab scroll. A text field with the keyboard is left alone.
 func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
-	if m.quitting != nil || m.showHelp || m.panels[m.tab].Field() == fieldActive {
+	if m.quitting != nil || m.showHelp || m.active().Field() == fieldActive {
 		return nil
 	}
 	code := tea.KeyUp
@@ -39,5 +39,5 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	default:
 		return nil
 	}
-	return m.toPanel(m.tab, tea.KeyPressMsg{Code: code})
+	return m.toActive(tea.KeyPressMsg{Code: code})
 }

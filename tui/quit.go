@@ -20,6 +20,9 @@ func (m *Model) requestQuit() tea.Cmd {
 			reasons = append(reasons, tabNames[i]+": "+r)
 		}
 	}
+	for _, r := range m.adminView.Pending() {
+		reasons = append(reasons, "Admin: "+r)
+	}
 	if len(reasons) == 0 {
 		return tea.Quit
 	}
@@ -38,7 +41,7 @@ func (m *Model) quitKey(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.quitting = nil
-	return tagStatus(setStatus("still here: nothing was stopped", false), m.tab)
+	return tagStatus(setStatus("still here: nothing was stopped", false), m.statusTab())
 }
 
 // Stopping names the work that quitting stopped and that is still saving what it did (an

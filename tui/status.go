@@ -88,10 +88,7 @@ func (m *Model) showStatus(msg statusMsg) tea.Cmd {
 
 func (m *Model) recordStatus(tab int, text string, isErr bool, seq int64) tea.Cmd {
 	m.statusID++
-	screen := ""
-	if tab >= 0 && tab < len(m.panels) {
-		screen = m.panels[tab].Screen()
-	}
+	screen := m.screenOf(tab)
 	m.statuses[tab] = statusEntry{text: text, err: isErr, id: m.statusID, seq: seq, screen: screen}
 	m.log.AddStatus(text, isErr)
 	id := m.statusID
@@ -105,14 +102,14 @@ func (m *Model) recordStatus(tab int, text string, isErr bool, seq int64) tea.Cm
 // pruneStatus drops the messages of screens that are no longer shown.
 func (m *Model) pruneStatus() {
 	for tab, e := range m.statuses {
-		if tab >= 0 && tab < len(m.panels) && m.panels[tab].Screen() != e.screen {
+		if tab != anyTab && m.screenOf(tab) != e.screen {
 			delete(m.statuses, tab)
 		}
 	}
 }
 
 func (m *Model) statusLine() string {
-	e, ok := m.statuses[m.tab]
+	e, ok := m.statuses[m.statusTab()]
 	if !ok {
 		e, ok = m.statuses[anyTab]
 	}

@@ -73,4 +73,9 @@ func TestAuditListsFiltersAndExports(t *testing.T) {
 	if len(rows) != 3 || strings.Join(rows[0], ",") != "seq,at,analyst,action,target,outcome,detail" || rows[2][2] != "bob" {
 		t.Errorf("the CSV: %q", rows)
 	}
+	// The export is itself in the trail, after what it wrote.
+	r = warren(t, nil, "--workspace", ws, "audit", "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"action": "export"`) || !strings.Contains(r.stdout, "trail.csv") {
+		t.Errorf("the trail after --csv: %+v", r)
+	}
 }

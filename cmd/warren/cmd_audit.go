@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"warren/internal/atomicfile"
 	"warren/internal/cli"
 	"warren/internal/snippet"
 	"warren/service"
@@ -27,18 +23,20 @@ func (a *app) auditCommand() *cobra.Command {
 		Use:  "audit",
 		Args: cobra.NoArgs,
 		RunE: a.serviceRun(func(ctx context.Context, e *env, _ []string) error {
-			list, err := e.Audit().List(ctx, audit.Filter{Since: from, Analyst: analyst, Limit: limit})
-			if err != nil {
-				return err
-			}
+			filter := audit.Filter{Since: from, Analyst: analyst, Limit: limit}
 			if csvFile != "" {
-				if err := writeAuditCSV(csvFile, list); err != nil {
+				n, err := e.Audit().WriteCSV(ctx, filter, csvFile)
+				if err != nil {
 					return err
 				}
 				if a.jsonOut {
-					return a.printJSON(map[string]any{"file": csvFile, "entries": len(list)})
+					return a.printJSON(map[string]any{"file": csvFile, "entries": n})
 				}
-				_, err := fmt.Fprintf(a.stdout, "Wrote %d entries to %s.\n", len(list), cli.Line(csvFile))
+				_, err = fmt.Fprintf(a.stdout, "Wrote %d entries to %s.\n", n, cli.Line(csvFile))
+				return err
+			}
+			list, err := e.Audit().List(ctx, filter)
+			if err != nil {
 				return err
 			}
 			return a.listing(cli.EmptyIfNil(list), "No audit entries match.",
@@ -60,23 +58,4 @@ func (a *app) auditCommand() *cobra.Command {
 		}
 		return nil
 	}})
-}
-
-// writeAuditCSV writes the entries with a header, whole or not at all.
-func writeAuditCSV(path string, list []audit.Entry) error {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"seq", "at", "analyst", "action", "target", "outcome", "detail"})
-	for _, e := range list {
-		_ = w.Write([]string{strconv.FormatInt(e.Seq, 10), e.At.UTC().Format(time.RFC3339Nano), e.Analyst, e.Action,
-			e.Target, e.Outcome, e.Detail})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		return fmt.Errorf("couldn't write the audit trail to %s: %w", path, err)
-	}
-	return nil
 }

@@ -37,7 +37,7 @@ const (
 	// analyst pressed Esc to use the one-letter commands). A printable key that is not one of
 	// those commands gives the field the keyboard and goes into it, so no letter is dropped.
 	FieldIdle
-	// FieldActive: a text field has the keyboard; every key but tab, shift+tab, f1 and ctrl+c
-	// goes to it.
+	// FieldActive: a text field has the keyboard; every key but tab, shift+tab, f1, ctrl+g and
+	// ctrl+c goes to it.
 	FieldActive
 )
