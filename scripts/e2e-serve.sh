@@ -37,7 +37,19 @@ on_fail() {
 # connection drops.
 port=$((20000 + RANDOM % 10000))
 sshport=$((port + 10000))
-model_server "$port" 300ms model
+# Questions about bluefinch (issue 30's scenario) get answers that search for it and read what
+# they find; everything else stays meaningless.
+cat >"$work/rules.json" <<'JSON'
+[
+ {"name": "bluefinch queries", "any_contains": "bluefinch", "schema_has": "queries",
+  "replies": ["{\"queries\": [\"bluefinch price per kilo\", \"bluefinch supply policy prices\", \"bluefinch prices\"]}"]},
+ {"name": "bluefinch plan", "any_contains": "bluefinch", "schema_has": "tasks",
+  "replies": ["{\"tasks\": [{\"query\": \"bluefinch price per kilo\", \"rationale\": \"the price\", \"done_when\": \"a price is found\"}]}"]},
+ {"name": "bluefinch reading", "any_contains": "bluefinch", "schema_has": "relevant",
+  "replies": ["{\"relevant\": true, \"information\": \"The passage speaks of bluefinch prices.\", \"references\": []}"]}
+]
+JSON
+model_server "$port" 300ms model --rules "$work/rules.json"
 sample_workspace
 
 # logged waits up to 10 s for the server's log to hold n lines matching a pattern.
@@ -426,6 +438,94 @@ typed "wombat valve inbox note"
 keys Enter
 expect "Inbox note"
 t kill-session -t boundary
+
+# ---- issue 30: who may read what. confidential is alice's to read and not bob's: his search,
+# research and references never show it, her run watched by him withholds its passages, and
+# the audit trail names both ----
+mkdir -p "$work/conf/confidential" "$work/conf/general"
+printf '# Bluefinch Supply Policy\n\n## 6 Prices\n\nThe bluefinch price is 4.20 per kilo, agreed in confidence with the supplier.\n' \
+	>"$work/conf/confidential/bluefinch-policy.md"
+printf '# Bluefinch memo\n\nBluefinch prices are set out in the Bluefinch Supply Policy.\n' >"$work/conf/general/bluefinch-memo.md"
+for c in confidential general; do
+	out=$(OLLAMA_HOST="127.0.0.1:$port" "$work/warren" -w "$ws" ingest "$work/conf/$c" --collection "$c" 2>&1) || fail "ingest $c: $out"
+done
+"$work/warren" -w "$ws" access grant alice confidential read >/dev/null || fail "access grant alice"
+"$work/warren" -w "$ws" access grant bob confidential none >/dev/null || fail "access grant bob"
+"$work/warren" -w "$ws" access list --json | jq -e '[.grants[] | select(.collection == "confidential")] | length == 2' >/dev/null ||
+	fail "access list --json: $("$work/warren" -w "$ws" access list --json)"
+ok
+session=bobconf
+t new-session -d -s bobconf -x 110 -y 32 "'$work/client-bob' '$work/bobconf.pid'; rc=\$?; stty sane; echo; echo \"ssh exited with \$rc\"; sleep 600"
+expect "warren bob"
+keys M-2
+keys /
+typed "bluefinch price"
+keys Enter
+expect "Results for"
+expect "Bluefinch memo"
+absent "agreed in confidence"
+absent "confidential"
+# His research reads the memo, and the reference it makes to the policy is not followed.
+keys M-1
+expect "Research question"
+typed "What is the bluefinch price per kilo?"
+keys Enter
+expect "Refinement, round 1"
+typed "per kilo"
+keys C-s
+expect "Refinement, round 2"
+keys C-e
+expect "Proposed plan"
+keys Enter
+bobrun=$(jobs_json | jq -r '[.[] | select(.owner == "bob" and .kind == "research")] | .[0].id')
+[ -n "$bobrun" ] && [ "$bobrun" != null ] || fail "bob's run is not in warren jobs list: $(jobs_json)"
+for _ in $(seq 600); do [ "$(state "$bobrun")" = running ] || break; sleep 0.1; done
+[ "$(state "$bobrun")" = done ] || fail "bob's run ended $(state "$bobrun")"
+expect "Report  run $bobrun"
+absent "agreed in confidence"
+run_state() { "$work/warren" -w "$ws" sessions show "$1" --json | jq -c '.checkpoint.state'; }
+run_state "$bobrun" | jq -e '([.seen[]? | select(startswith("confidential/"))] | length == 0)
+	and ([.sources[]? | select(.collection == "confidential")] | length == 0)
+	and ([.references[]? | select(.resolved.collection? == "confidential")] | length == 0)
+	and ([.seen[]? | select(startswith("general/"))] | length > 0)' >/dev/null ||
+	fail "bob's run read confidential, or nothing: $(run_state "$bobrun")"
+ok
+run_state "$bobrun" | jq -e '[.references[]? | select(.reason | startswith("not accessible: bob may not read confidential"))] | length > 0' >/dev/null ||
+	fail "bob's run has no reference reported not accessible: $(run_state "$bobrun" | jq -c '.references')"
+ok
+# alice's run, started from a shell on the box, reads the policy; bob watches it live.
+USER=alice OLLAMA_HOST="127.0.0.1:$port" "$work/warren" -w "$ws" research --yes "What is the bluefinch price per kilo agreed?" >"$work/alice-run.out" 2>&1 &
+alice_pid=$!
+arun=""
+for _ in $(seq 100); do
+	arun=$(jobs_json | jq -r '[.[] | select(.owner == "alice" and .state == "running")] | .[0].id')
+	[ -n "$arun" ] && [ "$arun" != null ] && "$work/warren" -w "$ws" sessions list 2>/dev/null | grep -qF "$arun" && break
+	sleep 0.1
+done
+[ -n "$arun" ] && [ "$arun" != null ] || fail "alice's shell run never showed: $(jobs_json)"
+keys C-o
+expect "$arun"
+to_row "$arun"
+keys Enter
+expect "watching alice's run"
+wait "$alice_pid" || fail "alice's run exited with $?: $(cat "$work/alice-run.out")"
+expect "Report  run $arun"
+expect "withheld"
+absent "agreed in confidence"
+absent "bluefinch-policy"
+absent "4.20"
+# What bob was not shown was there: the account sees alice's run cite the policy.
+run_state "$arun" | jq -e '[.sources[]? | select(.collection == "confidential")] | length > 0' >/dev/null ||
+	fail "alice's run did not use confidential, so nothing was withheld: $(run_state "$arun" | jq -c '.sources')"
+ok
+t kill-session -t bobconf
+# The audit trail names both, and its JSON parses.
+"$work/warren" -w "$ws" audit --json | jq -e '([.[] | select(.analyst == "bob" and .action == "search")] | length > 0)
+	and ([.[] | select(.analyst == "bob" and .action == "research")] | length > 0)
+	and ([.[] | select(.analyst == "alice")] | length > 0)
+	and ([.[] | select(.action == "access" and .target == "bob/confidential")] | length == 1)' >/dev/null ||
+	fail "the audit trail lacks bob's or alice's entries: $("$work/warren" -w "$ws" audit --json | jq -c '[.[] | {analyst, action, target}]')"
+ok
 
 # ---- issue 26, item 10: the notice that warren serve stopped is wrapped at words in an
 # 80-column terminal, not cut mid-word by it ----

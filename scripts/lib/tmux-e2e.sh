@@ -23,9 +23,9 @@ go build -o "$work/warren" ./cmd/warren
 go build -o "$work/llmtest-server" ./llm/llmtest/cmd/llmtest-server
 
 # model_server starts a scripted model server on port $1 that answers after $2, logging to
-# $work/$3.log.
+# $work/$3.log; further arguments go to the server (--rules FILE).
 model_server() {
-	"$work/llmtest-server" --addr "127.0.0.1:$1" --meaningless --latency "$2" >"$work/$3.log" 2>&1 &
+	"$work/llmtest-server" --addr "127.0.0.1:$1" --meaningless --latency "$2" "${@:4}" >"$work/$3.log" 2>&1 &
 	pids+=($!)
 }
 
