@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"warren/agent"
+	"warren/agent/gasfill"
 	"warren/agent/research"
+	"warren/gas"
 	"warren/kb"
 	"warren/kb/chunk"
 	"warren/retrieval"
@@ -384,5 +386,111 @@ VALUES (?, 'research', 'bob', 'bluefinch', 'interrupted', '', '')`, run); err !=
 			}
 			s.jobs.Shutdown()
 		})
+	}
+}
+
+// A gas fill's filler is its analyst's: its searches and the documents it reads (a title that
+// names the substance) keep to what bob may read.
+func TestAGasFillReadsOnlyWhatItsAnalystMayRead(t *testing.T) {
+	s := confidentialWorkspace(t)
+	ctx := context.Background()
+	grant(t, s, "bob", "confidential", grants.None)
+	bobs := s.As("bob", false).Served().gasFiller(gasfill.DefaultOptions(), nil)
+	mine := s.gasFiller(gasfill.DefaultOptions(), nil)
+	for who, f := range map[string]*gasfill.Filler{"bob": bobs, "ana": mine} {
+		res, err := f.Searcher.Search(ctx, retrieval.Request{Query: "bluefinch merger", K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, docErr := f.Store.Document(ctx, "confidential/confidential.md")
+		if got, want := slices.Contains(resultCollections(res), "confidential"), who == "ana"; got != want {
+			t.Errorf("%s's fill finds confidential passages: %v, want %v", who, got, want)
+		}
+		if got, want := docErr == nil, who == "ana"; got != want {
+			t.Errorf("%s's fill reads the confidential document: %v (%v), want %v", who, got, docErr, want)
+		}
+	}
+}
+
+// The gas table is the team's: bob sees alice's filled values, but not the passage a value was
+// read from when it lies in confidential, in the desk, its exports and its queries; he may
+// reject or overwrite such a value, not approve it.
+func TestAGasTableWithholdsSourcesTheAnalystMayNotRead(t *testing.T) {
+	s := confidentialWorkspace(t)
+	ctx := context.Background()
+	grant(t, s, "bob", "confidential", grants.None)
+	tab := deskTable()
+	for _, f := range []string{"un_number", "boiling_point_c"} {
+		c := tab.Row(1).Cells[f]
+		c.SourceDoc, c.SourceSection, c.SourceChunk, c.Excerpt = "confidential/confidential.md", "Merger", chunk.ID("confidential/confidential.md", 0), "the "+secret
+		tab.Row(1).Cells[f] = c
+	}
+	if err := s.GasStore().SaveTable(ctx, tab); err != nil {
+		t.Fatal(err)
+	}
+	bob := s.As("bob", false).Served()
+	seen, err := bob.Gas().Table(ctx, "fab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustNotCarry(t, "bob", "gas table", seen)
+	un := seen.Row(1).Cells["un_number"]
+	if un.Value != "UN2203" || un.SourceDoc != "" || un.Excerpt != "(withheld: the source is in confidential, which you may not read)" {
+		t.Errorf("bob's cell: %+v", un)
+	}
+	if other := seen.Row(1).Cells["autoignition_c"]; other.SourceDoc != "suppliers/silane.md" {
+		t.Errorf("a source bob may read was withheld too: %+v", other)
+	}
+	if _, err := bob.Gas().Approve(ctx, "fab", 1, "un_number", un); !errors.Is(err, ErrNoAccess) || err.Error() != bobsRefusal {
+		t.Errorf("bob approving a value whose source he may not read: %v", err)
+	}
+	if _, err := bob.Gas().ApproveRow(ctx, "fab", 1, seen.Row(1).Cells); !errors.Is(err, ErrNoAccess) {
+		t.Errorf("bob approving the row: %v", err)
+	}
+	if _, err := bob.Gas().Reject(ctx, "fab", 1, "un_number", un); err != nil {
+		t.Errorf("bob rejecting it: %v", err)
+	}
+	if _, err := bob.Gas().Edit(ctx, "fab", 1, "boiling_point_c", "-111.9", seen.Row(1).Cells["boiling_point_c"]); err != nil {
+		t.Errorf("bob overwriting it: %v", err)
+	}
+	// The rejection keeps, in its note, what the cell held, as for any rejection.
+	whole, _ := s.Gas().Table(ctx, "fab")
+	if c := whole.Row(1).Cells["un_number"]; c.Status != gas.StatusRejected || !strings.Contains(c.Note, "confidential/confidential.md") {
+		t.Errorf("the stored rejection: %+v", c)
+	}
+	file := filepath.Join(t.TempDir(), "fab.xlsx")
+	tab2 := deskTable()
+	c := tab2.Row(1).Cells["melting_point_c"]
+	c.SourceDoc, c.Excerpt = "confidential/confidential.md", "the "+secret
+	tab2.Row(1).Cells["melting_point_c"] = c
+	tab2.Name = "fab2"
+	s.GasStore().SaveTable(ctx, tab2)
+	if _, err := bob.Gas().Export(ctx, "fab2", file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := gas.ImportXLSX(file)
+	if err != nil {
+		t.Fatalf("reading bob's export back: %v", err)
+	}
+	mustNotCarry(t, "bob", "xlsx export", back)
+}
+
+// A fill watched by bob shows its values, not the passages of confidential they were read from.
+func TestAWatchedFillWithholdsItsSources(t *testing.T) {
+	s := confidentialWorkspace(t)
+	ctx := context.Background()
+	grant(t, s, "bob", "confidential", grants.None)
+	cell := gas.Cell{Value: "UN2203", Status: gas.StatusFilled, SourceDoc: "confidential/confidential.md", Excerpt: "the " + secret}
+	st, _ := json.Marshal(gasfill.State{Table: "fab", Results: []gasfill.RowResult{{Row: 1, Filled: 1, Changes: []gasfill.CellChange{{Field: "un_number", After: cell}}}}})
+	for who, v := range map[string]*Service{"bob": s.As("bob", false).Served(), "lead": s.As("lead", true).Served()} {
+		var got []agent.Event
+		v.fillSink(ctx, func(e agent.Event) { got = append(got, e) })(agent.Event{Kind: agent.EventNodeFinished, State: st})
+		if len(got) != 1 {
+			t.Fatalf("%s got %d events", who, len(got))
+		}
+		carries := strings.Contains(string(got[0].State), secret)
+		if carries != (who == "lead") || !strings.Contains(string(got[0].State), "UN2203") {
+			t.Errorf("%s's view of the fill carries the passage: %v; state %s", who, carries, got[0].State)
+		}
 	}
 }

@@ -239,6 +239,9 @@ func (g *Gas) Approve(ctx context.Context, table string, row int, field string, 
 	if err := GasCanApprove(field, seen); err != nil {
 		return out, err
 	}
+	if _, err := g.stored(ctx, table, row, field, seen, true); err != nil {
+		return out, err
+	}
 	c := seen
 	c.Status, c.UpdatedAt = gas.StatusApproved, time.Now().UTC()
 	return out, g.decide(ctx, &out, row, field, seen, c, GasReasonApprove)
@@ -253,6 +256,11 @@ func (g *Gas) ApproveRow(ctx context.Context, table string, row int, seen map[st
 	fields := GasRowApprovals(seen)
 	if len(fields) == 0 {
 		return out, refuse(ErrGasNotApprovable, GasFixApproveOne, "%s has no filled cells of high confidence to approve", seen[GasNameField].Value)
+	}
+	for _, f := range fields {
+		if _, err := g.stored(ctx, table, row, f, seen[f], true); err != nil {
+			return out, err
+		}
 	}
 	now := time.Now().UTC()
 	for _, f := range fields {
@@ -273,6 +281,10 @@ func (g *Gas) Reject(ctx context.Context, table string, row int, field string, s
 	if err := GasCanReject(field, seen); err != nil {
 		return out, err
 	}
+	seen, err := g.stored(ctx, table, row, field, seen, false)
+	if err != nil {
+		return out, err
+	}
 	c := gas.Cell{Status: gas.StatusRejected, Note: wasNote("rejected by the analyst", seen), UpdatedAt: time.Now().UTC()}
 	return out, g.decide(ctx, &out, row, field, seen, c, GasReasonReject)
 }
@@ -291,6 +303,9 @@ func (g *Gas) Edit(ctx context.Context, table string, row int, field, value stri
 	v, err := gas.Normalize(f, value, "")
 	if err != nil {
 		return out, &GasRefusal{Err: ErrGasInvalidValue, Why: err.Error(), cause: err}
+	}
+	if seen, err = g.stored(ctx, table, row, field, seen, false); err != nil {
+		return out, err
 	}
 	if v == "" {
 		return out, refuse(ErrGasInvalidValue, GasFixRejectOrCancel, "the value is empty")

@@ -200,8 +200,7 @@ func (s *Service) gasFillJob(ctx context.Context, run, title string, state *gasf
 				callErr = err
 			}
 		}()
-		filler := &gasfill.Filler{Gateway: s.gateway, Searcher: s.Searcher(), Store: s.reader(), Options: opts,
-			Rejected: gasfill.RejectedValues(decisions)}
+		filler := s.gasFiller(opts, gasfill.RejectedValues(decisions))
 		filler.Ledger = func(e llm.LedgerEntry) {
 			e.Run = run
 			if err := store.RecordLedger(context.WithoutCancel(jctx), e); err != nil {
@@ -355,4 +354,10 @@ func GasFillProgress(ev agent.Event) (done, total int, name string, ok bool) {
 		return 0, 0, "", false
 	}
 	return s.Next, len(s.Rows), s.Results[len(s.Results)-1].Name, true
+}
+
+// gasFiller is a fill's filler for this view's analyst: it searches and reads only the
+// collections they may read.
+func (s *Service) gasFiller(opts gasfill.Options, rejected map[gas.CellRef]map[string]bool) *gasfill.Filler {
+	return &gasfill.Filler{Gateway: s.gateway, Searcher: s.Searcher(), Store: s.reader(), Options: opts, Rejected: rejected}
 }

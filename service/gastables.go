@@ -67,7 +67,9 @@ func (g *Gas) Resolve(ctx context.Context, name string) (string, error) {
 }
 
 // Table loads the table Resolve names; given rows, it checks that the table
-// has each of them (a *GasRowError names the first it has not).
+// has each of them (a *GasRowError names the first it has not). The sources of cells that lie
+// in collections the analyst may not read are withheld (see withholdSources); so is every
+// export and query made from it.
 func (g *Gas) Table(ctx context.Context, name string, rows ...int) (*gas.Table, error) {
 	name, err := g.Resolve(ctx, name)
 	if err != nil {
@@ -75,6 +77,9 @@ func (g *Gas) Table(ctx context.Context, name string, rows ...int) (*gas.Table, 
 	}
 	t, err := g.s.GasStore().LoadTable(ctx, name)
 	if err != nil {
+		return nil, err
+	}
+	if err := g.s.withholdSources(ctx, t); err != nil {
 		return nil, err
 	}
 	for _, id := range rows {

@@ -230,6 +230,7 @@ func (g *Gas) WatchFill(ctx context.Context, table string, attached func(jobs.Jo
 		return jobs.Job{}, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
 	run := GasFillRun(last.ID)
+	sink = g.s.fillSink(ctx, sink)
 	if job, err := g.s.jobs.Get(ctx, run); err != nil || job.State != jobs.JobRunning {
 		return job, fmt.Errorf("%w: no fill of %s is running", jobs.ErrNoJob, table)
 	}
