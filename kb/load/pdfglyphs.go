@@ -1,6 +1,12 @@
 package load
 
 import (
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
 	"github.com/ledongthuc/pdf"
 )
 
@@ -176,6 +182,8 @@ type pdfFont struct {
 	cid     map[int]float64 // composite fonts: widths by CID (Identity encodings: CID = code)
 	dw      float64         // composite fonts: the default width
 	decoded map[string]string
+	// wide are the ToUnicode ranges of a composite font that span more than their last byte.
+	wide []wideRange
 }
 
 func newPDFFont(f pdf.Font) *pdfFont {
@@ -189,6 +197,7 @@ func newPDFFont(f pdf.Font) *pdfFont {
 	}
 	if f.V.Key("Subtype").Name() == "Type0" {
 		pf.codeLen, pf.dw, pf.cid = 2, 1000, map[int]float64{}
+		pf.wide = wideRanges(f.V.Key("ToUnicode"))
 		d := f.V.Key("DescendantFonts").Index(0)
 		if v := d.Key("DW"); v.Kind() == pdf.Integer || v.Kind() == pdf.Real {
 			pf.dw = v.Float64()
@@ -244,9 +253,89 @@ func (f *pdfFont) decode(code string) string {
 	if f.enc != nil {
 		s = f.enc.Decode(code)
 	}
+	for _, r := range f.wide {
+		if fixed, ok := r.decode(code, s); ok {
+			s = fixed
+			break
+		}
+	}
 	f.decoded[code] = s
 	return s
 }
+
+// wideRange is a ToUnicode range over two-byte codes whose ends differ in more than the last
+// byte, as fpdf writes one ("<0000> <FFFF> <0000>"): the PDF library adds a code's offset to
+// the last byte of the text only, so U+2264 "≤" reads "d" and U+2022 "•" reads '"'.
+type wideRange struct{ lo, hi, dst int }
+
+// decode is code's text by the range, when code lies in it and the library read it the
+// truncated way (lib); any other reading (a bfchar's, say) is the library's to keep.
+func (r wideRange) decode(code, lib string) (string, bool) {
+	if len(code) != 2 {
+		return "", false
+	}
+	c := int(code[0])<<8 | int(code[1])
+	if c < r.lo || c > r.hi {
+		return "", false
+	}
+	truncated := r.dst&0xff00 | (r.dst+c-r.lo)&0xff
+	if lib != string(utf16.Decode([]uint16{uint16(truncated)})) {
+		return "", false
+	}
+	u := r.dst + c - r.lo
+	if u > 0xffff {
+		return "", false
+	}
+	return string(utf16.Decode([]uint16{uint16(u)})), true
+}
+
+// wideRanges reads the wide ranges of a ToUnicode CMap: the bfranges with a two-byte text
+// whose codes span more than their last byte. It reads the CMap's text rather than running
+// it, so that nothing of the PDF's own objects is touched.
+func wideRanges(toUnicode pdf.Value) (out []wideRange) {
+	if toUnicode.Kind() != pdf.Stream {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			out = nil // a stream the library cannot read: its own reading stands
+		}
+	}()
+	rc := toUnicode.Reader()
+	data, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+	rc.Close()
+	if err != nil {
+		return nil
+	}
+	hex := func(s string) (int, int) {
+		v, err := strconv.ParseUint(s, 16, 32)
+		if err != nil {
+			return 0, 0
+		}
+		return int(v), len(s) / 2
+	}
+	for _, section := range cmapRanges.FindAllSubmatch(data, -1) {
+		tokens := cmapToken.FindAllString(string(section[1]), -1)
+		for i := 0; i+2 < len(tokens); i += 3 {
+			lo, loLen := hex(strings.Trim(tokens[i], "<>"))
+			hi, hiLen := hex(strings.Trim(tokens[i+1], "<>"))
+			dst := tokens[i+2]
+			if strings.HasPrefix(dst, "[") {
+				continue // a list of texts, which the library reads right
+			}
+			d, dLen := hex(strings.Trim(dst, "<>"))
+			if loLen == 2 && hiLen == 2 && dLen == 2 && lo>>8 != hi>>8 {
+				out = append(out, wideRange{lo: lo, hi: hi, dst: d})
+			}
+		}
+	}
+	return out
+}
+
+var (
+	cmapRanges = regexp.MustCompile(`(?s)beginbfrange(.*?)endbfrange`)
+	cmapToken  = regexp.MustCompile(`<[0-9A-Fa-f\s]*>|\[[^\]]*\]`)
+)
 
 func indexByte(s string, b byte) int {
 	for i := 0; i < len(s); i++ {

@@ -44,3 +44,26 @@ func TestPDFLigaturesReadAsTheirLetters(t *testing.T) {
 		})
 	}
 }
+
+// fpdf maps every two-byte code to the same text ("<0000> <FFFF> <0000>"), a range the PDF
+// library reads by the last byte only: "≤" (U+2264) came out "d".
+func TestAWideToUnicodeRangeReadsWholeCodes(t *testing.T) {
+	r := wideRange{lo: 0x0000, hi: 0xffff, dst: 0x0000}
+	for code, want := range map[string]string{"\x22\x64": "≤", "\x20\x22": "•", "\x00\xfc": "ü", "\x00A": "A"} {
+		truncated := string(rune(code[1]))
+		got, ok := r.decode(code, truncated)
+		if code[0] == 0 {
+			if ok && got != want {
+				t.Errorf("%q: %q", code, got)
+			}
+			continue
+		}
+		if !ok || got != want {
+			t.Errorf("%q reads %q (%v), want %q", code, got, ok, want)
+		}
+	}
+	// A code the library read otherwise (a bfchar of its own) keeps the library's text.
+	if _, ok := r.decode("\x22\x64", "≦"); ok {
+		t.Error("the library's own reading was replaced")
+	}
+}
