@@ -86,7 +86,7 @@ func (fixture) GoesOn(context.Context, string) bool                           { 
 func (fixture) History(context.Context, string, int64) ([]service.RunEvent, error) {
 	return nil, nil
 }
-func (fixture) ExportReport(string, string) (string, error) { return "", nil }
+func (fixture) Export(context.Context, string, string, string) (string, error) { return "", nil }
 func (fixture) Collections(context.Context) ([]kb.CollectionInfo, error) {
 	return []kb.CollectionInfo{{Name: "standards", Documents: 3, Chunks: 41, Embedder: "builtin:hash-v1:512"},
 		{Name: "suppliers", Documents: 10, Chunks: 38, Embedder: "builtin:hash-v1:512"}}, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -126,9 +127,19 @@ func (a *app) gasQueryCommand() *cobra.Command {
 func (a *app) gasExportCommand() *cobra.Command {
 	var table string
 	cmd := cli.Checked(&cobra.Command{
-		Use:  "export FILE.xlsx",
+		Use:  "export FILE",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// .xlsx is the table to work on; the other formats are a summary to hand on.
+			if format := strings.TrimPrefix(strings.ToLower(filepath.Ext(args[0])), "."); format != "xlsx" {
+				return call(a, func(e *env) (map[string]any, error) {
+					path, err := e.Gas().ExportSummary(cmd.Context(), table, format, args[0])
+					return map[string]any{"format": format, "path": path}, gasErr(err)
+				}, func(w io.Writer, out map[string]any) error {
+					_, err := fmt.Fprintf(w, "Exported the table's summary (%s) to %s.\n", format, cli.Line(out["path"].(string)))
+					return err
+				})
+			}
 			return call(a, func(e *env) (service.GasExport, error) {
 				out, err := e.Gas().Export(cmd.Context(), table, args[0])
 				return out, gasErr(err)
@@ -137,7 +148,7 @@ func (a *app) gasExportCommand() *cobra.Command {
 				return err
 			})
 		},
-	}, cli.Extension(0, "FILE", ".xlsx"))
+	}, cli.Extension(0, "FILE", ".xlsx", ".docx", ".odt", ".pdf", ".html", ".md"))
 	cmd.Flags().StringVar(&table, "table", "", "the gas table (default: the only one)")
 	return cmd
 }

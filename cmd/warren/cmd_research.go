@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -111,7 +113,52 @@ func (a *app) researchCommand() *cobra.Command {
 	f.IntVar(&iterations, "iterations", 3, "most rounds of questions, 1 or more")
 	f.StringVar(&resume, "resume", "", "go on with a saved run")
 	f.StringVarP(&out, "out", "o", "", "write the report here (default exports/research-RUN.md)")
+	cmd.AddCommand(a.researchExportCommand())
 	return cmd
+}
+
+// researchExportCommand is `warren research export RUN`: a finished run's report as a
+// document for readers without warren.
+func (a *app) researchExportCommand() *cobra.Command {
+	var format, out string
+	formats := service.ReportFormats()
+	cmd := cli.Checked(&cobra.Command{
+		Use:  "export RUN",
+		Args: cobra.ExactArgs(1),
+		RunE: a.serviceRun(func(ctx context.Context, e *env, args []string) error {
+			start := time.Now()
+			path, err := e.Research().Export(ctx, args[0], format, out)
+			if err != nil {
+				return err
+			}
+			size := int64(-1)
+			if fi, err := os.Stat(path); err == nil {
+				size = fi.Size()
+			}
+			return a.output(map[string]any{"run": args[0], "format": format, "path": path, "bytes": size}, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "Report of run %s written to %s (%s, %s, %s).\n", cli.Line(args[0]), cli.Line(path), format,
+					humanBytes(size), time.Since(start).Round(time.Millisecond))
+				return err
+			})
+		}),
+	}, cli.Text(0, "RUN", runAllowed), cli.OneOf("format", &format, formats...))
+	f := cmd.Flags()
+	f.StringVarP(&format, "format", "f", "md", "the file format: "+strings.Join(formats, ", "))
+	f.StringVarP(&out, "out", "o", "", "write the document here (default exports/research-RUN.FORMAT)")
+	return cmd
+}
+
+// humanBytes writes a file size for a reader: "12.3 kB".
+func humanBytes(n int64) string {
+	switch {
+	case n < 0:
+		return "size unknown"
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
 // readQuestion reads the question of `warren research -` from stdin: all of it, trimmed.

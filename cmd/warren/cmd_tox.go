@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ import (
 func (a *app) toxCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "tox"}
 	cmd.AddCommand(a.toxImportCommand(), a.toxListCommand(), a.toxShowCommand(), a.toxHistoryCommand(),
-		a.toxDiffCommand(), a.toxRollbackCommand())
+		a.toxDiffCommand(), a.toxRollbackCommand(), a.toxExportCommand())
 	cmd.AddCommand(a.toxEditCommand(), a.toxBatchCommand(), a.toxApproveCommand())
 	return cmd
 }
@@ -187,5 +188,27 @@ func (a *app) toxRollbackCommand() *cobra.Command {
 	}))
 	cmd.Flags().IntVar(&to, "to", 0, "the version to restore (required)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "roll back without asking")
+	return cmd
+}
+
+// toxExportCommand is `warren tox export INCI`: the profile's latest version as a document.
+func (a *app) toxExportCommand() *cobra.Command {
+	var format, out string
+	formats := service.ReportFormats()
+	cmd := cli.Checked(&cobra.Command{
+		Use:  "export INCI",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return call(a, func(e *env) (map[string]any, error) {
+				path, err := e.Tox().Export(cmd.Context(), args[0], format, out)
+				return map[string]any{"inci": args[0], "format": format, "path": path}, err
+			}, func(w io.Writer, res map[string]any) error {
+				_, err := fmt.Fprintf(w, "Exported the profile of %s (%s) to %s.\n", cli.Line(args[0]), format, cli.Line(res["path"].(string)))
+				return err
+			})
+		},
+	}, cli.Text(0, "INCI", inciAllowed), cli.OneOf("format", &format, formats...))
+	cmd.Flags().StringVarP(&format, "format", "f", "docx", "the file format: "+strings.Join(formats, ", "))
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the document here (default exports/tox-INCI.FORMAT)")
 	return cmd
 }

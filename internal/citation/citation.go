@@ -33,6 +33,16 @@ func Numbers(text string) []int {
 	return out
 }
 
+// Locate returns where the citations of text are, as [start, end) byte offsets of the whole
+// bracket: a document writer links each where it stands.
+func Locate(text string) [][2]int {
+	var out [][2]int
+	for _, m := range pattern.FindAllStringIndex(text, -1) {
+		out = append(out, [2]int{m[0], m[1]})
+	}
+	return out
+}
+
 // Rewrite replaces each citation of text with what f returns for its numbers (ranges
 // expanded); f returning "" removes the citation.
 func Rewrite(text string, f func(numbers []int) string) string {

@@ -104,3 +104,15 @@ func seq(a, b int) []int {
 	}
 	return out
 }
+
+func TestLocateFindsEachBracket(t *testing.T) {
+	text := "Silan ist pyrophor [1]; siehe [2, 5] und [4–6], nicht [x]."
+	got := Locate(text)
+	var cited []string
+	for _, at := range got {
+		cited = append(cited, text[at[0]:at[1]])
+	}
+	if want := []string{"[1]", "[2, 5]", "[4–6]"}; !slices.Equal(cited, want) {
+		t.Errorf("Locate found %q, want %q", cited, want)
+	}
+}

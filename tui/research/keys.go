@@ -150,6 +150,9 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return r.planKey(k)
 	case viewReport:
+		if r.exportPick {
+			return r.exportKey(k)
+		}
 		switch k {
 		case "n", "]":
 			if !r.report.nextCitation(1) {
@@ -173,7 +176,7 @@ func (r *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return setStatus(fmt.Sprintf("citation [%d] names no source of this report", n), false)
 		case "x":
-			return r.export()
+			return r.openExport()
 		case "t":
 			r.view = viewTree
 		case "c":
@@ -405,6 +408,9 @@ func (r *Model) Keys() keyMap {
 		if len(r.plan) <= 1 {
 			short[4] = disabled("d", "delete (the plan needs a task)")
 		}
+	case r.view == viewReport && r.exportPick:
+		short = []keyBinding{bind("m", "Markdown"), bind("d", "DOCX"), bind("o", "ODT"), bind("p", "PDF"), bind("h", "HTML"),
+			bind("←/→", "choose", "left", "right"), bind("enter", "export"), bind("esc", "cancel")}
 	case r.view == viewReport:
 		short = []keyBinding{bind("n/N", "citation", "n", "N"), bind("enter", "open source"), bind("c", "copy"), bind("x", "export"),
 			bind("esc", "run view"), bind("t", "tree"), bind("↑/↓", "scroll", "up", "down")}
@@ -419,9 +425,9 @@ func (r *Model) Keys() keyMap {
 		short = []keyBinding{bind("esc", "back"), bind("c", "copy with its source")}
 	}
 	full := [][]keyBinding{short}
-	if r.view == viewReport {
+	if r.view == viewReport && !r.exportPick {
 		full = [][]keyBinding{{bind("n/N", "next/previous citation", "n", "N"), bind("enter", "open the cited passage"),
-			bind("c", "copy the selected citation, or the report as Markdown (OSC 52)"), bind("x", "export Markdown to exports/")},
+			bind("c", "copy the selected citation, or the report as Markdown (OSC 52)"), bind("x", "export to exports/: m Markdown, d DOCX, o ODT, p PDF, h HTML")},
 			{bind("esc", "back to the run view"), bind("t", "reference tree"), bind("↑/↓ pgup/pgdown", "scroll"), bind("g/G", "top/bottom")}}
 	}
 	return keyMap{Short: short, Full: full}

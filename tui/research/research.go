@@ -74,8 +74,8 @@ type (
 		err   error
 	}
 	exportedMsg struct {
-		path string
-		err  error
+		path, format string
+		err          error
 	}
 )
 
@@ -127,6 +127,9 @@ type Model struct {
 	runsCur int
 	passage *chunk.Chunk
 	back    researchView
+
+	exportPick bool // the export chooser is open over the report
+	exportCur  int  // the format it offers (exportFormats)
 
 	before       *shown       // what was shown before the call in flight, for a refusal to restore
 	sessionsBack researchView // where esc leaves the sessions list for
@@ -440,7 +443,7 @@ func (r *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return setStatus("couldn't export the report: "+msg.err.Error(), true)
 		}
-		return setStatus("report exported: "+exportShort(msg.path), false)
+		return setStatus("report exported: "+exportShort(msg.path)+" ("+msg.format+")", false)
 	case reportRenderedMsg:
 		r.report.took(msg)
 		return nil
@@ -694,17 +697,6 @@ func (r *Model) openPassage(id string, back researchView) tea.Cmd {
 			return passageMsg{err: err}
 		}
 		return passageMsg{chunk: chunks[0], back: back}
-	}
-}
-
-func (r *Model) export() tea.Cmd {
-	if r.state == nil || r.state.Report == "" {
-		return setStatus("no report to export yet", false)
-	}
-	run, md := r.run, service.ResearchReport(r.state)
-	return func() tea.Msg {
-		path, err := r.be.ExportReport(run, md)
-		return exportedMsg{path: path, err: err}
 	}
 }
 

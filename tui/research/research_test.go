@@ -46,7 +46,9 @@ func (stub) GoesOn(context.Context, string) bool                           { ret
 func (stub) History(context.Context, string, int64) ([]service.RunEvent, error) {
 	return nil, nil
 }
-func (stub) ExportReport(string, string) (string, error)             { return "", nil }
+func (stub) Export(_ context.Context, run, format, _ string) (string, error) {
+	return "exports/research-" + run + "." + format, nil
+}
 func (stub) Chunks(context.Context, []string) ([]chunk.Chunk, error) { return nil, nil }
 
 // blocking runs until it is cancelled, like a slow model.

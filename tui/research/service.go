@@ -40,7 +40,9 @@ type Desk interface {
 	History(ctx context.Context, run string, seq int64) ([]service.RunEvent, error)
 	RunState(ctx context.Context, run string) (service.RunCheckpoint, *service.ResearchState, error)
 	Ledger(ctx context.Context, run string) ([]service.LedgerEntry, error)
-	ExportReport(run, markdown string) (string, error)
+	// Export writes a finished run's report into the exports folder as md, docx, odt, pdf or
+	// html and says where (exports/NAME to a served analyst).
+	Export(ctx context.Context, run, format, out string) (string, error)
 }
 
 // Jobs is the part of the jobs desk (service.Jobs) the tab uses.

@@ -37,6 +37,9 @@ func (r *Model) View() string {
 	case viewPlan:
 		return r.withBanner(r.planView())
 	case viewReport:
+		if r.exportPick {
+			return truncate(r.exportChooser(), r.width) + "\n" + r.report.view()
+		}
 		return r.st.Title.Render("Report") + r.st.Subtle.Render(fmt.Sprintf("  run %s", r.run)) + "\n" + r.report.view()
 	case viewTree:
 		return r.st.Title.Render("Rabbit-hole tree") + r.st.Subtle.Render("  tasks → chunks → references") + "\n" + r.tree.view(r.st)
