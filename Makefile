@@ -37,7 +37,7 @@ e2e-tui: ## drive the real workbench in tmux against the scripted model server
 e2e-serve: ## drive warren serve with the real ssh client in tmux
 	bash scripts/e2e-serve.sh
 
-e2e-docs: ## read what LibreOffice writes and what a scanner gives (installs LibreOffice, Tesseract, Poppler from Debian)
+e2e-docs: ## read what LibreOffice writes and what a scanner gives; exported reports read back (installs LibreOffice, Tesseract, Poppler from Debian)
 	bash scripts/e2e-docs.sh
 
 e2e-weaviate: ## the Weaviate backend against real servers (built once from its Go module): one node, then three

@@ -5,6 +5,10 @@
 # (HTML and flat OpenDocument), has LibreOffice write them as DOCX, ODT, PPTX, ODP, XLSX, ODS and
 # PDF, renders PDF pages to 300 dpi images and back into image-only PDFs, ingests everything
 # with the real binary and checks what `warren search` finds, where, and how well OCR read it.
+# It also exports a German and an English research report as DOCX, ODT, HTML and PDF with
+# `warren research export`, has LibreOffice open each DOCX, ODT and HTML and print it to PDF, and
+# reads every PDF (warren's own too) back with pdftotext: every citation number, document name,
+# page and quoted passage must be there, umlauts and symbols intact.
 # The OCR tests of kb/load run too, with OCR required rather than skipped.
 #
 #   WARREN_E2E_DOCS_BENCH=1  also measure documents per second per format and OCR pages per minute
@@ -17,7 +21,7 @@ command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 for lang in deu eng; do
 	[ -n "$(ls /usr/share/tesseract-ocr/*/tessdata/$lang.traineddata 2>/dev/null)" ] || missing+=(tesseract-ocr-$lang)
 done
-command -v pdftoppm >/dev/null || missing+=(poppler-utils)
+command -v pdftoppm >/dev/null && command -v pdftotext >/dev/null || missing+=(poppler-utils)
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "e2e-docs: installing ${missing[*]} from Debian"
 	sudo=""

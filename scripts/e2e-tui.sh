@@ -380,6 +380,7 @@ expect "warren exited"
 t kill-session -t truth
 
 # ---- issue 26, item 8: the export path is said whole at 80x24 ----
+# ---- issue 31: x offers the formats (enter takes Markdown, d DOCX, p PDF), all at 80x24 ----
 start export 80 24 "$fast"
 expect "Research question"
 keys C-o
@@ -387,8 +388,27 @@ expect " steps "
 keys Enter
 expect "Report  run"
 keys x
+expect "Export as"
+expect "h HTML"
+help_fits
+keys Enter
 expect "report exported: "
-expect ".md"
+expect ".md (md)"
+keys x
+keys d
+expect ".docx (docx)"
+keys x
+keys p
+expect ".pdf (pdf)"
+keys x
+keys Escape
+expect "not exported"
+expect "Report  run"
+docx=("$ws"/exports/research-*.docx) pdf=("$ws"/exports/research-*.pdf)
+[ "$(head -c 2 "${docx[0]}")" = PK ] || fail "the DOCX export is no zip: ${docx[0]}"
+ok
+[ "$(head -c 5 "${pdf[0]}")" = "%PDF-" ] || fail "the PDF export is no PDF: ${pdf[0]}"
+ok
 t kill-session -t export
 
 # ---- issue 26, item 10: while a fill runs the header says so, not "no run"; esc cancels it ----
