@@ -28,7 +28,8 @@ type Migration struct {
 var metaMigration = Migration{Version: 1, Name: "meta", SQL: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`}
 
 // Migrations are the knowledge base's own schema steps (versions below 10).
-var Migrations = []Migration{metaMigration, knowledgeBaseMigration, lexicalStatsMigration, lexicalStampMigration, pagesMigration, fileStampMigration}
+var Migrations = []Migration{metaMigration, knowledgeBaseMigration, lexicalStatsMigration, lexicalStampMigration, pagesMigration, fileStampMigration,
+	indexVersionMigration}
 
 // checkMigrations refuses a list that is not in strictly ascending version order: a version
 // given twice is two packages claiming the same step.

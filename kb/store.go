@@ -468,6 +468,9 @@ func newDocWriter(ctx context.Context, tx *sql.Tx) (*docWriter, error) {
 	if err := ensureLexicalStats(ctx, tx); err != nil {
 		return nil, err
 	}
+	if err := stampIndexVersion(ctx, tx); err != nil {
+		return nil, err
+	}
 	var w docWriter
 	var err error
 	if w.doc, err = tx.PrepareContext(ctx, `INSERT INTO documents (id, collection, title, source, format, language, hash, meta, chunks, ingested_at, size, mtime)
@@ -512,7 +515,7 @@ func (w *docWriter) insert(ctx context.Context, doc *load.Document, chunks []chu
 			return fmt.Errorf("couldn't store chunk %s: %w", c.ID, err)
 		}
 		rowid, _ := res.LastInsertId()
-		heading, body := lexical.IndexedTerms(c, doc.Language)
+		heading, body := IndexedTerms(c, doc)
 		if _, err := w.terms.ExecContext(ctx, rowid, heading, body, strings.Join(lexical.ScopeTokens(c), " ")); err != nil {
 			return fmt.Errorf("couldn't index chunk %s: %w", c.ID, err)
 		}

@@ -26,6 +26,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Owner names the analyst on whose behalf jobs are started (the account, or the SSH user).
 	Owner string
+	// Reindexing hears how far the re-index has come that opening a workspace indexed by an
+	// older warren runs first (kb.IndexVersion): passages done of all. nil: it is logged only.
+	Reindexing func(done, total int)
 }
 
 // Service is an open workspace with everything its use cases need. Its workspace, stores,
@@ -81,6 +84,10 @@ func OpenWorkspace(ws *kb.Workspace, opts Options) (*Service, error) {
 	}
 	store, err := OpenBackend(context.Background(), ws)
 	if err != nil {
+		return nil, err
+	}
+	if err := reindex(store, log, opts.Reindexing); err != nil {
+		closeBackend(store)
 		return nil, err
 	}
 	j, err := jobs.New(context.Background(), ws.DB)
@@ -186,3 +193,25 @@ func (s *Service) KeepLedger(ctx context.Context, run string, entries ...llm.Led
 
 // QueryLedgerRun names the ledger run of one plain-language table question.
 func QueryLedgerRun() string { return agent.NewRunID("query-") }
+
+// reindexer is a backend whose lexical index may be older than this build (kb.IndexVersion).
+type reindexer interface {
+	Reindex(ctx context.Context, progress func(done, total int)) (int, error)
+}
+
+// reindex brings an index written by an older warren up to date before anything searches it:
+// never a search on a stale index. A failure changes nothing, and the next open tries again.
+func reindex(store kb.Backend, log *slog.Logger, progress func(done, total int)) error {
+	r, ok := store.(reindexer)
+	if !ok {
+		return nil
+	}
+	n, err := r.Reindex(context.Background(), progress)
+	if err != nil {
+		return fmt.Errorf("couldn't re-index the knowledge base for this version of warren: %w; nothing was changed, and the next start tries again", err)
+	}
+	if n > 0 {
+		log.Info("re-indexed the knowledge base for this version of warren", "passages", n, "index_version", kb.IndexVersion)
+	}
+	return nil
+}

@@ -324,7 +324,10 @@ func (f *Filler) ground(ctx context.Context, call llm.Call, row *gas.Row) (ident
 		return id, err
 	}
 	if id.cas == "" {
-		found := map[string]bool{}
+		// A bare "CAS No.:" line is the substance's its own heading names; one whose heading
+		// names it only through a parent ("Boron Trifluoride and Germane" over "Boron
+		// trifluoride") counts only when no passage gives a number so plainly.
+		found, byParent := map[string]bool{}, map[string]bool{}
 		for _, r := range results {
 			if !id.namedIn(r.Heading + "\n" + r.SectionPath + "\n" + r.Text) {
 				continue
@@ -334,11 +337,16 @@ func (f *Filler) ground(ctx context.Context, call llm.Call, row *gas.Row) (ident
 				case attributedToUs:
 					found[cas] = true
 				case attributedByLabel:
-					if id.namedIn(r.Heading + "\n" + r.SectionPath) {
+					if id.namedIn(r.Heading) {
 						found[cas] = true
+					} else if id.namedIn(r.SectionPath) {
+						byParent[cas] = true
 					}
 				}
 			}
+		}
+		if len(found) == 0 {
+			found = byParent
 		}
 		if len(found) != 1 {
 			id.why = "the row has no CAS number and the knowledge base gives none for this name"

@@ -19,6 +19,7 @@ func TestAllListsEveryStepOnceInAscendingOrder(t *testing.T) {
 		{Version: 4, Name: "lexical stamp"},
 		{Version: 5, Name: "chunks name their page"},
 		{Version: 6, Name: "documents keep their file's size and time"},
+		{Version: 7, Name: "lexical index version"},
 		{Version: 10, Name: "runs and checkpoints"},
 		{Version: 11, Name: "ledger and call journal"},
 		{Version: 12, Name: "ledger names the host"},

@@ -133,7 +133,7 @@ func (b *Backend) planBatch(writes []kb.DocumentWrite, targets []collectionObjec
 		order := b.nextOrder()
 		terms := make([][2]string, len(w.Chunks))
 		for i, c := range w.Chunks {
-			heading, body := lexical.IndexedTerms(c, doc.Language)
+			heading, body := kb.IndexedTerms(c, doc)
 			terms[i] = [2]string{heading, body}
 			props := chunkObjectProperties(c)
 			props["ingest_order"] = float64(order + int64(c.Seq))
