@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,5 +201,24 @@ func TestParseSince(t *testing.T) {
 	}
 	if _, err := ParseSince("yesterday", now); err == nil {
 		t.Error("yesterday was read")
+	}
+}
+
+// An ingest of items that name their own collections (a registry's) is in the trail under
+// all of them, not under the default collection it did not touch.
+func TestAnIngestOfManyCollectionsNamesThemAll(t *testing.T) {
+	s := openService(t)
+	dir := t.TempDir()
+	var items []kb.Item
+	for _, c := range []string{"sds", "permits"} {
+		p := filepath.Join(dir, c+".md")
+		os.WriteFile(p, []byte("# "+c+"\n\nSome text.\n"), 0o644)
+		items = append(items, kb.Item{Path: p, ID: c + ".md", Collection: c})
+	}
+	if _, err := s.Knowledge().Ingest(context.Background(), items, IngestOptions{Collection: "general"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := only(t, trail(t, s, audit.Filter{}), audit.ActionIngest); e.Target != "sds,permits" {
+		t.Errorf("the ingest's target: %q", e.Target)
 	}
 }

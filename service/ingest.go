@@ -71,7 +71,12 @@ func (k *Knowledge) Ingest(ctx context.Context, items []kb.Item, opts IngestOpti
 			d["ingested"], d["unchanged"], d["skipped"], d["failed"], d["chunks"], d["canceled"] =
 				rep.Ingested, rep.Unchanged, rep.Skipped, rep.Failed, rep.Chunks, rep.Canceled
 		}
-		k.s.record(ctx, audit.ActionIngest, opts.Collection, d, err)
+		// A registry's items name their own collections: the entry names them all.
+		target := opts.Collection
+		if len(items) > 0 {
+			target = strings.Join(itemCollections(items, ""), ",")
+		}
+		k.s.record(ctx, audit.ActionIngest, target, d, err)
 	}()
 	return k.ingest(ctx, items, opts)
 }
