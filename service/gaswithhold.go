@@ -21,30 +21,43 @@ const withheldSource = "(withheld: the source is in "
 // analyst may not read: its document, section, passage and page, and the excerpt, which says
 // why instead. An admin, and the account outside serve, see every source.
 func (s *Service) withholdSources(ctx context.Context, t *gas.Table) error {
-	if s.isAdmin() {
-		return nil
-	}
-	level, err := s.levels(ctx)
-	if err != nil {
+	withhold, err := s.sourceWithholder(ctx)
+	if err != nil || withhold == nil {
 		return err
 	}
-	collections := map[string]string{}
 	for _, r := range t.Rows {
 		for field, c := range r.Cells {
-			if c.SourceDoc == "" {
-				continue
-			}
-			col, ok := collections[c.SourceDoc]
-			if !ok {
-				d, _, _ := s.store.Document(ctx, c.SourceDoc)
-				col, collections[c.SourceDoc] = d.Collection, d.Collection
-			}
-			if col != "" && !level(col).Allows(grants.Read) {
-				r.Cells[field] = withheldCell(c, col)
-			}
+			r.Cells[field] = withhold(c)
 		}
 	}
 	return nil
+}
+
+// sourceWithholder is the rule withholdSources applies, cell by cell (each document's
+// collection looked up once); nil for a view that sees every source.
+func (s *Service) sourceWithholder(ctx context.Context) (func(gas.Cell) gas.Cell, error) {
+	if s.isAdmin() {
+		return nil, nil
+	}
+	level, err := s.levels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	collections := map[string]string{}
+	return func(c gas.Cell) gas.Cell {
+		if c.SourceDoc == "" {
+			return c
+		}
+		col, ok := collections[c.SourceDoc]
+		if !ok {
+			d, _, _ := s.store.Document(ctx, c.SourceDoc)
+			col, collections[c.SourceDoc] = d.Collection, d.Collection
+		}
+		if col != "" && !level(col).Allows(grants.Read) {
+			return withheldCell(c, col)
+		}
+		return c
+	}, nil
 }
 
 func withheldCell(c gas.Cell, collection string) gas.Cell {
@@ -105,28 +118,22 @@ func (s *Service) fillSink(ctx context.Context, sink agent.Sink) agent.Sink {
 	}
 }
 
-// withholdFillState is a fill's state with the cells of its changes passed through
-// withholdSources; a state that can't be read is dropped rather than passed on whole.
+// withholdFillState is a fill's state with the cells of its changes withheld as
+// withholdSources withholds a table's; a state that can't be read is dropped rather than
+// passed on whole.
 func (s *Service) withholdFillState(ctx context.Context, raw json.RawMessage) json.RawMessage {
 	var st gasfill.State
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return nil
 	}
-	// The changed cells, as rows of a table, so that one rule withholds them everywhere.
-	t := &gas.Table{}
-	for ri := range st.Results {
-		for _, ch := range st.Results[ri].Changes {
-			t.Rows = append(t.Rows, &gas.Row{ID: len(t.Rows), Cells: map[string]gas.Cell{"before": ch.Before, "after": ch.After}})
-		}
-	}
-	if err := s.withholdSources(ctx, t); err != nil {
+	withhold, err := s.sourceWithholder(ctx)
+	if err != nil {
 		return nil
 	}
-	i := 0
 	for ri := range st.Results {
 		for ci := range st.Results[ri].Changes {
-			st.Results[ri].Changes[ci].Before, st.Results[ri].Changes[ci].After = t.Rows[i].Cells["before"], t.Rows[i].Cells["after"]
-			i++
+			ch := &st.Results[ri].Changes[ci]
+			ch.Before, ch.After = withhold(ch.Before), withhold(ch.After)
 		}
 	}
 	out, err := json.Marshal(st)
