@@ -145,6 +145,7 @@ type Manager struct {
 	wg       sync.WaitGroup
 	perOwner int  // live jobs one owner may have at once; 0: no limit
 	stopping bool // Shutdown: jobs it stops are interrupted, to be resumed by the next process
+	closed   bool // Close: no job starts afterwards
 
 	log2db *eventLog // the events on their way to warren.db
 
@@ -262,7 +263,7 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 		j.mu.Unlock()
 		return Job{}, nil, fmt.Errorf("%w: %s", ErrJobRunning, id)
 	}
-	if j.stopping {
+	if j.stopping || j.closed {
 		j.mu.Unlock()
 		return Job{}, nil, errors.New("warren is shutting down: start it again once the server is back")
 	}
@@ -289,16 +290,18 @@ func (j *Manager) start(ctx context.Context, id, kind, owner, title string, work
 		sub.push(Event{Seq: lastSeq, Job: job})
 	}
 	j.live[id] = lj
+	// Counted while the lock is held, so that Close either waits for this job or refuses it.
+	j.wg.Add(1)
 	j.mu.Unlock()
 	if err := j.record(ctx, job); err != nil {
 		j.mu.Lock()
 		delete(j.live, id)
 		j.mu.Unlock()
 		cancel()
+		j.wg.Done()
 		return Job{}, nil, err
 	}
 	em := &Emitter{jobs: j, id: id}
-	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
 		defer cancel()
@@ -561,6 +564,7 @@ func (j *Manager) Wait(ctx context.Context, id string) error {
 // Close cancels every running job and waits for them to end.
 func (j *Manager) Close() {
 	j.mu.Lock()
+	j.closed = true
 	for _, lj := range j.live {
 		lj.cancel()
 	}

@@ -192,6 +192,55 @@ func TestShutdownLeavesJobsInterruptedAndStartsNoMore(t *testing.T) {
 	}
 }
 
+// A job that starts while a shutdown begins is waited for: Shutdown never returns with it
+// still running (found by the race detector in CI). The job's record is held up by another
+// writer, so that the shutdown comes between the job being taken on and its record.
+func TestAShutdownWaitsForAJobItMetWhileStarting(t *testing.T) {
+	jobs, db := openJobs(t)
+	ctx := context.Background()
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	if _, err := writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	blockUntilCancelled := func(ctx context.Context, em *Emitter) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	startErr := make(chan error, 1)
+	go func() {
+		_, err := jobs.Start(ctx, "run-1", KindResearch, "ana", "run", blockUntilCancelled)
+		startErr <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if got, _ := jobs.Get(ctx, "run-1"); got.State == JobRunning {
+			break // taken on, its record waiting for the writer
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job was never taken on")
+		}
+	}
+	shutDown := make(chan struct{})
+	go func() {
+		jobs.Shutdown()
+		close(shutDown)
+	}()
+	time.Sleep(50 * time.Millisecond) // the shutdown reaches its wait for the jobs
+	if _, err := writer.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-startErr; err != nil {
+		t.Fatalf("the job taken on before the shutdown was refused: %v", err)
+	}
+	<-shutDown
+	if got, _ := jobs.Get(ctx, "run-1"); got.State != JobInterrupted {
+		t.Fatalf("the job is %q after the shutdown returned, want interrupted", got.State)
+	}
+}
+
 func TestTheLimitPerOwnerCountsOnlyTheirRunningJobs(t *testing.T) {
 	jobs, _ := openJobs(t)
 	ctx := context.Background()
