@@ -5,6 +5,7 @@ GO        ?= go
 BIN       := bin/warren
 WORKSPACE ?= .warren
 FUZZTIME  ?= 60s
+IR        ?= ../shared/data/ir
 VERSION   := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 
@@ -44,9 +45,13 @@ e2e-weaviate: ## the Weaviate backend against real servers (built once from its 
 	bash scripts/e2e-weaviate.sh
 
 # Every performance figure of docs/benchmarks.md comes from one run of this target (about 14 minutes on
-# 2 cores), except the million-vector figures of bench-1m. Benchmarks that talk to a model use
-# scripted servers that answer as a real Ollama does: one request per slot at a time, 200 ms each.
-bench: ## run the benchmarks, each group as docs/benchmarks.md reports it (about 14 minutes)
+# 2 cores), except the million-vector figures of bench-1m; it starts with the retrieval quality of
+# docs/retrieval.md (Quality today) on the test collections in $(IR). Benchmarks that talk to a model
+# use scripted servers that answer as a real Ollama does: one request per slot at a time, 200 ms each.
+bench: build ## run the benchmarks, each group as docs/benchmarks.md reports it, and the retrieval evaluations of docs/retrieval.md (about 14 minutes)
+	$(BIN) eval ir --format cranfield --docs $(IR)/cranfield/cran.all.1400 --queries $(IR)/cranfield/cran.qry --qrels $(IR)/cranfield/cranqrel --keep-source-papers
+	$(BIN) eval ir --format cisi --docs $(IR)/cisi/CISI.ALL --queries $(IR)/cisi/CISI.QRY --qrels $(IR)/cisi/CISI.REL
+	$(BIN) eval ir --format cacm --docs $(IR)/cacm/doc-text.trec --queries $(IR)/cacm/query-text.trec --qrels $(IR)/cacm/qrels
 	$(GO) test -run '^$$' -bench 'Structured|Embed' -benchmem ./llm/
 	$(GO) test -run '^$$' -bench GatewayThroughput -benchtime 5x ./llm/
 	$(GO) test -run '^$$' -bench 'Open|Dense|Halves|IngestCorpus' -benchtime 100x -timeout 30m ./kb/

@@ -112,15 +112,19 @@ type KB struct {
 
 	// Lexical ranking (BM25 and pseudo-relevance feedback)
 	BM25K1        float64
-	BM25B         float64
+	BM25B         float64 // AutoB: derived from the chunks' lengths
 	HeadingWeight float64 // a heading term counts as this many body terms
 	FeedbackDocs  int     // best chunks whose terms expand a query; 0: no feedback
 	FeedbackTerms int     // terms they lend
+	Proximity     float64 // weight of neighbouring query words close together in a chunk
 	DenseWeight   float64 // the dense ranking's share in hybrid search over a model's vectors
 
 	Backend  string // where the knowledge base lives: embedded (warren.db) or weaviate
 	Weaviate Weaviate
 }
+
+// AutoB as kb.bm25_b derives BM25's b from the chunks' lengths.
+const AutoB = -1.0
 
 // Weaviate is the server of the knowledge base when KB.Backend is "weaviate". Its API key
 // comes from the environment only (WARREN_WEAVIATE_API_KEY), never from a file.
@@ -169,7 +173,7 @@ func Default() *Config {
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
 			OCR: "auto", OCRLanguages: "deu+eng", ConvertTimeout: 2 * time.Minute,
-			BM25K1: 1.2, BM25B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30, DenseWeight: 0.1,
+			BM25K1: 2, BM25B: AutoB, HeadingWeight: 2, FeedbackDocs: 5, FeedbackTerms: 30, Proximity: 0.2, DenseWeight: 0.1,
 			Backend: "embedded", Weaviate: Weaviate{ClassPrefix: "Warren"}},
 		Budgets: Budgets{
 			ModelCalls:      300,

@@ -97,6 +97,8 @@ func TestInvalidValuesNameKeyValueAndAllowed(t *testing.T) {
 		{"empty chat model", Sources{Env: []string{"WARREN_MODELS_CHAT_MODEL="}}, "models.chat.model", ""},
 		{"negative concurrency", Sources{File: writeFile(t, "[ollama]\nmax_concurrency = 0\n")}, "ollama.max_concurrency", "0"},
 		{"threshold above one", Sources{Env: []string{"WARREN_THRESHOLDS_RELEVANCE=1.5"}}, "thresholds.relevance", "1.5"},
+		{"b above one", Sources{Env: []string{"WARREN_KB_BM25_B=1.5"}}, "kb.bm25_b", "1.5"},
+		{"b neither a number nor auto", Sources{File: writeFile(t, "[kb]\nbm25_b = \"automatic\"\n")}, "kb.bm25_b", "automatic"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,5 +180,26 @@ func TestDurationsParse(t *testing.T) {
 	}
 	if c.Chat.KeepAlive != 30*time.Minute || c.Budgets.RunTime != 2*time.Hour {
 		t.Errorf("got keep_alive %v run_time %v", c.Chat.KeepAlive, c.Budgets.RunTime)
+	}
+}
+
+// kb.bm25_b is auto (b from the chunks' lengths) by default, shown as such, and takes a number
+// from a file or the environment.
+func TestBM25BIsAutoOrANumber(t *testing.T) {
+	c, err := Load(Sources{})
+	if err != nil || c.KB.BM25B != AutoB {
+		t.Fatalf("default b %v, %v", c.KB.BM25B, err)
+	}
+	k, _ := lookupKey("kb.bm25_b")
+	if got := k.get(c); got != "auto" {
+		t.Errorf("shown as %v, want auto", got)
+	}
+	c, err = Load(Sources{File: writeFile(t, "[kb]\nbm25_b = 0.4\n")})
+	if err != nil || c.KB.BM25B != 0.4 || k.get(c) != 0.4 {
+		t.Errorf("b from a file: %v %v", c.KB.BM25B, err)
+	}
+	c, err = Load(Sources{Env: []string{"WARREN_KB_BM25_B=AUTO"}})
+	if err != nil || c.KB.BM25B != AutoB {
+		t.Errorf("auto from the environment: %v %v", c.KB.BM25B, err)
 	}
 }

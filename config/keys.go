@@ -138,14 +138,37 @@ func init() {
 			func(c *Config) *time.Duration { return &c.KB.ConvertTimeout }),
 		floatKey("kb.bm25_k1", "BM25 term-frequency saturation: how much a word's repeats in a chunk add (0: none)", 0, 10,
 			func(c *Config) *float64 { return &c.KB.BM25K1 }),
-		floatKey("kb.bm25_b", "BM25 length normalisation: 0 ignores a chunk's length, 1 divides by it fully", 0, 1,
-			func(c *Config) *float64 { return &c.KB.BM25B }),
+		key{
+			name: "kb.bm25_b", allowed: "a number from 0 to 1, or auto",
+			help: "BM25 length normalisation: 0 ignores a chunk's length, 1 divides by it fully, auto derives it from the chunks' lengths",
+			set: func(c *Config, s string) error {
+				s = strings.ToLower(strings.TrimSpace(s))
+				if s == "auto" {
+					c.KB.BM25B = AutoB
+					return nil
+				}
+				v, err := strconv.ParseFloat(s, 64)
+				if err != nil || v < 0 || v > 1 {
+					return errNotAllowed{}
+				}
+				c.KB.BM25B = v
+				return nil
+			},
+			get: func(c *Config) any {
+				if c.KB.BM25B < 0 {
+					return "auto"
+				}
+				return c.KB.BM25B
+			},
+		},
 		floatKey("kb.heading_weight", "how many body words a word of a chunk's heading or section label counts as", 1, 20,
 			func(c *Config) *float64 { return &c.KB.HeadingWeight }),
 		intKey("kb.feedback_docs", "best chunks of a lexical search whose words expand the query for a second ranking (0: off)", 0, 50,
 			func(c *Config) *int { return &c.KB.FeedbackDocs }),
 		intKey("kb.feedback_terms", "words those chunks add to the query", 1, 200,
 			func(c *Config) *int { return &c.KB.FeedbackTerms }),
+		floatKey("kb.proximity", "how much neighbouring query words found close together in a chunk add to its BM25 score (0: nothing)", 0, 5,
+			func(c *Config) *float64 { return &c.KB.Proximity }),
 		floatKey("kb.dense_weight", "share of the dense ranking in hybrid search over an embedding model's vectors (the built-in embedder's only follow the lexical ranking)", 0.01, 1,
 			func(c *Config) *float64 { return &c.KB.DenseWeight }),
 		key{

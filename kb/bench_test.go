@@ -384,7 +384,8 @@ func BenchmarkDenseQuery100k(b *testing.B) {
 // from warren.db as lexload-ms, from its snapshot as lexsnapshot-ms, the heap it holds with
 // its common terms' postings sorted by impact as lexheap-MB, and the time that sorting took
 // beside the searches after the read as impactsort-ms), and the lexical half is also timed
-// alone as hybrid search asks for it, 40 chunks from a pool of 40 (lexical-p50-ms).
+// alone as hybrid search asks for it, 40 chunks from a pool of 40 (lexical-p50-ms). The
+// candidates whose terms in order proximity read are counted (proximity-read/op).
 // Queries are four content words.
 func BenchmarkHybridQuery100k(b *testing.B) {
 	benchmarkHybrid(b, func(v *vocabulary) string { return v.query(4) }, false, false)
@@ -571,6 +572,13 @@ func benchmarkHybrid(b *testing.B, queryText func(*vocabulary) string, mustPrune
 	if mustPrune && pruned == 0 {
 		b.Fatalf("no query left a common term's postings unread: %+v", lex)
 	}
+	// Proximity reads the candidates' terms in order where two neighbouring query words are
+	// found: the queries of common words always find some.
+	proxRead := lex.ProximityRead - before.ProximityRead
+	if mustPrune && proxRead == 0 {
+		b.Fatalf("no candidate's terms in order were read for proximity: %+v", lex)
+	}
+	b.ReportMetric(float64(proxRead)/float64(n), "proximity-read/op")
 	b.ReportMetric(float64(lex.PostingsRead-before.PostingsRead)/float64(n), "postings/op")
 	b.ReportMetric(float64(pruned)/float64(n), "pruned-terms/op")
 	b.ReportMetric(float64(lex.StoppedInside-before.StoppedInside)/float64(n), "stopped-inside/op")

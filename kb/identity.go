@@ -16,7 +16,9 @@ import (
 //
 //	1: the chunk's section label and heading in the heading field, its text in the body
 //	2: also its document's title and substance names in the heading field
-const IndexVersion = 2
+//	3: German compounds also indexed as their parts, "ae", "oe", "ue" read as umlauts;
+//	   abbreviations of single letters ("e.g.", "U.S.") kept whole (kb/analysis)
+const IndexVersion = 3
 
 // identityKeys are the front-matter keys whose values name what a document is about.
 var identityKeys = []string{"substance", "substances", "synonyms"}

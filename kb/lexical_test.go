@@ -197,15 +197,16 @@ func TestStoreTakesTheLexicalSettingsFromTheConfiguration(t *testing.T) {
 	ws, store := openTestStore(t)
 	d := config.Default().KB
 	if d.BM25K1 != lexical.DefaultBM25K1 || d.BM25B != lexical.DefaultBM25B || d.HeadingWeight != lexical.DefaultHeadingWeight ||
-		d.FeedbackDocs != lexical.DefaultFeedbackDocs || d.FeedbackTerms != lexical.DefaultFeedbackTerms {
+		d.FeedbackDocs != lexical.DefaultFeedbackDocs || d.FeedbackTerms != lexical.DefaultFeedbackTerms ||
+		d.Proximity != lexical.DefaultProximity || config.AutoB != lexical.AutoB {
 		t.Errorf("config defaults %+v differ from kb's", d)
 	}
 	if store.K1 != lexical.DefaultBM25K1 || store.B != lexical.DefaultBM25B || store.FeedbackDocs != lexical.DefaultFeedbackDocs {
 		t.Errorf("store %+v does not start from the defaults", store)
 	}
-	ws.Config.KB.BM25K1, ws.Config.KB.BM25B, ws.Config.KB.FeedbackDocs = 2, 0.3, 0
-	if s := NewStore(ws); s.K1 != 2 || s.B != 0.3 || s.FeedbackDocs != 0 {
-		t.Errorf("store ignores the configuration: k1 %g b %g feedback %d", s.K1, s.B, s.FeedbackDocs)
+	ws.Config.KB.BM25K1, ws.Config.KB.BM25B, ws.Config.KB.FeedbackDocs, ws.Config.KB.Proximity = 1.2, 0.3, 0, 0.5
+	if s := NewStore(ws); s.K1 != 1.2 || s.B != 0.3 || s.FeedbackDocs != 0 || s.Proximity != 0.5 {
+		t.Errorf("store ignores the configuration: k1 %g b %g feedback %d proximity %g", s.K1, s.B, s.FeedbackDocs, s.Proximity)
 	}
 }
 

@@ -18,6 +18,10 @@ func (e embeddedSource) LexicalTotals(ctx context.Context) (lexical.Totals, erro
 	return e.s.lexicalTotalsNow(ctx)
 }
 
+func (e embeddedSource) LengthB(ctx context.Context, p lexical.Params) (float64, error) {
+	return e.s.LexicalLengthB(ctx, p)
+}
+
 func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
 	return e.s.documentFrequencies(ctx, terms)
 }

@@ -14,11 +14,13 @@ import (
 func (s *Store) LexicalStats() lexical.Stats { return s.lexical.Stats() }
 
 // LexicalParamsFrom reads the lexical ranking's settings from a workspace configuration;
-// the postings budget, which has no key, is the default.
+// the postings budget and the target from which b is derived, which have no key, are the
+// defaults.
 func LexicalParamsFrom(c *config.Config) lexical.Params {
 	p := lexical.DefaultParams()
 	p.K1, p.B, p.HeadingWeight = c.KB.BM25K1, c.KB.BM25B, c.KB.HeadingWeight
 	p.FeedbackDocs, p.FeedbackTerms = c.KB.FeedbackDocs, c.KB.FeedbackTerms
+	p.Proximity = c.KB.Proximity
 	return p
 }
 
@@ -99,4 +101,14 @@ func (s *Store) readLexicalIndex(ctx context.Context, token string, size lexical
 		return nil, err
 	}
 	return b.Index(), nil
+}
+
+// LexicalLengthB is the b that p ranks with over the index as it is now (lexical.LengthSource):
+// p.B, or b derived from the chunks' lengths when p.B is below 0.
+func (s *Store) LexicalLengthB(ctx context.Context, p lexical.Params) (float64, error) {
+	ix, err := s.lexicalIndex(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return ix.EffectiveB(p), nil
 }

@@ -22,7 +22,7 @@ import (
 // IREvalOptions describe one retrieval evaluation: the test collection's files and how to
 // index and search it.
 type IREvalOptions struct {
-	Format               string // cranfield, cisi or trec
+	Format               string // cranfield, cisi, cacm or trec
 	Docs, Queries, Qrels string // the collection's files
 	KeepSourcePapers     bool   // cranfield: count each query's -1 judgment as relevant
 	Mode                 retrieval.Mode
@@ -95,6 +95,7 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	}
 	start := time.Now()
 	chunking := load.ChunkOptions{Size: 20_000, Overlap: 0}
+	chunks := 0
 	for from := 0; from < len(coll.Docs); from += evalEmbedWindow {
 		window := make([]*load.Document, 0, evalEmbedWindow)
 		for _, d := range coll.Docs[from:min(from+evalEmbedWindow, len(coll.Docs))] {
@@ -110,9 +111,11 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if _, err := kb.AddDocument(ctx, store, doc, ahead, chunking, nil); err != nil && !strings.Contains(err.Error(), "no text") {
+			n, err := kb.AddDocument(ctx, store, doc, ahead, chunking, nil)
+			if err != nil && !strings.Contains(err.Error(), "no text") {
 				return nil, fmt.Errorf("couldn't index document %s: %w", doc.ID, err)
 			}
+			chunks += n
 			if opts.Progress != nil {
 				opts.Progress(from+i+1, len(coll.Docs))
 			}
@@ -120,16 +123,20 @@ func EvalIR(ctx context.Context, opts IREvalOptions) (*IREvalResult, error) {
 	}
 	indexed := time.Since(start)
 	start = time.Now()
+	// A document longer than a chunk ranks by its best chunk (docs/retrieval.md, Documents
+	// longer than a chunk): as many more chunks are read as documents have chunks on average,
+	// so that the ranking still reaches k documents.
+	perDoc := max(1, (chunks+len(coll.Docs)-1)/max(len(coll.Docs), 1))
 	run, err := ireval.Run(coll, func(q string, k int) ([]string, error) {
-		results, err := searcher.Search(ctx, retrieval.Request{Query: q, K: k, Mode: opts.Mode, Language: "en"})
+		results, err := searcher.Search(ctx, retrieval.Request{Query: q, K: k * perDoc, Mode: opts.Mode, Language: "en"})
 		if err != nil {
 			return nil, err
 		}
-		ids := make([]string, len(results))
+		passages := make([]ireval.Passage, len(results))
 		for i, r := range results {
-			ids[i] = r.Doc
+			passages[i] = ireval.Passage{Doc: r.Doc, Score: r.Score}
 		}
-		return ids, nil
+		return ireval.RankDocuments(passages, 0), nil
 	}, ireval.DefaultK)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"warren/internal/snippet"
 	"warren/internal/testkb"
 	"warren/kb"
+	"warren/kb/lexical"
 	"warren/kb/load"
 	"warren/llm"
 	"warren/llm/llmkb"
@@ -41,6 +42,9 @@ func newHarness(t testing.TB, adjust ...func(*config.Config)) *harness {
 func newHarnessOn(t testing.TB, corpus func(testing.TB) (*kb.Workspace, *kb.Store, *registry.Registry), adjust ...func(*config.Config)) *harness {
 	t.Helper()
 	ws, store, reg := corpus(t)
+	// The scenarios script the model's replies to the passages this ranking finds; the ranking
+	// itself is measured by warren eval ir, not here.
+	store.Params = scenarioRanking
 	srv := llmtest.New(t)
 	cfg := config.Default()
 	cfg.Ollama.Host = srv.URL
@@ -331,3 +335,8 @@ func TestQueryEmbeddingsAreTheRunsCalls(t *testing.T) {
 		t.Errorf("%d embed requests, %d in the ledger", n, sum)
 	}
 }
+
+// scenarioRanking is the lexical ranking the scripted scenarios were written against (the
+// defaults before issue 32): their replies follow the passages it finds.
+var scenarioRanking = lexical.Params{K1: 1.2, B: 0.75, HeadingWeight: 4, FeedbackDocs: 5, FeedbackTerms: 30,
+	PostingsBudget: lexical.DefaultPostingsBudget}

@@ -54,7 +54,7 @@ func (a *app) evalIRCommand() *cobra.Command {
 			})
 		},
 	},
-		cli.OneOf("format", &format, "cranfield", "cisi", "trec"),
+		cli.OneOf("format", &format, "cranfield", "cisi", "cacm", "trec"),
 		cli.OneOf("mode", &mode, string(retrieval.Hybrid), string(retrieval.Dense), string(retrieval.Lexical)),
 		cli.OneOf("embedder", &embedder, "builtin", "ollama"),
 		cli.Above("heading-weight", &headingWeight, 0),
@@ -67,7 +67,7 @@ func (a *app) evalIRCommand() *cobra.Command {
 			return nil
 		}))
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "cranfield", "cranfield, cisi or trec")
+	f.StringVar(&format, "format", "cranfield", "cranfield, cisi, cacm or trec")
 	f.StringVar(&docs, "docs", "", "documents file")
 	f.StringVar(&queries, "queries", "", "queries (topics) file")
 	f.StringVar(&qrels, "qrels", "", "relevance judgments file")

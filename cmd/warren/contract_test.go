@@ -80,7 +80,7 @@ var badLines = []struct {
 	{[]string{"refs", "detect", ""}, []string{"TEXT", `""`}},
 	{[]string{"refs", "resolve", "--detector", "psychic", "§ 5"}, []string{"--detector", `"psychic"`}},
 	{[]string{"refs", "resolve", " "}, []string{"TEXT", `" "`}},
-	{[]string{"eval", "ir", "--format", "msmarco", "--docs", "d", "--queries", "q", "--qrels", "r"}, []string{"--format", `"msmarco"`, "cranfield, cisi or trec"}},
+	{[]string{"eval", "ir", "--format", "msmarco", "--docs", "d", "--queries", "q", "--qrels", "r"}, []string{"--format", `"msmarco"`, "cranfield, cisi, cacm or trec"}},
 	{[]string{"eval", "ir", "--mode", "fuzzy", "--docs", "d", "--queries", "q", "--qrels", "r"}, []string{"--mode", `"fuzzy"`}},
 	{[]string{"eval", "ir", "--embedder", "magic", "--docs", "d", "--queries", "q", "--qrels", "r"}, []string{"--embedder", `"magic"`, "builtin or ollama"}},
 	{[]string{"eval", "ir", "--heading-weight", "-2", "--docs", "d", "--queries", "q", "--qrels", "r"}, []string{"--heading-weight", "-2", "greater than 0"}},

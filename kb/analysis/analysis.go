@@ -1,7 +1,8 @@
 // Package analysis turns text into index terms for lexical search: Unicode-aware tokenising,
-// case folding, stop-word removal, Snowball stemming for English and German, and diacritics
-// folding. Documents and queries go through the same analyser, so a query for
-// "Gefährdungsbeurteilungen" finds "Gefährdungsbeurteilung".
+// case folding, stop-word removal, Snowball stemming for English and German, diacritics
+// folding, and German compounds split into known words (compound.go). Documents and queries go
+// through the same analyser, so a query for "Gefährdungsbeurteilungen" finds
+// "Gefährdungsbeurteilung", and "Verordnung" finds "Gefahrstoffverordnung".
 package analysis
 
 import (
@@ -9,7 +10,6 @@ import (
 	"unicode"
 
 	snowball "github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/german"
 	"github.com/blevesearch/snowballstem/porter"
 	"golang.org/x/text/unicode/norm"
 )
@@ -25,28 +25,72 @@ const (
 func Terms(text, lang string) []string {
 	var out []string
 	for _, tok := range Tokens(text) {
-		if t := term(tok, lang); t != "" {
-			out = append(out, t)
-		}
+		out = append(out, wordTerms(tok, lang)...)
 	}
 	return out
+}
+
+// wordTerms are a word's index terms: its own (none for a stop word) and, for a German
+// compound, its parts' (compound.go).
+func wordTerms(tok, lang string) []string {
+	t := term(tok, lang)
+	if t == "" {
+		return nil
+	}
+	if lang != German {
+		return []string{t}
+	}
+	return append([]string{t}, compoundTerms(germanForm(tok), t)...)
 }
 
 // QueryTerms analyses a query. A repeated word is kept each time, so it weighs more, as in the
 // usual BM25 setups. When the language is unknown, each word is stemmed in both languages and
 // its distinct forms are all kept, so a mixed knowledge base matches either way.
 func QueryTerms(text, lang string) []string {
-	if lang == English || lang == German {
-		return Terms(text, lang)
-	}
 	var out []string
+	for _, w := range QueryWords(text, lang) {
+		out = append(out, w.Terms...)
+	}
+	return out
+}
+
+// QueryWord is one word of a query: its terms (one; or, when the language is unknown, its
+// English and German forms; and a German compound's parts) and each term's weight.
+type QueryWord struct {
+	Terms   []string
+	Weights []float64
+}
+
+// QueryWords analyses a query word by word, as QueryTerms does, stop words left out: which
+// query terms were next to each other (proximity), and what each weighs. A German compound
+// and its parts share one word's weight, as Lucene scores terms at one position as synonyms:
+// a chunk that holds the compound holds its parts too, and would otherwise count the word
+// once for each.
+func QueryWords(text, lang string) []QueryWord {
+	var out []QueryWord
 	for _, tok := range Tokens(text) {
-		en, de := term(tok, English), term(tok, German)
-		if en != "" {
-			out = append(out, en)
+		var w QueryWord
+		add := func(t string, weight float64) {
+			if !contains(w.Terms, t) {
+				w.Terms, w.Weights = append(w.Terms, t), append(w.Weights, weight)
+			}
 		}
-		if de != "" && de != en {
-			out = append(out, de)
+		var de []string
+		if lang != English {
+			de = wordTerms(tok, German)
+		}
+		if lang != German {
+			// The English form of a word the German analysis also gives is that form: it
+			// shares the German word's weight.
+			if en := term(tok, English); en != "" && !contains(de, en) {
+				add(en, 1)
+			}
+		}
+		for _, t := range de {
+			add(t, 1/float64(len(de)))
+		}
+		if len(w.Terms) > 0 {
+			out = append(out, w)
 		}
 	}
 	return out
@@ -54,8 +98,11 @@ func QueryTerms(text, lang string) []string {
 
 // Tokens splits text into lower-case words: runs of letters and digits. A decimal point or
 // separator between two digits stays inside the number ("2.5", "1,000"), as in Unicode word
-// segmentation, so "2.5" does not also match every "2" and "5". An apostrophe-s possessive is
-// dropped ("cylinder's" → "cylinder"), as an English analyser does.
+// segmentation, so "2.5" does not also match every "2" and "5"; so do the dots of an
+// abbreviation of single letters ("e.g.", "U.S.", "z.B." → "e.g", "u.s", "z.b"), whose letters
+// would otherwise match every "e" and "s" (Unicode's rule keeps any letters.letters together,
+// which would also glue "warren.toml"). An apostrophe-s possessive is dropped ("cylinder's" →
+// "cylinder"), as an English analyser does.
 func Tokens(text string) []string {
 	var out []string
 	var cur []rune
@@ -80,6 +127,9 @@ func Tokens(text string) []string {
 			cur = append(cur, r)
 		case (r == '\'' || r == '’') && len(cur) > 0 && i+1 < len(runes) && unicode.IsLetter(runes[i+1]):
 			cur = append(cur, r)
+		case r == '.' && abbreviationSoFar(cur) && i+1 < len(runes) && unicode.IsLetter(runes[i+1]) &&
+			(i+2 >= len(runes) || !unicode.IsLetter(runes[i+2]) && !unicode.IsDigit(runes[i+2])):
+			cur = append(cur, r)
 		default:
 			flush()
 		}
@@ -96,16 +146,18 @@ func term(tok, lang string) string {
 		if germanStop[tok] {
 			return ""
 		}
-		env := snowball.NewEnv(tok)
-		german.Stem(env)
-		return Fold(env.Current())
+		w := germanForm(tok)
+		if germanStop[w] {
+			return ""
+		}
+		return germanStem(w)
 	}
 	if englishStop[tok] {
 		return ""
 	}
 	folded := Fold(tok)
 	if !isASCIILetters(folded) {
-		return folded // numbers and mixed tokens ("5a", "2.5") are kept as they are
+		return folded // numbers, abbreviations and mixed tokens ("5a", "2.5", "u.s") as they are
 	}
 	env := snowball.NewEnv(folded)
 	porter.Stem(env)
@@ -172,4 +224,18 @@ func DetectLanguage(text string) string {
 		return German
 	}
 	return ""
+}
+
+// abbreviationSoFar reports whether cur is single letters joined by dots ("e", "u.s"): the
+// next dot and letter continue an abbreviation.
+func abbreviationSoFar(cur []rune) bool {
+	if len(cur) == 0 || len(cur)%2 == 0 {
+		return false
+	}
+	for i, r := range cur {
+		if i%2 == 0 && !unicode.IsLetter(r) || i%2 == 1 && r != '.' {
+			return false
+		}
+	}
+	return true
 }

@@ -50,7 +50,7 @@ var englishStop = set(
 	"furthermore", "nevertheless", "nonetheless", "otherwise", "instead", "meanwhile",
 	// what contractions leave, and Latin abbreviations
 	"isn", "aren", "wasn", "weren", "don", "doesn", "didn", "won", "wouldn", "couldn", "shouldn",
-	"hasn", "haven", "hadn", "mustn", "ll", "re", "ve", "etc", "ie", "eg",
+	"hasn", "haven", "hadn", "mustn", "ll", "re", "ve", "etc", "ie", "eg", "i.e", "e.g",
 )
 
 // germanStop holds German function words: articles, pronouns, prepositions and their
@@ -104,7 +104,7 @@ var germanStop = set(
 	"wann", "warum", "weshalb", "wieso", "etwa", "ja", "nein", "immer", "bereits", "jedoch",
 	"jeweils", "ebenso", "ebenfalls", "insbesondere", "außerdem", "ferner", "zudem", "also",
 	"somit", "deshalb", "deswegen", "dennoch", "trotzdem", "allerdings", "bzw", "usw", "ggf",
-	"sog",
+	"sog", "z.b", "d.h", "u.a", "u.u", "s.o", "s.u",
 )
 
 // Markers for language detection: frequent words that are unambiguous between the two.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"warren/kb/analysis"
 )
 
 // BM25 as warren computes it: a term's frequency in a chunk counts its heading occurrences
@@ -13,11 +15,12 @@ import (
 // found in most chunks, so such a term still tells two chunks apart.
 
 // Defaults of the lexical ranking (kb.bm25_k1, kb.bm25_b, kb.heading_weight, kb.feedback_docs,
-// kb.feedback_terms). k1 and b are the usual values; with feedback, MAP on Cranfield moves by
-// less than 0.004 over k1 1.2–2.5 and b 0.6–0.9 (docs/retrieval.md).
+// kb.feedback_terms), chosen by leaving one of Cranfield, CISI and CACM out in turn and
+// choosing on the other two (docs/retrieval.md): b from the chunks' lengths (lengthnorm.go),
+// which no fixed b matched on all three.
 const (
-	DefaultBM25K1        = 1.2
-	DefaultBM25B         = 0.75
+	DefaultBM25K1        = 2.0
+	DefaultBM25B         = AutoB
 	DefaultFeedbackDocs  = 5
 	DefaultFeedbackTerms = 30
 )
@@ -33,6 +36,7 @@ type queryTerm struct {
 	weight float64
 	df     int64
 	idf    float64
+	next   []string // the terms of the query's words that follow this term's (proximity)
 }
 
 type Query []queryTerm
@@ -48,6 +52,35 @@ func newLexicalQuery(terms []string) Query {
 		}
 		at[t] = len(q)
 		q = append(q, queryTerm{term: t, weight: 1})
+	}
+	return q
+}
+
+// newQueryOfWords merges a query's words (analysis.QueryWords) into weighted terms, keeping
+// first-seen order, each term also noting the terms of the word after it, so proximity knows
+// which terms were neighbours.
+func newQueryOfWords(words []analysis.QueryWord) Query {
+	var q Query
+	at := map[string]int{}
+	for _, w := range words {
+		for k, t := range w.Terms {
+			if i, ok := at[t]; ok {
+				q[i].weight += w.Weights[k]
+				continue
+			}
+			at[t] = len(q)
+			q = append(q, queryTerm{term: t, weight: w.Weights[k]})
+		}
+	}
+	for n := 1; n < len(words); n++ {
+		for _, a := range words[n-1].Terms {
+			i := at[a]
+			for _, b := range words[n].Terms {
+				if b != a && !slices.Contains(q[i].next, b) {
+					q[i].next = append(q[i].next, b)
+				}
+			}
+		}
 	}
 	return q
 }

@@ -74,7 +74,7 @@ func TestLexicalCandidatesAreTheExhaustiveTop(t *testing.T) {
 	z := rand.NewZipf(r, 1.1, 2, 400)
 	ix, all := buildIndex("t", zipfChunks(r, z, 30, 20, 25, "c"))
 	var cache Cache
-	rk := DefaultParams().rankerOver(ix.totals)
+	rk := DefaultParams().rankerFor(ix)
 	defer func(walkMin, ratio int) { impactWalkMin, postingsWalkRatio = walkMin, ratio }(impactWalkMin, postingsWalkRatio)
 	for _, walkMin := range []int{len(ix.chunks) + 1, 40, 8} {
 		for _, ratio := range []int{32, 0} {
@@ -132,7 +132,7 @@ func TestMergeStrongestTakesTheStrongestTermsAsAFullSortWould(t *testing.T) {
 		})
 		wantOut, wantFresh := mergeExpansion(q, sorted[:min(len(sorted), n)])
 		gotOut, gotFresh := mergeStrongest(q, slices.Clone(expansion), n)
-		if !slices.Equal(gotOut, wantOut) || !slices.Equal(gotFresh, wantFresh) {
+		if !reflect.DeepEqual(gotOut, wantOut) || !reflect.DeepEqual(gotFresh, wantFresh) {
 			t.Fatalf("round %d, n %d of %d: got %v %v, want %v %v", round, n, len(expansion), gotOut, gotFresh, wantOut, wantFresh)
 		}
 	}
@@ -147,7 +147,7 @@ func sameIndex(t *testing.T, got, want *Index) {
 	}{
 		{"token", got.token, want.token}, {"totals", got.totals, want.totals}, {"ids", got.ids, want.ids},
 		{"terms", got.terms, want.terms}, {"info", got.info, want.info}, {"postings", got.postings, want.postings},
-		{"postingsAt", got.postingsAt, want.postingsAt}, {"entries", got.entries, want.entries},
+		{"postingsAt", got.postingsAt, want.postingsAt}, {"entries", got.entries, want.entries}, {"seq", got.seq, want.seq},
 		{"chunks", got.chunks, want.chunks}, {"lengths", got.lengths, want.lengths},
 		{"collections", got.collections, want.collections}, {"docs", got.docs, want.docs},
 	} {

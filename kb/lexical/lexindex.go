@@ -47,6 +47,7 @@ type lexChunk struct {
 	doc        int32
 	section    string
 	lo, hi     int32 // its entries in Index.entries
+	seq        int32 // its terms in order start at Index.seq[seq] (length + 1 of them)
 }
 
 // lexTermInfo bounds what a term can add to a chunk's score: its largest heading and body
@@ -57,14 +58,18 @@ type lexTermInfo struct {
 }
 
 type Index struct {
-	token       string // the database state it reflects, as the store names it
-	totals      Totals
-	ids         map[string]int32 // term → term number
-	terms       []string         // term number → term
-	info        []lexTermInfo
-	postings    []lexPosting
-	postingsAt  []int32 // term t's postings are postings[postingsAt[t]:postingsAt[t+1]]
-	entries     []lexEntry
+	token      string // the database state it reflects, as the store names it
+	totals     Totals
+	ids        map[string]int32 // term → term number
+	terms      []string         // term number → term
+	info       []lexTermInfo
+	postings   []lexPosting
+	postingsAt []int32 // term t's postings are postings[postingsAt[t]:postingsAt[t+1]]
+	entries    []lexEntry
+	// seq holds each chunk's heading and body terms in order, as the index of the term's
+	// entry among the chunk's entries, the heading ended by proxSeparator: what proximity
+	// reads (2 bytes a term).
+	seq         []uint16
 	chunks      []lexChunk // in rowid order
 	lengths     []int32    // each chunk's length, packed for the walk through postings
 	collections []string
@@ -77,6 +82,8 @@ type Index struct {
 	impactRanker ranker
 	impactsReady chan struct{} // closed once prepareImpacts is done
 	replaced     atomic.Bool   // a newer index took its place: prepareImpacts stops
+
+	derived derivedB // b from the chunks' lengths, per heading weight and target
 }
 
 // Stats counts what lexical search did, so that a benchmark proves which path it
@@ -89,6 +96,7 @@ type Stats struct {
 	TermsPruned   int64 // query terms whose postings were left unread (MaxScore)
 	LookedUp      int64 // of those, terms whose share was looked up in the chunks' own entries
 	StoppedInside int64 // terms whose walk in impact order stopped before their last posting
+	ProximityRead int64 // candidates whose terms in order were read for proximity
 }
 
 // Cache holds a store's index and counts what lexical search did.
@@ -96,11 +104,13 @@ type Cache struct {
 	mu                                                                              sync.Mutex // held while the index is read
 	index                                                                           *Index
 	searches, loads, snapshotReads, postingsRead, prunedTN, lookedUp, stoppedInside atomic.Int64
+	proximityRead                                                                   atomic.Int64
 }
 
 // Stats reports the lexical search's counters.
 func (c *Cache) Stats() Stats {
-	return Stats{c.searches.Load(), c.loads.Load(), c.snapshotReads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load(), c.stoppedInside.Load()}
+	return Stats{c.searches.Load(), c.loads.Load(), c.snapshotReads.Load(), c.postingsRead.Load(), c.prunedTN.Load(), c.lookedUp.Load(), c.stoppedInside.Load(),
+		c.proximityRead.Load()}
 }
 
 // Index returns the index of the database state token: the one in memory, else the snapshot
@@ -131,7 +141,7 @@ func (c *Cache) Index(token, dir string, p Params, read func() (*Index, error)) 
 	}
 	c.index = ix
 	ix.impactsReady = make(chan struct{})
-	go ix.prepareImpacts(p.rankerOver(ix.totals), impactWalkMin)
+	go ix.prepareImpacts(p.rankerFor(ix), impactWalkMin)
 	c.mu.Unlock()
 	if fromDB {
 		// A snapshot that cannot be written costs the next process a read of warren.db, no more.
@@ -145,7 +155,7 @@ func (c *Cache) Index(token, dir string, p Params, read func() (*Index, error)) 
 // least k) of the query's BM25 ranking.
 func (c *Cache) Search(ix *Index, q Query, scope chunk.Scope, k, pool int, p Params) []chunk.Hit {
 	c.searches.Add(1)
-	return ix.search(q, scope, k, max(pool, k), p.rankerOver(ix.totals), p.FeedbackDocs, p.FeedbackTerms, c)
+	return ix.search(q, scope, k, max(pool, k), p.rankerFor(ix), p, c)
 }
 
 // WaitReady waits until the index in memory has sorted its common terms' postings by impact
@@ -161,7 +171,7 @@ func (c *Cache) WaitReady() {
 
 // ParseQuery analyses a query; lang is its language ("" when unknown: both German and
 // English forms of each word are searched). A query of no terms finds nothing.
-func ParseQuery(query, lang string) Query { return newLexicalQuery(analysis.QueryTerms(query, lang)) }
+func ParseQuery(query, lang string) Query { return newQueryOfWords(analysis.QueryWords(query, lang)) }
 
 // Builder reads an index from the chunks' analysed terms and scope tokens, as the store's FTS5
 // table holds them (IndexedTerms, ScopeTokens).
@@ -171,6 +181,8 @@ type Builder struct {
 	// at[term] is where the chunk being read holds the term in entries (when at or after its
 	// first entry).
 	at []int32
+	// tokens are the chunk's terms in order, proxSeparator (as -1) after its heading.
+	tokens []int32
 }
 
 // NewBuilder starts the index of the database state token; size, the totals kept with the
@@ -184,7 +196,8 @@ func NewBuilder(token string, size Totals) *Builder {
 // Add adds a chunk's analysed heading and body terms (space-separated) and its scope tokens;
 // chunks come in rowid order.
 func (b *Builder) Add(rowid int64, heading, body, scope []byte) {
-	c := lexChunk{rowid: rowid, lo: int32(len(b.ix.entries))}
+	c := lexChunk{rowid: rowid, lo: int32(len(b.ix.entries)), seq: int32(len(b.ix.seq))}
+	b.tokens = b.tokens[:0]
 	for _, part := range [2]struct {
 		text    []byte
 		heading bool
@@ -221,11 +234,27 @@ func (b *Builder) Add(rowid int64, heading, body, scope []byte) {
 				b.ix.totals.Body++
 			}
 			c.length++
+			b.tokens = append(b.tokens, id)
+		}
+		if part.heading {
+			b.tokens = append(b.tokens, -1)
 		}
 	}
 	c.hi = int32(len(b.ix.entries))
 	own := b.ix.entries[c.lo:c.hi]
 	slices.SortFunc(own, func(a, b lexEntry) int { return cmp.Compare(a.term, b.term) })
+	for j, e := range own {
+		b.at[e.term] = c.lo + int32(j)
+	}
+	for _, t := range b.tokens {
+		local := proxSeparator
+		if t >= 0 {
+			// A chunk of more distinct terms than a position can name leaves the rest out of
+			// proximity (they read as a separator).
+			local = min(int(b.at[t]-c.lo), proxSeparator)
+		}
+		b.ix.seq = append(b.ix.seq, uint16(local))
+	}
 	for _, e := range own {
 		in := &b.ix.info[e.term]
 		in.maxHead, in.maxBody, in.minLength = max(in.maxHead, e.head), max(in.maxBody, e.body), min(in.minLength, c.length)
@@ -421,20 +450,32 @@ func sortedQuery(q indexedQuery) indexedQuery {
 }
 
 // search is Lexical over the index: BM25's best pool candidates, feedback from the best of
-// them, and the candidates ranked again by the expanded query.
-func (ix *Index) search(q Query, scope chunk.Scope, k, pool int, r ranker, feedbackDocs, feedbackTerms int, stats *Cache) []chunk.Hit {
+// them, and the candidates ranked again by the expanded query and the closeness of the
+// query's terms in them.
+func (ix *Index) search(q Query, scope chunk.Scope, k, pool int, r ranker, p Params, stats *Cache) []chunk.Hit {
 	ix.weigh(q)
 	q = q.found()
 	if len(q) == 0 {
 		return nil
 	}
 	in := ix.inScope(scope)
-	cands := ix.candidates(r, ix.queryOf(q), in, pool, stats)
-	if feedbackDocs > 0 && len(cands) > feedbackDocs {
-		expanded := ix.queryOf(ix.expand(cands, q, feedbackDocs, feedbackTerms))
+	iq := ix.queryOf(q)
+	cands := ix.candidates(r, iq, in, pool, stats)
+	rescored := false
+	if p.FeedbackDocs > 0 && len(cands) > p.FeedbackDocs {
+		expanded := ix.queryOf(ix.expand(cands, q, p.FeedbackDocs, p.FeedbackTerms))
 		for i := range cands {
 			cands[i].score = r.scoreChunk(ix, &ix.chunks[cands[i].slot], expanded)
 		}
+		rescored = true
+	}
+	if p.Proximity > 0 {
+		for i, s := range ix.proximityScores(r, cands, q, iq, p.Proximity, stats) {
+			cands[i].score += s
+			rescored = rescored || s > 0
+		}
+	}
+	if rescored {
 		cands = slices.DeleteFunc(cands, func(c scoredSlot) bool { return c.score <= 0 })
 		slices.SortFunc(cands, better)
 	}

@@ -31,6 +31,17 @@ type Source interface {
 	LexicalCandidates(ctx context.Context, rare, common []string, scope chunk.Scope, m, want int) ([]Candidate, error)
 }
 
+// LengthSource is a Source that can derive BM25's b from its chunks' lengths (Params.B below
+// 0), as the index in memory does (Index.EffectiveB). A Source that cannot is ranked with
+// FallbackB instead.
+type LengthSource interface {
+	LengthB(ctx context.Context, p Params) (float64, error)
+}
+
+// FallbackB is the b of a Source that cannot derive one from its chunks' lengths: the
+// previous default, chosen on Cranfield.
+const FallbackB = 0.75
+
 // Totals are the collection-wide figures of BM25: chunks, and heading and body terms.
 type Totals struct {
 	Chunks, Heading, Body int64
@@ -54,27 +65,43 @@ type Candidate struct {
 }
 
 // Params are the settings of the lexical ranking (kb.bm25_k1, kb.bm25_b,
-// kb.heading_weight, kb.feedback_docs, kb.feedback_terms) and the postings budget that
-// divides a query's terms into rare and common ones (see DefaultPostingsBudget).
+// kb.heading_weight, kb.feedback_docs, kb.feedback_terms, kb.proximity) and the postings
+// budget that divides a query's terms into rare and common ones (see DefaultPostingsBudget).
 type Params struct {
 	K1, B, HeadingWeight        float64
 	FeedbackDocs, FeedbackTerms int
 	PostingsBudget              int
+	// LengthCorrelation is the target from which b is derived when B is below 0 (lengthnorm.go).
+	LengthCorrelation float64
+	// Proximity weighs the closeness of query terms in a chunk against BM25 (proximity.go);
+	// 0 leaves it out.
+	Proximity float64
 }
 
-// DefaultHeadingWeight counts a heading term as four body terms; chosen on Cranfield and
-// confirmed on CISI (docs/retrieval.md, Quality today).
-const DefaultHeadingWeight = 4.0
+// DefaultHeadingWeight counts a heading term as two body terms, chosen across Cranfield, CISI
+// and CACM (docs/retrieval.md); 4, chosen on Cranfield alone, over-weighs CACM's titles.
+const DefaultHeadingWeight = 2.0
 
 // DefaultParams are the embedded store's defaults.
 func DefaultParams() Params {
 	return Params{K1: DefaultBM25K1, B: DefaultBM25B, HeadingWeight: DefaultHeadingWeight,
-		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms, PostingsBudget: DefaultPostingsBudget}
+		FeedbackDocs: DefaultFeedbackDocs, FeedbackTerms: DefaultFeedbackTerms, PostingsBudget: DefaultPostingsBudget,
+		LengthCorrelation: DefaultLengthCorrelation, Proximity: DefaultProximity}
 }
 
 // rankerOver is the BM25 scorer of these settings over a knowledge base with these totals.
 func (p Params) rankerOver(totals Totals) ranker {
 	return ranker{k1: p.K1, b: p.B, headingWeight: p.headingWeight(), avgLength: totals.avgLength()}
+}
+
+// rankerFor is the BM25 scorer of these settings over an index: b derived from its chunks'
+// lengths when B is below 0.
+func (p Params) rankerFor(ix *Index) ranker {
+	r := p.rankerOver(ix.totals)
+	if p.B < 0 {
+		r.b = ix.lengthB(r.headingWeight, p.LengthCorrelation)
+	}
+	return r
 }
 
 // headingWeight is the heading weight the ranking uses: one of 0 or less counts a heading
@@ -103,7 +130,7 @@ func RankPooled(ctx context.Context, src Source, p Params, query, lang string, s
 	if k <= 0 {
 		return nil, nil
 	}
-	q := newLexicalQuery(analysis.QueryTerms(query, lang))
+	q := ParseQuery(query, lang)
 	if len(q) == 0 {
 		return nil, nil
 	}
@@ -139,6 +166,14 @@ func RankPooled(ctx context.Context, src Source, p Params, query, lang string, s
 		ids[docs[i].rowid] = c.ID
 	}
 	r := p.rankerOver(totals)
+	if p.B < 0 {
+		r.b = FallbackB
+		if ls, ok := src.(LengthSource); ok {
+			if r.b, err = ls.LengthB(ctx, p); err != nil {
+				return nil, err
+			}
+		}
+	}
 	r.score(docs, q)
 	if p.FeedbackDocs > 0 && len(docs) > p.FeedbackDocs {
 		out, fresh := expandQuery(docs, q, p.FeedbackDocs, p.FeedbackTerms)
@@ -147,6 +182,7 @@ func RankPooled(ctx context.Context, src Source, p Params, query, lang string, s
 		}
 		r.score(docs, append(out, fresh...))
 	}
+	r.addProximity(docs, q, p.Proximity)
 	docs = topDocs(docs, k)
 	hits := make([]chunk.Hit, len(docs))
 	for i, d := range docs {

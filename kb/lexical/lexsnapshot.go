@@ -23,7 +23,7 @@ import (
 const (
 	lexSnapshotFile    = "lexical.index"
 	lexSnapshotMagic   = 0x5845_4C57 // "WLEX"
-	lexSnapshotVersion = 1
+	lexSnapshotVersion = 2           // 2: the chunks' terms in order (Index.seq), for proximity
 )
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
@@ -61,6 +61,7 @@ func encodeLexSnapshot(ix *Index) []byte {
 	b = appendBytes(b, tableBytes(ix.postingsAt))
 	b = appendBytes(b, tableBytes(ix.entries))
 	b = appendBytes(b, tableBytes(ix.lengths))
+	b = appendBytes(b, tableBytes(ix.seq))
 	b = appendStrings(b, ix.collections)
 	docs := make([]string, len(ix.docs))
 	for d, i := range ix.docs {
@@ -238,6 +239,7 @@ func readLexSnapshot(vdir, token string) (*Index, error) {
 	ix.postingsAt = readTable[int32](&r)
 	ix.entries = readTable[lexEntry](&r)
 	ix.lengths = readTable[int32](&r)
+	ix.seq = readTable[uint16](&r)
 	ix.collections = r.strings()
 	docs := r.strings()
 	ids, sections := r.strings(), r.strings()
@@ -259,11 +261,16 @@ func readLexSnapshot(vdir, token string) (*Index, error) {
 		ix.docs[d] = int32(i)
 	}
 	ix.chunks = make([]lexChunk, n)
+	seq := 0 // each chunk's terms in order follow the last's: length + 1 of them
 	for i, f := range fixed {
-		if f.lo < 0 || f.lo > f.hi || int(f.hi) > len(ix.entries) {
+		if f.lo < 0 || f.lo > f.hi || int(f.hi) > len(ix.entries) || f.length < 0 || seq+int(f.length)+1 > len(ix.seq) {
 			return nil, errors.New("the lexical snapshot is damaged (chunk entries)")
 		}
-		ix.chunks[i] = lexChunk{rowid: f.rowid, id: ids[i], length: f.length, collection: f.collection, doc: f.doc, section: sections[i], lo: f.lo, hi: f.hi}
+		ix.chunks[i] = lexChunk{rowid: f.rowid, id: ids[i], length: f.length, collection: f.collection, doc: f.doc, section: sections[i], lo: f.lo, hi: f.hi, seq: int32(seq)}
+		seq += int(f.length) + 1
+	}
+	if seq != len(ix.seq) {
+		return nil, errors.New("the lexical snapshot is damaged (terms in order)")
 	}
 	return ix, nil
 }

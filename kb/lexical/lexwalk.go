@@ -179,7 +179,7 @@ func (ix *Index) candidates(r ranker, q indexedQuery, in func(int32) bool, m int
 	// depend on the order the terms were walked in.
 	out := make([]scoredSlot, len(alive))
 	for i, slot := range alive {
-		out[i] = scoredSlot{slot, r.scoreChunk(ix, &ix.chunks[slot], q)}
+		out[i] = scoredSlot{slot: slot, score: r.scoreChunk(ix, &ix.chunks[slot], q)}
 	}
 	slices.SortFunc(out, better)
 	return out[:min(len(out), m)]

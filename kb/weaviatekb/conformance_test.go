@@ -14,6 +14,7 @@ import (
 	"warren/internal/testkb"
 	"warren/kb"
 	"warren/kb/chunk"
+	"warren/kb/lexical"
 	"warren/kb/load"
 	"warren/registry"
 	"warren/retrieval"
@@ -225,6 +226,9 @@ func sameRanking(want, got []chunk.Hit, tol float64) (ties int, ok bool) {
 func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 	opts := testServer(t)
 	_, embedded, _ := testkb.Sample(t)
+	// b from the chunks' lengths is the embedded store's alone: Weaviate ranks with
+	// lexical.FallbackB, so both are compared with that b.
+	embedded.B = lexical.FallbackB
 	wv := openTestBackend(t, opts)
 	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
 	ctx := context.Background()
@@ -431,6 +435,7 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 func TestReferenceCasesOnBothBackends(t *testing.T) {
 	opts := testServer(t)
 	_, embedded, reg := testkb.Corpus(t)
+	embedded.B = lexical.FallbackB // as in TestConformanceOnTheSampleWorkspace
 	wv := openTestBackend(t, opts)
 	ingestInto(t, wv, registryItems(t, shareddata.Path(t, "corpus/registry.json")))
 	cases := refcases.Load(t)

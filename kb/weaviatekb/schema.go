@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/weaviate/weaviate/entities/models"
+
+	"warren/kb/lexical"
 )
 
 // The schema warren creates. Names and texts that are looked up whole (IDs, collection,
@@ -55,7 +57,7 @@ func (b *Backend) baseClass(name string, props ...*models.Property) *models.Clas
 			// Stop words were dropped by warren's analyser, in the document's language; a
 			// preset would drop English function words from German terms too.
 			Stopwords: &models.StopwordConfig{Preset: "none", Additions: []string{}, Removals: []string{}},
-			Bm25:      &models.BM25Config{K1: float32(b.opts.Lexical.K1), B: float32(b.opts.Lexical.B)},
+			Bm25:      &models.BM25Config{K1: float32(b.opts.Lexical.K1), B: float32(serverB(b.opts.Lexical))},
 		},
 	}
 	if b.opts.Replicas > 0 {
@@ -101,3 +103,13 @@ var (
 		"start_byte", "end_byte", "hash", "seq", "page", "page_kind", "ocr", "ocr_confidence"}
 	chunkProperties = strings.Join(chunkPropertyList, " ")
 )
+
+// serverB is the b of Weaviate's own BM25, which only proposes candidates: b derived from the
+// chunks' lengths (lexical.AutoB) is not known to Weaviate, which ranks with lexical.FallbackB
+// then, as warren's ranking over it does (lexical.Rank).
+func serverB(p lexical.Params) float64 {
+	if p.B < 0 {
+		return lexical.FallbackB
+	}
+	return p.B
+}

@@ -17,6 +17,11 @@ func cisiData(t *testing.T) *Collection {
 	return sharedCollection(t, "cisi", "ir/cisi/CISI.ALL", "ir/cisi/CISI.QRY", "ir/cisi/CISI.REL")
 }
 
+func cacmData(t *testing.T) *Collection {
+	t.Helper()
+	return sharedCollection(t, "cacm", "ir/cacm/doc-text.trec", "ir/cacm/query-text.trec", "ir/cacm/qrels")
+}
+
 // sharedCollection loads a collection from its files in shared/data.
 func sharedCollection(t *testing.T, name, docs, queries, qrels string) *Collection {
 	t.Helper()
@@ -168,5 +173,52 @@ func TestCISIDetails(t *testing.T) {
 	}
 	if _, ok := c.Qrels["1"]["28"]; !ok {
 		t.Error("qrels[1][28] missing")
+	}
+}
+
+func TestCACMCounts(t *testing.T) {
+	c := cacmData(t)
+	// 64 queries, 52 of them judged, 796 binary judgments.
+	checkCounts(t, c, counts{docs: 3204, queries: 64, qrelQueries: 52, judged: 52, pairs: 796})
+	// qrels as distributed name "CACM-756" for "CACM-0756" 55 times (shared/data's README).
+	if n := c.Absent(); n != 55 {
+		t.Errorf("%d judgments name absent documents, want 55", n)
+	}
+	padded, err := Load("cacm", shareddata.Path(t, "ir/cacm/doc-text.trec"), shareddata.Path(t, "ir/cacm/query-text.trec"), shareddata.Path(t, "ir/cacm/qrels.padded"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := padded.Absent(); n != 0 {
+		t.Errorf("qrels.padded: %d judgments name absent documents, want 0", n)
+	}
+}
+
+func TestCACMDetails(t *testing.T) {
+	c := cacmData(t)
+	d := findDoc(t, c, "CACM-0001")
+	if d.Title != "Preliminary Report-International Algebraic Language" {
+		t.Errorf("CACM-0001 title = %q", d.Title)
+	}
+	if d.Text != "CACM December, 1958\nPerlis, A. J.\nSamelson,K." {
+		t.Errorf("CACM-0001 text = %q", d.Text)
+	}
+	// A title over two lines, an abstract, keywords and CR categories; no record line, no
+	// citations.
+	d = findDoc(t, c, "CACM-0011")
+	if d.Title != "The Problem of Programming Communication with Changing Machines A Proposed Solution-Part 2" {
+		t.Errorf("CACM-0011 title = %q", d.Title)
+	}
+	d = findDoc(t, c, "CACM-2500")
+	if !strings.HasPrefix(d.Text, "Resource scheduling and allocation can be expensive") ||
+		!strings.Contains(d.Text, "deadlock, resource allocation, scheduling") || !strings.HasSuffix(d.Text, "4.30 4.32") {
+		t.Errorf("CACM-2500 text = %q", d.Text)
+	}
+	for _, doc := range c.Docs {
+		if strings.Contains(doc.Text, "CA5812") || strings.Contains(doc.Text, "\t") {
+			t.Fatalf("%s keeps its record line or citations: %q", doc.ID, doc.Text)
+		}
+	}
+	if q := c.Queries[0]; q.ID != "1" || !strings.HasPrefix(q.Text, "What articles exist which deal with TSS") {
+		t.Errorf("query 1 = %+v", q)
 	}
 }

@@ -1,5 +1,5 @@
-// Package ireval loads classic information-retrieval test collections (Cranfield 1400, CISI and
-// TREC-style files) and scores ranked runs against their relevance judgments with MAP, nDCG@10,
+// Package ireval loads classic information-retrieval test collections (Cranfield 1400, CISI,
+// CACM and TREC-style files) and scores ranked runs against their relevance judgments with MAP, nDCG@10,
 // P@10 and Recall@100.
 //
 // A run maps a query ID to the document IDs a system returned, best first. Only queries that
@@ -72,13 +72,16 @@ func parseErr(file string, line int, format string, args ...any) error {
 	return &ParseError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Load reads a collection. format is "cranfield", "cisi" or "trec":
+// Load reads a collection. format is "cranfield", "cisi", "cacm" or "trec":
 //
 //   - cranfield: cran.all.1400, cran.qry and cranqrel. Queries get IDs "1"…"225" by their
 //     position in cran.qry (its .I numbers have gaps; cranqrel numbers by position). Codes 1–4 are
 //     stored as grade 5 − code; -1 lines are dropped.
 //   - cisi: CISI.ALL, CISI.QRY and CISI.REL. Query text is .T (if present) followed by .W;
 //     judgments are binary (grade 1).
+//   - cacm: CACM in TREC form (doc-text.trec, query-text.trec, qrels): each document's first
+//     paragraph is its title; the record line and citation table are dropped (see loadCACM).
+//     Judgments are kept as given, also those naming absent documents ([Collection.Absent]).
 //   - trec: <DOC><DOCNO>…</DOCNO>…</DOC> documents (other tags stripped; <TITLE>, <HEADLINE> or
 //     <HEAD> content becomes the title), <top> topics using <title> as query text, and
 //     "qid iter docid rel" qrels.
@@ -104,10 +107,12 @@ func LoadWith(format, docsPath, queriesPath, qrelsPath string, opts Options) (*C
 		return loadCranfield(docsPath, queriesPath, qrelsPath, opts.KeepSourcePapers)
 	case "cisi":
 		return loadCISI(docsPath, queriesPath, qrelsPath)
+	case "cacm":
+		return loadCACM(docsPath, queriesPath, qrelsPath)
 	case "trec":
 		return loadTREC(docsPath, queriesPath, qrelsPath)
 	}
-	return nil, fmt.Errorf("ireval: unknown collection format %q (want cranfield, cisi or trec)", format)
+	return nil, fmt.Errorf("ireval: unknown collection format %q (want cranfield, cisi, cacm or trec)", format)
 }
 
 // addJudgment records a grade, keeping the highest grade when a pair is judged twice.

@@ -256,3 +256,46 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("missing trec file: %v", err)
 	}
 }
+
+func TestCACMLoad(t *testing.T) {
+	docs := writeTemp(t, "docs", `<DOC>
+<DOCNO>CACM-0002</DOCNO>
+<TEXT>
+Extraction of Roots by
+Repeated Subtractions
+
+An abstract &amp; more.
+
+CACM December, 1958
+
+Sugai, I.
+
+CA581202 JB March 22, 1978  8:29 PM
+
+2	5	2
+2	5	2
+</TEXT>
+</DOC>
+`)
+	topics := writeTemp(t, "topics", "<top>\n<num>1</num>\n<title>roots by subtraction</title>\n</top>\n")
+	qrels := writeTemp(t, "qrels", "1 0 CACM-0002 1\n1 0 CACM-2 1\n")
+	c, err := Load("cacm", docs, topics, qrels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Doc{ID: "CACM-0002", Title: "Extraction of Roots by Repeated Subtractions", Text: "An abstract & more.\nCACM December, 1958\nSugai, I."}
+	if len(c.Docs) != 1 || c.Docs[0] != want {
+		t.Errorf("docs = %+v, want %+v", c.Docs, want)
+	}
+	if c.Absent() != 1 {
+		t.Errorf("absent judgments = %d, want 1 (CACM-2)", c.Absent())
+	}
+	for name, body := range map[string]string{
+		"no text":  "<DOC>\n<DOCNO>CACM-1</DOCNO>\n</DOC>\n",
+		"no title": "<DOC>\n<DOCNO>CACM-1</DOCNO>\n<TEXT>\n\n</TEXT>\n</DOC>\n",
+	} {
+		bad := writeTemp(t, "bad", body)
+		_, err := Load("cacm", bad, topics, qrels)
+		wantParseError(t, name, err, bad, 1)
+	}
+}
