@@ -72,6 +72,19 @@ func TestEachActionIsRecordedOnceInItsAnalystsName(t *testing.T) {
 		t.Errorf("ingest: %+v", e)
 	}
 
+	const gone = "suppliers/veridian-phosphine.md"
+	doc, ok, err := s.store.Document(ctx, gone)
+	if err != nil || !ok {
+		t.Fatalf("%s: %v %v", gone, ok, err)
+	}
+	if _, err := s.Knowledge().RemoveDocuments(ctx, []string{gone}); err != nil {
+		t.Fatal(err)
+	}
+	e = only(t, trail(t, s, audit.Filter{}), audit.ActionRemove)
+	if d := detail(t, e); e.Target != doc.Collection || d["document"] != gone || e.Outcome != audit.OK {
+		t.Errorf("remove: %+v", e)
+	}
+
 	bob := s.As("bob", false)
 	res, err := bob.Knowledge().Search(ctx, retrieval.Request{Query: "arsine exposure limit", K: 3})
 	if err != nil {

@@ -118,9 +118,14 @@ func (k *Knowledge) RemoveDocuments(ctx context.Context, names []string) ([]stri
 		if err = k.requireDoc(ctx, id, grants.Write); err != nil {
 			break
 		}
+		collection := ""
+		if d, ok, derr := k.s.store.Document(ctx, id); derr == nil && ok {
+			collection = d.Collection
+		}
 		var gone []string
 		gone, err = kb.RemoveDocumentAndAttachments(ctx, k.s.store, id)
 		removed = append(removed, gone...)
+		k.s.record(ctx, audit.ActionRemove, collection, map[string]any{"document": id, "removed": gone}, err)
 		if err != nil {
 			break
 		}
