@@ -173,7 +173,7 @@ func Default() *Config {
 		Embed: Role{Model: "nomic-embed-text", Temperature: -1},
 		KB: KB{Embedder: "auto", ChunkSize: 1200, ChunkOverlap: 150, MaxFileMB: 20,
 			OCR: "auto", OCRLanguages: "deu+eng", ConvertTimeout: 2 * time.Minute,
-			BM25K1: 2, BM25B: AutoB, HeadingWeight: 2, FeedbackDocs: 5, FeedbackTerms: 30, Proximity: 0.2, DenseWeight: 0.1,
+			BM25K1: 2, BM25B: AutoB, HeadingWeight: 2, FeedbackDocs: 5, FeedbackTerms: 30, Proximity: 0.2, DenseWeight: 0.02,
 			Backend: "embedded", Weaviate: Weaviate{ClassPrefix: "Warren"}},
 		Budgets: Budgets{
 			ModelCalls:      300,
