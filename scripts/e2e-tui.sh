@@ -536,4 +536,23 @@ grep -q "UNIQUE constraint" "$work/fill.out" && fail "a fill killed early can't 
 [ "$code" = 0 ] || grep -q "no interrupted fill" "$work/fill.out" || fail "gas fill --resume after an early kill: exit $code, $(cat "$work/fill.out")"
 ok
 
+# A workspace an older warren indexed is re-indexed when the workbench opens it, and the
+# workbench says so (the line on stderr goes under its screen): in the Log, at 80×24.
+if ! command -v sqlite3 >/dev/null; then
+	apt-get update -qq && apt-get install -y -qq sqlite3 >/dev/null
+fi
+older="$work/older"
+"$work/warren" init "$older" >/dev/null
+"$work/warren" -w "$older" ingest --registry sample/registry.json --embedder builtin >/dev/null
+sqlite3 "$older/warren.db" "UPDATE meta SET value = '1' WHERE key = 'lexical_index_version'"
+session=older
+t new-session -d -s older -x 80 -y 24 "OLLAMA_HOST=127.0.0.1:$fast '$work/warren' -w '$older'; sleep 600"
+expect "Research question"
+keys M-5
+expect "Re-indexed"
+expect "indexed by an"
+[ "$(sqlite3 "$older/warren.db" "SELECT value FROM meta WHERE key = 'lexical_index_version'")" != 1 ] || fail "the index version is still 1"
+ok
+t kill-session -t older
+
 echo "e2e-tui: $passed passed, 0 failed"

@@ -27,6 +27,8 @@ type app struct {
 
 	logger   *slog.Logger
 	closeLog func()
+
+	reindexed int // passages re-indexed when the workspace was opened (an older warren's index)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env []string) int {

@@ -30,6 +30,11 @@ func (a *app) openWorkbench(setup func(ctx context.Context, e *env, m *tui.Model
 		}
 	}
 	p := tea.NewProgram(m, tea.WithInput(os.Stdin), tea.WithOutput(os.Stdout))
+	if n := a.reindexed; n > 0 {
+		// The line on stderr goes under the workbench's screen: the status line and the Log
+		// say it again. Send waits for the program to run.
+		go p.Send(tui.NoticeMsg{Text: fmt.Sprintf("Re-indexed %d passages: the knowledge base was indexed by an older warren", n)})
+	}
 	_, err = p.Run()
 	// Closing waits for the jobs quitting stopped; an ingest saving its index takes a while,
 	// which the shell would otherwise spend silent.

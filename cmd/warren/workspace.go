@@ -30,6 +30,7 @@ func (a *app) open() (*env, error) {
 	if err == nil && reindexed > 0 {
 		// Once per workspace and version: said on stderr, so output and --json stay clean.
 		fmt.Fprintf(a.stderr, "Re-indexed %d passages: the knowledge base was indexed by an older warren.\n", reindexed)
+		a.reindexed = reindexed
 	}
 	return svc, err
 }
