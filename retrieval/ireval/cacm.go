@@ -2,7 +2,6 @@ package ireval
 
 import (
 	"html"
-	"os"
 	"regexp"
 	"strings"
 )
@@ -21,66 +20,25 @@ var (
 	cacmCitationRe = regexp.MustCompile(`^\d+\s+\d+\s+\d+$`)
 )
 
+// loadCACM keeps the judgments as given: in the distributed qrels 55 name "CACM-756" for the
+// document "CACM-0756" and can never be found, as in the published figures (see
+// Collection.Absent).
 func loadCACM(docsPath, queriesPath, qrelsPath string) (*Collection, error) {
-	docs, err := parseCACMDocs(docsPath)
-	if err != nil {
-		return nil, err
-	}
-	queries, err := parseTRECTopics(queriesPath)
-	if err != nil {
-		return nil, err
-	}
-	// The judgments are kept as given: in the distributed qrels 55 name "CACM-756" for the
-	// document "CACM-0756" and can never be found, as in the published figures (see
-	// Collection.Absent).
-	qrels, err := parseTRECQrels(qrelsPath)
-	if err != nil {
-		return nil, err
-	}
-	return &Collection{Docs: docs, Queries: queries, Qrels: qrels}, nil
+	return loadTRECWith(parseCACMDocs, docsPath, queriesPath, qrelsPath)
 }
 
 func parseCACMDocs(path string) ([]Doc, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	data := string(raw)
-	els, err := splitElements(path, data, "doc")
-	if err != nil {
-		return nil, err
-	}
-	if len(els) == 0 {
-		return nil, parseErr(path, 1, "no <DOC> elements")
-	}
-	docs := make([]Doc, 0, len(els))
-	seen := map[string]int{}
-	for _, el := range els {
-		body := data[el.bodyStart:el.bodyEnd]
-		line := lineAt(data, el.start)
-		m := docnoRe.FindStringSubmatch(body)
-		if m == nil {
-			return nil, parseErr(path, line, "<DOC> without <DOCNO>…</DOCNO>")
-		}
-		id := strings.TrimSpace(m[1])
-		if id == "" || strings.ContainsAny(id, " \t\r\n<>") {
-			return nil, parseErr(path, line, "bad <DOCNO> %q", id)
-		}
-		if prev, dup := seen[id]; dup {
-			return nil, parseErr(path, line, "DOCNO %s repeated (first on line %d)", id, prev)
-		}
-		seen[id] = line
+	return eachTRECDoc(path, func(id, body string, _ []int, line int) (Doc, error) {
 		t := cacmTextRe.FindStringSubmatch(body)
 		if t == nil {
-			return nil, parseErr(path, line, "<DOC> %s without <TEXT>…</TEXT>", id)
+			return Doc{}, parseErr(path, line, "<DOC> %s without <TEXT>…</TEXT>", id)
 		}
 		title, text := cacmFields(html.UnescapeString(t[1]))
 		if title == "" {
-			return nil, parseErr(path, line, "<DOC> %s has no title", id)
+			return Doc{}, parseErr(path, line, "<DOC> %s has no title", id)
 		}
-		docs = append(docs, Doc{ID: id, Title: title, Text: text})
-	}
-	return docs, nil
+		return Doc{ID: id, Title: title, Text: text}, nil
+	})
 }
 
 // cacmFields splits a CACM record's text into its title (the first paragraph, on one line) and

@@ -102,6 +102,25 @@ func cleanText(s string) string {
 }
 
 func parseTRECDocs(path string) ([]Doc, error) {
+	return eachTRECDoc(path, func(id, body string, docno []int, _ int) (Doc, error) {
+		rest := body[:docno[0]] + " " + body[docno[1]:]
+		var titles []string
+		for _, re := range titleRe {
+			for _, t := range re.FindAllStringSubmatch(rest, -1) {
+				if t := oneLine(cleanText(t[1])); t != "" {
+					titles = append(titles, t)
+				}
+			}
+			rest = re.ReplaceAllString(rest, "\n")
+		}
+		return Doc{ID: id, Title: strings.Join(titles, " "), Text: cleanText(rest)}, nil
+	})
+}
+
+// eachTRECDoc reads the <DOC> elements of a TREC file, checks each one's <DOCNO> (present,
+// one word, not repeated), and makes a document of each with doc, which is given the ID, the
+// element's body, where the <DOCNO> element lies in it and the element's line.
+func eachTRECDoc(path string, doc func(id, body string, docno []int, line int) (Doc, error)) ([]Doc, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -131,17 +150,11 @@ func parseTRECDocs(path string) ([]Doc, error) {
 			return nil, parseErr(path, line, "DOCNO %s repeated (first on line %d)", id, prev)
 		}
 		seen[id] = line
-		rest := body[:m[0]] + " " + body[m[1]:]
-		var titles []string
-		for _, re := range titleRe {
-			for _, t := range re.FindAllStringSubmatch(rest, -1) {
-				if t := oneLine(cleanText(t[1])); t != "" {
-					titles = append(titles, t)
-				}
-			}
-			rest = re.ReplaceAllString(rest, "\n")
+		d, err := doc(id, body, m, line)
+		if err != nil {
+			return nil, err
 		}
-		docs = append(docs, Doc{ID: id, Title: strings.Join(titles, " "), Text: cleanText(rest)})
+		docs = append(docs, d)
 	}
 	return docs, nil
 }
@@ -249,7 +262,12 @@ func parseTRECQrels(path string) (Qrels, error) {
 }
 
 func loadTREC(docsPath, queriesPath, qrelsPath string) (*Collection, error) {
-	docs, err := parseTRECDocs(docsPath)
+	return loadTRECWith(parseTRECDocs, docsPath, queriesPath, qrelsPath)
+}
+
+// loadTRECWith reads a collection of TREC topics and qrels whose documents parseDocs reads.
+func loadTRECWith(parseDocs func(string) ([]Doc, error), docsPath, queriesPath, qrelsPath string) (*Collection, error) {
+	docs, err := parseDocs(docsPath)
 	if err != nil {
 		return nil, err
 	}
