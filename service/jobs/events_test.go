@@ -254,3 +254,49 @@ func TestAnotherProcessListsARunningJobsPace(t *testing.T) {
 		t.Errorf("the ended job is listed with a pace: %+v", p)
 	}
 }
+
+// Wait returns only once the job's end is in warren.db, so that another process's list read
+// after it shows the job ended (a wait that came between the job leaving the live ones and
+// its end being written returned at once, and the list showed it running; seen in CI).
+func TestWaitReturnsOnceTheEndIsRecorded(t *testing.T) {
+	here, there, db := twoProcesses(t)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	work := func(ctx context.Context, em *Emitter) (string, error) {
+		<-stop
+		return JobDone, nil
+	}
+	if _, err := there.Start(ctx, "ingest-2", KindIngest, "ana", "ingest", work); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer holds warren.db while the job ends, so its end waits to be written.
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	if _, err := writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	time.Sleep(50 * time.Millisecond) // the job is ending, its end not yet written
+	waited := make(chan error, 1)
+	go func() { waited <- there.Wait(ctx, "ingest-2") }()
+	early := false
+	select {
+	case <-waited:
+		early = true
+		t.Error("Wait returned while the job's end could not be written yet")
+	case <-time.After(100 * time.Millisecond):
+	}
+	if _, err := writer.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if !early {
+		<-waited
+	}
+	list, err := here.List(ctx)
+	if err != nil || len(list) != 1 || list[0].State != JobDone {
+		t.Fatalf("after Wait another process lists %+v, %v", list, err)
+	}
+}

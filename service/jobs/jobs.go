@@ -349,9 +349,10 @@ ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, state = excluded.state, er
 
 // finish records how a job ended and closes its subscriptions.
 func (j *Manager) finish(id, state string, err error, canceled bool) {
+	// The job stays live until its end is recorded: Wait and Get go by the live jobs, and one
+	// that waited must find the end in warren.db.
 	j.mu.Lock()
 	lj := j.live[id]
-	delete(j.live, id)
 	j.mu.Unlock()
 	if lj == nil {
 		return
@@ -413,6 +414,7 @@ func (j *Manager) finish(id, state string, err error, canceled bool) {
 	subs := lj.subs
 	lj.subs = nil
 	lj.job = job
+	delete(j.live, id)
 	j.mu.Unlock()
 	for s := range subs {
 		for _, e := range last {
