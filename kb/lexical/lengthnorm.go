@@ -1,7 +1,9 @@
 package lexical
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -63,7 +65,7 @@ func (lp lengthProfile) correlation(b float64) float64 {
 // finds it; the ends of [0, 1] when the target lies beyond them.
 func (lp lengthProfile) b(target float64) float64 {
 	if len(lp.stats) == 0 {
-		return DefaultBM25B
+		return FallbackB
 	}
 	if lp.correlation(0) <= target {
 		return 0
@@ -84,36 +86,118 @@ func (lp lengthProfile) b(target float64) float64 {
 	return math.Round((lo+hi)/2*1e6) / 1e6
 }
 
-// lengthProfiler builds a length profile from chunks one at a time.
-type lengthProfiler struct {
-	headingWeight float64
-	at            map[int32]int
-	lp            lengthProfile
+// LengthSums are what b is derived from, for chunks of one length, at any heading weight:
+// over their (term, chunk) pairs, numbers left out, how many there are and the sums of the
+// heading and body occurrences, of their squares and of their products. A backend that cannot
+// hold the index keeps them with its records (weaviatekb) and derives the same b (DeriveB).
+type LengthSums struct {
+	Length                                      int32
+	Pairs, Head, Body, HeadSq, HeadBody, BodySq float64
 }
 
-func newLengthProfiler(headingWeight float64) *lengthProfiler {
-	return &lengthProfiler{headingWeight: headingWeight, at: map[int32]int{}}
+// add counts a term found head times in the heading and body times in the body.
+func (s *LengthSums) add(head, body float64) {
+	s.Pairs++
+	s.Head += head
+	s.Body += body
+	s.HeadSq += head * head
+	s.HeadBody += head * body
+	s.BodySq += body * body
 }
 
-// add counts a chunk of length terms holding a term head times in its heading and body times
-// in its body.
-func (p *lengthProfiler) add(length int32, head, body float64) {
-	i, ok := p.at[length]
-	if !ok {
-		i = len(p.lp.stats)
-		p.at[length] = i
-		p.lp.stats = append(p.lp.stats, lengthStat{length: float64(length)})
+// merge adds the sums of other chunks of the same length.
+func (s *LengthSums) merge(o LengthSums) {
+	s.Pairs += o.Pairs
+	s.Head += o.Head
+	s.Body += o.Body
+	s.HeadSq += o.HeadSq
+	s.HeadBody += o.HeadBody
+	s.BodySq += o.BodySq
+}
+
+// isNumber tells the terms left out of the profile: their repeats (a table of values, a list
+// of citations, page numbers) say nothing of how wordy a text is, and a few long tables of
+// them would set b for every chunk (CACM read with its citation tables gets b 1 with them,
+// 0.51 without).
+func isNumber(term string) bool { return term != "" && term[0] >= '0' && term[0] <= '9' }
+
+// ChunkLengthSums are a chunk's sums from its analysed heading and body terms, as the index
+// counts them (occurrences capped as an entry caps them).
+func ChunkLengthSums(heading, body string) LengthSums {
+	type hb struct{ head, body int }
+	counts := map[string]*hb{}
+	var order []string
+	count := func(text string, inHeading bool) {
+		eachTerm(text, func(t string) {
+			c, ok := counts[t]
+			if !ok {
+				c = &hb{}
+				counts[t] = c
+				order = append(order, t)
+			}
+			if inHeading {
+				c.head = min(c.head+1, math.MaxUint16)
+			} else {
+				c.body = min(c.body+1, math.MaxUint16)
+			}
+		})
 	}
-	tf := p.headingWeight*head + body
-	s := &p.lp.stats[i]
-	s.pairs++
-	s.sum += tf
-	s.sumSq += tf * tf
+	count(heading, true)
+	count(body, false)
+	s := LengthSums{Length: int32(CountTerms(heading) + CountTerms(body))}
+	for _, t := range order {
+		if !isNumber(t) {
+			s.add(float64(counts[t].head), float64(counts[t].body))
+		}
+	}
+	return s
 }
 
-func (p *lengthProfiler) profile(avg float64) lengthProfile {
-	p.lp.avg = avg
-	return p.lp
+// DeriveB is b derived from the sums of every chunk (in any order, several of one length
+// allowed) and their average length, as the index in memory derives it.
+func DeriveB(sums []LengthSums, avg, headingWeight, target float64) float64 {
+	return profileOf(sums, avg, headingWeight).b(target)
+}
+
+// MergeLengthSums adds up the sums of chunks of the same length, in the order of the lengths,
+// so that the same chunks give the same figures however they came.
+func MergeLengthSums(sums []LengthSums) []LengthSums {
+	byLength := map[int32]int{}
+	var out []LengthSums
+	for _, s := range sums {
+		if s.Pairs == 0 {
+			continue
+		}
+		i, ok := byLength[s.Length]
+		if !ok {
+			i = len(out)
+			byLength[s.Length] = i
+			out = append(out, LengthSums{Length: s.Length})
+		}
+		out[i].merge(s)
+	}
+	slices.SortFunc(out, func(a, b LengthSums) int { return cmp.Compare(a.Length, b.Length) })
+	return out
+}
+
+// profileOf is the length profile of the chunks' sums at a heading weight.
+func profileOf(sums []LengthSums, avg, headingWeight float64) lengthProfile {
+	lp := lengthProfile{avg: avg}
+	hw := headingWeight
+	for _, g := range MergeLengthSums(sums) {
+		lp.stats = append(lp.stats, lengthStat{length: float64(g.Length), pairs: g.Pairs,
+			sum: hw*g.Head + g.Body, sumSq: hw*hw*g.HeadSq + 2*hw*g.HeadBody + g.BodySq})
+	}
+	return lp
+}
+
+// BFromSums is the b p ranks with over chunks of these sums and totals: p.B, or b derived
+// from the sums when p.B is below 0, as Index.EffectiveB gives it over the same chunks.
+func (p Params) BFromSums(sums []LengthSums, totals Totals) float64 {
+	if p.B >= 0 {
+		return p.B
+	}
+	return DeriveB(sums, totals.avgLength(), p.headingWeight(), p.LengthCorrelation)
 }
 
 // derivedB caches an index's b per heading weight and target.
@@ -130,22 +214,17 @@ func (ix *Index) lengthB(headingWeight, target float64) float64 {
 	if b, ok := ix.derived.bs[key]; ok {
 		return b
 	}
-	// Numbers are left out: their repeats (a table of values, a list of citations, page
-	// numbers) say nothing of how wordy a text is, and a few long tables of them would set b
-	// for every chunk (CACM read with its citation tables gets b 1 with them, 0.51 without).
-	number := make([]bool, len(ix.terms))
-	for t, term := range ix.terms {
-		number[t] = term != "" && term[0] >= '0' && term[0] <= '9'
-	}
-	p := newLengthProfiler(headingWeight)
+	sums := make([]LengthSums, 0, len(ix.chunks))
 	for _, c := range ix.chunks {
+		cs := LengthSums{Length: c.length}
 		for _, e := range ix.entries[c.lo:c.hi] {
-			if !number[e.term] {
-				p.add(c.length, float64(e.head), float64(e.body))
+			if !isNumber(ix.terms[e.term]) {
+				cs.add(float64(e.head), float64(e.body))
 			}
 		}
+		sums = append(sums, cs)
 	}
-	b := p.profile(ix.totals.avgLength()).b(target)
+	b := DeriveB(sums, ix.totals.avgLength(), headingWeight, target)
 	if ix.derived.bs == nil {
 		ix.derived.bs = map[[2]float64]float64{}
 	}

@@ -27,13 +27,15 @@ func TestLengthProfileCorrelatesAsThePairsDo(t *testing.T) {
 			}
 		}
 		want := pearson(xs, ys)
-		p := newLengthProfiler(hw)
+		var sums []LengthSums
 		for _, c := range ix.chunks {
+			s := LengthSums{Length: c.length}
 			for _, e := range ix.entries[c.lo:c.hi] {
-				p.add(c.length, float64(e.head), float64(e.body))
+				s.add(float64(e.head), float64(e.body))
 			}
+			sums = append(sums, s)
 		}
-		if got := p.profile(avg).correlation(b); math.Abs(got-want) > 1e-9 {
+		if got := profileOf(sums, avg, hw).correlation(b); math.Abs(got-want) > 1e-9 {
 			t.Errorf("b %g: correlation %v, want %v", b, got, want)
 		}
 	}
@@ -74,15 +76,17 @@ func TestBFollowsTheLengths(t *testing.T) {
 		if b <= 0 || b >= 1 {
 			t.Fatalf("b %v at the end of its range", b)
 		}
-		prof := newLengthProfiler(p.headingWeight())
+		var sums []LengthSums
 		for _, c := range ix.chunks {
+			s := LengthSums{Length: c.length}
 			for _, e := range ix.entries[c.lo:c.hi] {
 				if term := ix.terms[e.term]; term[0] < '0' || term[0] > '9' { // the section numbers
-					prof.add(c.length, float64(e.head), float64(e.body))
+					s.add(float64(e.head), float64(e.body))
 				}
 			}
+			sums = append(sums, s)
 		}
-		if got := prof.profile(ix.totals.avgLength()).correlation(b); math.Abs(got-p.LengthCorrelation) > 1e-4 {
+		if got := profileOf(sums, ix.totals.avgLength(), p.headingWeight()).correlation(b); math.Abs(got-p.LengthCorrelation) > 1e-4 {
 			t.Errorf("at b %v the correlation is %v, want %v", b, got, p.LengthCorrelation)
 		}
 		return b
@@ -128,5 +132,33 @@ func TestNumbersDoNotSetB(t *testing.T) {
 	t.Logf("b %.3f without tables, %.3f with", bp, bt)
 	if bt >= 0.95 || math.Abs(bt-bp) > 0.2 {
 		t.Errorf("tables of numbers moved b from %.3f to %.3f", bp, bt)
+	}
+}
+
+// A backend that keeps each chunk's sums (ChunkLengthSums, from the terms it stores) derives
+// the b the index derives, in whatever order the chunks come.
+func TestChunkSumsDeriveTheIndexsB(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	z := rand.NewZipf(r, 1.1, 2, 5_000)
+	chunks := zipfChunks(r, z, 20, 10, 150, "c")
+	for i := range chunks {
+		if i%4 == 0 {
+			chunks[i].Text = strings.Join(strings.Fields(chunks[i].Text)[:3], " ") + " 42 42 42"
+		}
+	}
+	ix, _ := buildIndex("sums", chunks)
+	p := DefaultParams()
+	want := ix.EffectiveB(p)
+	var sums []LengthSums
+	for _, c := range chunks {
+		heading, body := IndexedTerms(c, "en")
+		sums = append(sums, ChunkLengthSums(heading, body))
+	}
+	r.Shuffle(len(sums), func(i, j int) { sums[i], sums[j] = sums[j], sums[i] })
+	if got := DeriveB(sums, ix.totals.avgLength(), p.headingWeight(), p.LengthCorrelation); got != want {
+		t.Errorf("b from the chunks' sums %v, the index's %v", got, want)
+	}
+	if want <= 0 || want >= 1 {
+		t.Errorf("b %v at the end of its range: the test says nothing", want)
 	}
 }

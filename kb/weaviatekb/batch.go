@@ -142,7 +142,7 @@ func (b *Backend) planBatch(writes []kb.DocumentWrite, targets []collectionObjec
 			p.chunks = append(p.chunks, &models.Object{Class: class, ID: strfmt.UUID(objectID("chunk", c.ID)), Vector: w.Vectors[i], Properties: props})
 			p.keep[c.ID] = true
 		}
-		p.records = append(p.records, documentObj(b, doc, len(w.Chunks), doc.Hash, termChunks(terms)))
+		p.records = append(p.records, documentObj(b, doc, len(w.Chunks), doc.Hash, termChunks(terms), lengthSumsText(terms)))
 	}
 	for _, c := range targets {
 		c.Version = newVersion(false)

@@ -392,7 +392,7 @@ func TestAnOldDocumentClassGainsSizeAndTime(t *testing.T) {
 		return p.Name == "size" || p.Name == "mtime"
 	})
 	f.classes[oldClass.Class] = &oldClass
-	props := documentObj(b, testDoc("d1", "alpha", "h1", 0).Doc, 0, "h1", "").Properties.(map[string]any)
+	props := documentObj(b, testDoc("d1", "alpha", "h1", 0).Doc, 0, "h1", "", "").Properties.(map[string]any)
 	delete(props, "size")
 	delete(props, "mtime")
 	f.objects[oldClass.Class] = map[string]fakeObject{objectID("document", "d1"): {props: props}}
@@ -416,7 +416,7 @@ func TestAnOldDocumentClassGainsSizeAndTime(t *testing.T) {
 func TestRecordSizeAndTimeSurviveTheReads(t *testing.T) {
 	b := &Backend{opts: Options{ClassPrefix: DefaultClassPrefix}}
 	w := testDoc("d1", "alpha", "h1", 0)
-	props := documentObj(b, w.Doc, 0, "h1", "").Properties.(map[string]any)
+	props := documentObj(b, w.Doc, 0, "h1", "", "").Properties.(map[string]any)
 	d := documentObject{DocID: "d1", Size: str(props["size"]), ModTime: str(props["mtime"])}.info()
 	if d.Size != w.Doc.Size || d.ModTime != w.Doc.ModTime {
 		t.Errorf("got %d %d, want %d %d", d.Size, d.ModTime, w.Doc.Size, w.Doc.ModTime)
@@ -616,7 +616,7 @@ func TestAnOldDocumentClassGainsSizeAndTimeOnAServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := testDoc("d1", "alpha", "h1", 0)
-	obj := documentObj(b, w.Doc, 0, "h1", "")
+	obj := documentObj(b, w.Doc, 0, "h1", "", "")
 	delete(obj.Properties.(map[string]any), "size")
 	delete(obj.Properties.(map[string]any), "mtime")
 	if err := b.put(ctx, []*models.Object{obj}); err != nil {

@@ -74,18 +74,20 @@ type readCache struct {
 	df      map[string]int64
 	table   map[string]int64     // every term's frequency (termtable.go); nil when not kept
 	counts  map[string]docCounts // nil when not kept
+	lengths *keptLengths         // the chunks' length sums (lengths.go); nil when not kept
 	pending []pendingRead
 }
 
 // pendingRead is a figure read under a list of collections, kept once a later list read
 // confirms the list (see above).
 type pendingRead struct {
-	key    string
-	done   time.Time
-	totals *lexical.Totals
-	df     map[string]int64
-	table  map[string]int64
-	counts map[string]docCounts
+	key     string
+	done    time.Time
+	totals  *lexical.Totals
+	df      map[string]int64
+	table   map[string]int64
+	counts  map[string]docCounts
+	lengths *keptLengths
 }
 
 // current returns the list last seen, nil when none is.
@@ -129,6 +131,9 @@ func (c *readCache) commitLocked(p pendingRead) {
 	if p.table != nil {
 		c.table = p.table
 	}
+	if p.lengths != nil {
+		c.lengths = p.lengths
+	}
 	if len(p.df) > 0 {
 		if c.df == nil || len(c.df)+len(p.df) > maxKeptTerms {
 			c.df = make(map[string]int64, len(p.df))
@@ -140,7 +145,7 @@ func (c *readCache) commitLocked(p pendingRead) {
 }
 
 func (c *readCache) resetLocked() {
-	c.snap, c.totals, c.df, c.table, c.counts, c.pending = nil, nil, nil, nil, nil, nil
+	c.snap, c.totals, c.df, c.table, c.counts, c.lengths, c.pending = nil, nil, nil, nil, nil, nil, nil
 }
 
 // invalidate forgets the list and every figure: this process is writing.
@@ -172,6 +177,16 @@ func (c *readCache) keptTotals(s *snapshot) (lexical.Totals, bool) {
 		return lexical.Totals{}, false
 	}
 	return *c.totals, true
+}
+
+// keptLengthSums returns the length sums kept for s.
+func (c *readCache) keptLengthSums(s *snapshot) (keptLengths, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap == nil || c.snap.key != s.key || c.lengths == nil {
+		return keptLengths{}, false
+	}
+	return *c.lengths, true
 }
 
 // keptFrequencies copies into out the document frequencies kept for s and returns the terms

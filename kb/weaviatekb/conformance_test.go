@@ -226,9 +226,6 @@ func sameRanking(want, got []chunk.Hit, tol float64) (ties int, ok bool) {
 func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 	opts := testServer(t)
 	_, embedded, _ := testkb.Sample(t)
-	// b from the chunks' lengths is the embedded store's alone: Weaviate ranks with
-	// lexical.FallbackB, so both are compared with that b.
-	embedded.B = lexical.FallbackB
 	wv := openTestBackend(t, opts)
 	ingestInto(t, wv, registryItems(t, filepath.Join(testkb.SampleDir(), "registry.json")))
 	ctx := context.Background()
@@ -240,6 +237,15 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		t.Fatalf("only %d queries from the sample workspace", len(queries))
 	}
 	t.Run("lexical", func(t *testing.T) {
+		// Both derive b from the chunks' lengths (kb.bm25_b = auto), to the bit.
+		want, err := embedded.LexicalLengthB(ctx, embedded.Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := wv.LexicalLengthB(ctx, wv.opts.Lexical)
+		if err != nil || got != want || want == lexical.FallbackB {
+			t.Fatalf("b: weaviate %v %v, embedded %v (the fallback is %v)", got, err, want, lexical.FallbackB)
+		}
 		compare := func() {
 			for _, q := range queries {
 				want, err := embedded.Lexical(ctx, q.text, "", q.scope, 10)
@@ -435,7 +441,6 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 func TestReferenceCasesOnBothBackends(t *testing.T) {
 	opts := testServer(t)
 	_, embedded, reg := testkb.Corpus(t)
-	embedded.B = lexical.FallbackB // as in TestConformanceOnTheSampleWorkspace
 	wv := openTestBackend(t, opts)
 	ingestInto(t, wv, registryItems(t, shareddata.Path(t, "corpus/registry.json")))
 	cases := refcases.Load(t)

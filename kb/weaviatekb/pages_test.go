@@ -118,7 +118,7 @@ func TestAnOldChunkClassGainsThePageProperties(t *testing.T) {
 	}
 	doc := &load.Document{ID: pagedChunk.Doc, Collection: pagedChunk.Collection, Title: "Cabinet", Source: "/scans/cabinet.pdf",
 		Format: "pdf", Meta: map[string]string{}}
-	if err := b.put(ctx, []*models.Object{collectionObj(b, col), documentObj(b, doc, 1, "h0", ""),
+	if err := b.put(ctx, []*models.Object{collectionObj(b, col), documentObj(b, doc, 1, "h0", "", ""),
 		{Class: old.Class, ID: strfmt.UUID(objectID("chunk", before.ID)), Vector: []float32{1, 0}, Properties: props}}); err != nil {
 		t.Fatal(err)
 	}

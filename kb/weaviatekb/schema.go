@@ -78,7 +78,7 @@ func (b *Backend) documentSchema() *models.Class {
 	return b.baseClass(b.documentClass(), field("doc_id"), field("collection"), field("source"),
 		stored("title", "text"), stored("format", "text"), stored("language", "text"), stored("hash", "text"),
 		stored("meta", "text"), stored("chunks", "int"), stored("ingested_at", "text"), stored("term_chunks", "text"),
-		stored("size", "text"), stored("mtime", "text"))
+		stored("size", "text"), stored("mtime", "text"), stored("length_sums", "text"))
 }
 
 // chunkSchema is one collection's chunks, with an HNSW index of cosine distance over the

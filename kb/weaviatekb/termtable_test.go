@@ -13,6 +13,7 @@ import (
 
 	"warren/kb"
 	"warren/kb/chunk"
+	"warren/kb/lexical"
 	"warren/kb/load"
 )
 
@@ -175,7 +176,7 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 			t.Fatal(ok, err)
 		}
 		// The record as a warren before the term table wrote it.
-		if err := other.put(ctx, []*models.Object{documentObj(other, doc, info.Chunks, info.Hash, "")}); err != nil {
+		if err := other.put(ctx, []*models.Object{documentObj(other, doc, info.Chunks, info.Hash, "", "")}); err != nil {
 			t.Fatal(err)
 		}
 		stampCollection(t, other, doc.Collection)
@@ -198,4 +199,38 @@ func TestTermTableEqualsTheServersCounts(t *testing.T) {
 			stampCollection(t, other, doc.Collection)
 		})
 	})
+}
+
+// A record written before its chunks' length sums were (an older warren's) leaves b at
+// lexical.FallbackB for its list of collections, and the ranking with it, until its
+// document is ingested again.
+func TestARecordWithoutLengthSumsFallsBackToTheFixedB(t *testing.T) {
+	wv := sampleOnServer(t)
+	ctx := context.Background()
+	derived, err := wv.LexicalLengthB(ctx, wv.opts.Lexical)
+	if err != nil || derived == lexical.FallbackB {
+		t.Fatalf("b %v %v: not derived from the lengths", derived, err)
+	}
+	doc := heliumNote()
+	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	info, ok, err := wv.Document(ctx, doc.ID)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if err := wv.put(ctx, []*models.Object{documentObj(wv, doc, info.Chunks, info.Hash, "", "")}); err != nil {
+		t.Fatal(err)
+	}
+	stampCollection(t, wv, doc.Collection)
+	if b, err := wv.LexicalLengthB(ctx, wv.opts.Lexical); err != nil || b != lexical.FallbackB {
+		t.Errorf("with a record without length sums b is %v %v, want %v", b, err, lexical.FallbackB)
+	}
+	// Ingested again, it counts.
+	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := wv.LexicalLengthB(ctx, wv.opts.Lexical); err != nil || b == lexical.FallbackB {
+		t.Errorf("after the document was ingested again b is %v %v", b, err)
+	}
 }

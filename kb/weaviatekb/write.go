@@ -104,14 +104,14 @@ func collectionObj(b *Backend, c collectionObject) *models.Object {
 		Properties: map[string]any{"name": c.Name, "embedder": c.Embedder, "dim": c.Dim, "generation": c.Generation, "version": c.Version}}
 }
 
-// documentObj is a document's record; terms is its term_chunks (termtable.go), "" while the
-// document is being rewritten or removed.
-func documentObj(b *Backend, d *load.Document, chunks int, hash, terms string) *models.Object {
+// documentObj is a document's record; terms is its term_chunks (termtable.go) and lengths its
+// length_sums (lengths.go), "" while the document is being rewritten or removed.
+func documentObj(b *Backend, d *load.Document, chunks int, hash, terms, lengths string) *models.Object {
 	meta, _ := json.Marshal(d.Meta)
 	return &models.Object{Class: b.documentClass(), ID: strfmt.UUID(objectID("document", d.ID)),
 		Properties: map[string]any{"doc_id": d.ID, "collection": d.Collection, "source": d.Source, "title": d.Title,
 			"format": d.Format, "language": d.Language, "hash": hash, "meta": string(meta), "chunks": chunks,
-			"ingested_at": time.Now().UTC().Format(time.RFC3339), "term_chunks": terms,
+			"ingested_at": time.Now().UTC().Format(time.RFC3339), "term_chunks": terms, "length_sums": lengths,
 			"size": strconv.FormatInt(d.Size, 10), "mtime": strconv.FormatInt(d.ModTime, 10)}}
 }
 
@@ -122,7 +122,7 @@ func documentObj(b *Backend, d *load.Document, chunks int, hash, terms string) *
 func clearedObj(b *Backend, d *load.Document, old kb.DocInfo) *models.Object {
 	stale := *d
 	stale.Collection, stale.Source, stale.Size, stale.ModTime = old.Collection, old.Source, 0, 0
-	return documentObj(b, &stale, old.Chunks, "", "")
+	return documentObj(b, &stale, old.Chunks, "", "", "")
 }
 
 // checkCollection returns a collection's object as a write should store it: new on first
@@ -229,7 +229,7 @@ func (b *Backend) RemoveDocument(ctx context.Context, id string) (bool, error) {
 	defer b.cache.invalidate()
 	doc := &load.Document{ID: old.ID, Collection: old.Collection, Title: old.Title, Source: old.Source,
 		Format: old.Format, Language: old.Language, Meta: old.Meta}
-	first := []*models.Object{documentObj(b, doc, old.Chunks, "", "")}
+	first := []*models.Object{documentObj(b, doc, old.Chunks, "", "", "")}
 	if colFound {
 		col.Version = newVersion(true)
 		first = append(first, collectionObj(b, col))

@@ -1,0 +1,160 @@
+package weaviatekb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"warren/kb/lexical"
+)
+
+// b from the chunks' lengths (kb.bm25_b = auto, lexical.LengthSource). The index in memory
+// derives it from every chunk's terms; here each document's record carries, in length_sums,
+// its chunks' lexical.LengthSums (one line per distinct chunk length), written with its
+// chunks. Those of every document of the listed collections are read once per list and kept
+// as the totals are (cache.go), and b is derived from them as the embedded store derives it.
+// A list holding a record without them (written before the property, or by a write that
+// died) ranks with lexical.FallbackB until its document is ingested again; so does a list
+// whose records do not account for every chunk the server holds (a write under way).
+
+// lengthSumsHeader begins every length_sums value, so a record written before the property
+// existed (empty) is told from a document without chunks.
+const lengthSumsHeader = "lengths/1\n"
+
+// lengthSumsText writes the sums of a document's chunks (their analysed heading and body
+// terms), one line per length: "length pairs head body headSq headBody bodySq".
+func lengthSumsText(terms [][2]string) string {
+	var all []lexical.LengthSums
+	for _, hb := range terms {
+		all = append(all, lexical.ChunkLengthSums(hb[0], hb[1]))
+	}
+	var sb strings.Builder
+	sb.WriteString(lengthSumsHeader)
+	for _, s := range lexical.MergeLengthSums(all) {
+		sb.WriteString(strconv.Itoa(int(s.Length)))
+		for _, v := range []float64{s.Pairs, s.Head, s.Body, s.HeadSq, s.HeadBody, s.BodySq} {
+			sb.WriteByte(' ')
+			sb.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+// parseLengthSums reads a length_sums value; false when it is not one.
+func parseLengthSums(v string) ([]lexical.LengthSums, bool) {
+	rest, ok := strings.CutPrefix(v, lengthSumsHeader)
+	if !ok {
+		return nil, false
+	}
+	var out []lexical.LengthSums
+	for line := range strings.SplitSeq(rest, "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 7 {
+			return nil, false
+		}
+		length, err := strconv.ParseInt(f[0], 10, 32)
+		if err != nil {
+			return nil, false
+		}
+		var v [6]float64
+		for i := range v {
+			if v[i], err = strconv.ParseFloat(f[i+1], 64); err != nil {
+				return nil, false
+			}
+		}
+		out = append(out, lexical.LengthSums{Length: int32(length), Pairs: v[0], Head: v[1], Body: v[2], HeadSq: v[3], HeadBody: v[4], BodySq: v[5]})
+	}
+	return out, true
+}
+
+// keptLengths are the length sums read for a list: complete is false when a record lacked
+// them, and b falls back.
+type keptLengths struct {
+	sums     []lexical.LengthSums
+	complete bool
+}
+
+// LengthB is the b that p ranks with over the listed collections (lexical.LengthSource).
+func (r *lexicalReader) LengthB(ctx context.Context, p lexical.Params) (float64, error) {
+	if p.B >= 0 {
+		return p.B, nil
+	}
+	lengths, err := r.b.lengthSums(ctx, r.snap)
+	if err != nil || !lengths.complete {
+		return lexical.FallbackB, err
+	}
+	totals, err := r.b.totals(ctx, r.snap)
+	if err != nil {
+		return 0, err
+	}
+	return p.BFromSums(lengths.sums, totals), nil
+}
+
+// lengthSums are the length sums of every document of the listed collections, kept or read.
+func (b *Backend) lengthSums(ctx context.Context, s *snapshot) (keptLengths, error) {
+	if k, ok := b.cache.keptLengthSums(s); ok {
+		return k, nil
+	}
+	in := map[string]bool{}
+	for _, c := range s.cols {
+		in[c.Name] = true
+	}
+	type record struct {
+		Collection string `json:"collection"`
+		Chunks     int64  `json:"chunks"`
+		LengthSums string `json:"length_sums"`
+	}
+	var all []lexical.LengthSums
+	var chunks int64
+	complete := true
+	err := eachObject(ctx, b, b.documentClass(), "collection chunks length_sums", lengthPage, func(d record) error {
+		if !in[d.Collection] {
+			return nil
+		}
+		sums, ok := parseLengthSums(d.LengthSums)
+		if !ok {
+			complete = false
+			return nil
+		}
+		all = append(all, sums...)
+		chunks += d.Chunks
+		return nil
+	})
+	if err != nil {
+		return keptLengths{}, fmt.Errorf("couldn't read the documents' chunk lengths: %w", err)
+	}
+	totals, err := b.totals(ctx, s)
+	if err != nil {
+		return keptLengths{}, err
+	}
+	k := keptLengths{sums: lexical.MergeLengthSums(all), complete: complete}
+	if complete && chunks != totals.Chunks {
+		// A document's chunks are written before its record: a write under way, or one that
+		// died. Not kept: the next search reads them again.
+		return keptLengths{}, nil
+	}
+	b.cache.remember(s, time.Now(), pendingRead{lengths: &k})
+	return k, nil
+}
+
+// lengthPage is how many document records one read of the length sums asks for (a few
+// hundred bytes each).
+const lengthPage = 200
+
+// LexicalLengthB is the b that p ranks with over every collection as they are now, as
+// kb.Store.LexicalLengthB gives it for the embedded store.
+func (b *Backend) LexicalLengthB(ctx context.Context, p lexical.Params) (float64, error) {
+	var out float64
+	err := b.read(ctx, func(s *snapshot) error {
+		var err error
+		out, err = (&lexicalReader{b: b, snap: s, df: map[string]int64{}}).LengthB(ctx, p)
+		return err
+	})
+	return out, err
+}
