@@ -270,14 +270,7 @@ func TestWaitReturnsOnceTheEndIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Another writer holds warren.db while the job ends, so its end waits to be written.
-	writer, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	if _, err := writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdWriteLock(t, db)
 	close(stop)
 	time.Sleep(50 * time.Millisecond) // the job is ending, its end not yet written
 	waited := make(chan error, 1)
@@ -289,9 +282,7 @@ func TestWaitReturnsOnceTheEndIsRecorded(t *testing.T) {
 		t.Error("Wait returned while the job's end could not be written yet")
 	case <-time.After(100 * time.Millisecond):
 	}
-	if _, err := writer.ExecContext(ctx, "COMMIT"); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if !early {
 		<-waited
 	}

@@ -198,14 +198,7 @@ func TestShutdownLeavesJobsInterruptedAndStartsNoMore(t *testing.T) {
 func TestAShutdownWaitsForAJobItMetWhileStarting(t *testing.T) {
 	jobs, db := openJobs(t)
 	ctx := context.Background()
-	writer, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer writer.Close()
-	if _, err := writer.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdWriteLock(t, db)
 	blockUntilCancelled := func(ctx context.Context, em *Emitter) (string, error) {
 		<-ctx.Done()
 		return "", ctx.Err()
@@ -229,9 +222,7 @@ func TestAShutdownWaitsForAJobItMetWhileStarting(t *testing.T) {
 		close(shutDown)
 	}()
 	time.Sleep(50 * time.Millisecond) // the shutdown reaches its wait for the jobs
-	if _, err := writer.ExecContext(ctx, "COMMIT"); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if err := <-startErr; err != nil {
 		t.Fatalf("the job taken on before the shutdown was refused: %v", err)
 	}
@@ -262,5 +253,33 @@ func TestTheLimitPerOwnerCountsOnlyTheirRunningJobs(t *testing.T) {
 	jobs.Wait(ctx, "a")
 	if _, err := jobs.Start(ctx, "c", KindGasFill, "ana", "fill", stepper(steps)); err != nil {
 		t.Fatalf("after one of her jobs ended: %v", err)
+	}
+}
+
+// holdWriteLock takes warren.db's write lock on a connection of its own, as another writer
+// would, until release is called: writes of the code under test wait for it meanwhile.
+func holdWriteLock(t *testing.T, db *sql.DB) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	released := false
+	t.Cleanup(func() {
+		if !released {
+			conn.ExecContext(ctx, "ROLLBACK")
+		}
+		conn.Close()
+	})
+	return func() {
+		released = true
+		if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
