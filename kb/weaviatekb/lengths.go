@@ -85,19 +85,20 @@ func (r *lexicalReader) LengthB(ctx context.Context, p lexical.Params) (float64,
 	if p.B >= 0 {
 		return p.B, nil
 	}
-	lengths, err := r.b.lengthSums(ctx, r.snap)
-	if err != nil || !lengths.complete {
-		return lexical.FallbackB, err
-	}
-	totals, err := r.b.totals(ctx, r.snap)
+	totals, err := r.readTotals(ctx)
 	if err != nil {
 		return 0, err
+	}
+	lengths, err := r.b.lengthSums(ctx, r.snap, totals)
+	if err != nil || !lengths.complete {
+		return lexical.FallbackB, err
 	}
 	return p.BFromSums(lengths.sums, totals), nil
 }
 
-// lengthSums are the length sums of every document of the listed collections, kept or read.
-func (b *Backend) lengthSums(ctx context.Context, s *snapshot) (keptLengths, error) {
+// lengthSums are the length sums of every document of the listed collections, kept or read;
+// totals are the list's, whose chunks the records must account for.
+func (b *Backend) lengthSums(ctx context.Context, s *snapshot, totals lexical.Totals) (keptLengths, error) {
 	if k, ok := b.cache.keptLengthSums(s); ok {
 		return k, nil
 	}
@@ -128,10 +129,6 @@ func (b *Backend) lengthSums(ctx context.Context, s *snapshot) (keptLengths, err
 	})
 	if err != nil {
 		return keptLengths{}, fmt.Errorf("couldn't read the documents' chunk lengths: %w", err)
-	}
-	totals, err := b.totals(ctx, s)
-	if err != nil {
-		return keptLengths{}, err
 	}
 	k := keptLengths{sums: lexical.MergeLengthSums(all), complete: complete}
 	if complete && chunks != totals.Chunks {

@@ -51,6 +51,7 @@ type lexicalReader struct {
 	snap     *snapshot
 	prefetch []string         // the query's terms
 	df       map[string]int64 // what this search counted
+	totals   *lexical.Totals  // what this search read, once read
 }
 
 func (r *lexicalReader) LexicalTotals(ctx context.Context) (lexical.Totals, error) {
@@ -61,7 +62,23 @@ func (r *lexicalReader) LexicalTotals(ctx context.Context) (lexical.Totals, erro
 		return err
 	})
 	g.Go(func() error { return r.b.frequencies(gctx, r.snap, r.prefetch, r.df) })
-	return t, g.Wait()
+	if err := g.Wait(); err != nil {
+		return t, err
+	}
+	r.totals = &t
+	return t, nil
+}
+
+// readTotals are the totals this search read, or reads them (LengthB without a ranking).
+func (r *lexicalReader) readTotals(ctx context.Context) (lexical.Totals, error) {
+	if r.totals != nil {
+		return *r.totals, nil
+	}
+	t, err := r.b.totals(ctx, r.snap)
+	if err == nil {
+		r.totals = &t
+	}
+	return t, err
 }
 
 func (r *lexicalReader) DocumentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
