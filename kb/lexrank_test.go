@@ -22,6 +22,10 @@ func (e embeddedSource) LengthB(ctx context.Context, p lexical.Params) (float64,
 	return e.s.LexicalLengthB(ctx, p)
 }
 
+func (e embeddedSource) Identities(ctx context.Context) (lexical.Identities, error) {
+	return e.s.LexicalIdentities(ctx)
+}
+
 func (e embeddedSource) DocumentFrequencies(ctx context.Context, terms []string) (map[string]int64, error) {
 	return e.s.documentFrequencies(ctx, terms)
 }

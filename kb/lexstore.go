@@ -112,3 +112,13 @@ func (s *Store) LexicalLengthB(ctx context.Context, p lexical.Params) (float64, 
 	}
 	return ix.EffectiveB(p), nil
 }
+
+// LexicalIdentities are the documents' identity terms as the index derives them now
+// (lexical.IdentitySource).
+func (s *Store) LexicalIdentities(ctx context.Context) (lexical.Identities, error) {
+	ix, err := s.lexicalIndex(ctx)
+	if err != nil {
+		return lexical.Identities{}, err
+	}
+	return ix.Identities(), nil
+}

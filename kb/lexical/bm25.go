@@ -125,6 +125,7 @@ type lexicalDoc struct {
 	heading, body string
 	length        int
 	score         float64
+	identity      []string // its document's identity terms (identity.go)
 }
 
 func newLexicalDoc(rowid int64, heading, body string) lexicalDoc {
@@ -212,9 +213,17 @@ func (r ranker) score(docs []lexicalDoc, q Query) {
 // to its share of those chunks' scores; the feedbackTerms strongest terms join the query's own
 // with half of the weight (mergeExpansion), so scores keep their scale. It returns the query's
 // terms with their new weights and the terms it gains, whose document frequencies the caller
-// looks up. Index.expand does the same over the index in memory.
-func expandQuery(docs []lexicalDoc, q Query, feedbackDocs, feedbackTerms int) (out, fresh Query) {
+// looks up. A query that names something (identity.go) takes its feedback from the best
+// chunks holding every term it names, if any does, and no chunk lends its own document's
+// identity terms from its heading. Index.expand does the same over the index in memory.
+func expandQuery(docs []lexicalDoc, q Query, named []string, feedbackDocs, feedbackTerms int) (out, fresh Query) {
 	best := topDocs(slices.Clone(docs), feedbackDocs)
+	if len(named) > 0 {
+		holding := slices.DeleteFunc(slices.Clone(docs), func(d lexicalDoc) bool { return !d.holdsAll(named) })
+		if on := topDocs(holding, feedbackDocs); len(on) > 0 {
+			best = on
+		}
+	}
 	var sum float64
 	for _, d := range best {
 		sum += d.score
@@ -229,7 +238,11 @@ func expandQuery(docs []lexicalDoc, q Query, feedbackDocs, feedbackTerms int) (o
 		}
 		share := d.score / sum / float64(d.length)
 		add := func(t string) { rel[t] += share }
-		eachTerm(d.heading, add)
+		eachTerm(d.heading, func(t string) {
+			if !slices.Contains(d.identity, t) {
+				add(t)
+			}
+		})
 		eachTerm(d.body, add)
 	}
 	expansion := make(Query, 0, len(rel))
@@ -295,4 +308,18 @@ func topDocs(docs []lexicalDoc, k int) []lexicalDoc {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.rowid, b.rowid))
 	})
 	return docs[:min(len(docs), k)]
+}
+
+// holdsAll tells whether the chunk holds every one of the terms (heading or body).
+func (d lexicalDoc) holdsAll(terms []string) bool {
+	for _, want := range terms {
+		found := false
+		for _, text := range [2]string{d.heading, d.body} {
+			eachTerm(text, func(t string) { found = found || t == want })
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }

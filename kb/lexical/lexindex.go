@@ -84,6 +84,9 @@ type Index struct {
 	replaced     atomic.Bool   // a newer index took its place: prepareImpacts stops
 
 	derived derivedB // b from the chunks' lengths, per heading weight and target
+
+	identity    []bool    // by term: some document's identity term (identity.go)
+	docIdentity [][]int32 // by document: its identity terms, sorted
 }
 
 // Stats counts what lexical search did, so that a benchmark proves which path it
@@ -294,6 +297,7 @@ func (b *Builder) Index() *Index {
 			next[e.term]++
 		}
 	}
+	ix.markIdentity()
 	return ix
 }
 
@@ -486,11 +490,26 @@ func (ix *Index) search(q Query, scope chunk.Scope, k, pool int, r ranker, p Par
 	return hits
 }
 
-// expand is expandQuery over the index: the best candidates lend their terms (each
-// occurrence, heading or body, once) in proportion to their share of those candidates'
-// scores; the strongest join the query's own terms.
+// expand is expandQuery over the index: the best candidates (of those holding every term
+// the query names, identity.go) lend their terms (each occurrence, heading or body, once;
+// not their own document's identity terms from the heading) in proportion to their share
+// of those candidates' scores; the strongest join the query's own terms.
 func (ix *Index) expand(cands []scoredSlot, q Query, feedbackDocs, feedbackTerms int) Query {
 	best := cands[:min(len(cands), feedbackDocs)] // cands are sorted best first
+	if named := ix.named(q); len(named) > 0 {
+		var on []scoredSlot
+		for _, c := range cands {
+			if !ix.holdsAll(&ix.chunks[c.slot], named) {
+				continue
+			}
+			if on = append(on, c); len(on) == feedbackDocs {
+				break
+			}
+		}
+		if len(on) > 0 {
+			best = on
+		}
+	}
 	var sum float64
 	for _, c := range best {
 		sum += c.score
@@ -517,11 +536,18 @@ func (ix *Index) expand(cands []scoredSlot, q Query, feedbackDocs, feedbackTerms
 		}
 		for _, e := range ix.entries[ch.lo:ch.hi] {
 			// One addition per occurrence, as expandQuery makes them.
+			n := int(e.head) + int(e.body)
+			if e.head > 0 && ix.ofIdentity(ch, e.term) {
+				n = int(e.body)
+			}
+			if n == 0 {
+				continue
+			}
 			w := acc.rel[e.term]
 			if w == 0 {
 				met = append(met, e.term)
 			}
-			for range int(e.head) + int(e.body) {
+			for range n {
 				w += share
 			}
 			acc.rel[e.term] = w

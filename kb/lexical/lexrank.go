@@ -176,7 +176,18 @@ func RankPooled(ctx context.Context, src Source, p Params, query, lang string, s
 	}
 	r.score(docs, q)
 	if p.FeedbackDocs > 0 && len(docs) > p.FeedbackDocs {
-		out, fresh := expandQuery(docs, q, p.FeedbackDocs, p.FeedbackTerms)
+		var named []string
+		if is, ok := src.(IdentitySource); ok {
+			idents, err := is.Identities(ctx)
+			if err != nil {
+				return nil, err
+			}
+			named = idents.named(q)
+			for i := range docs {
+				docs[i].identity = idents.Of(docOfChunk(cands[i].ID))
+			}
+		}
+		out, fresh := expandQuery(docs, q, named, p.FeedbackDocs, p.FeedbackTerms)
 		if err := weighFrom(ctx, src, fresh, totals); err != nil {
 			return nil, err
 		}

@@ -272,6 +272,7 @@ func readLexSnapshot(vdir, token string) (*Index, error) {
 	if seq != len(ix.seq) {
 		return nil, errors.New("the lexical snapshot is damaged (terms in order)")
 	}
+	ix.markIdentity() // derived, not stored: a snapshot of an earlier warren serves as it is
 	return ix, nil
 }
 

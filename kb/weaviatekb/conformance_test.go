@@ -246,6 +246,25 @@ func TestConformanceOnTheSampleWorkspace(t *testing.T) {
 		if err != nil || got != want || want == lexical.FallbackB {
 			t.Fatalf("b: weaviate %v %v, embedded %v (the fallback is %v)", got, err, want, lexical.FallbackB)
 		}
+		// Both know the same documents' identity terms (the index derives them, Weaviate
+		// reads what ingest stored), so a query naming a document takes the same feedback.
+		wantIDs, err := embedded.LexicalIdentities(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotIDs, err := wv.LexicalIdentities(ctx)
+		if err != nil || len(wantIDs.Documents()) < 20 || !slices.Equal(gotIDs.Documents(), wantIDs.Documents()) {
+			t.Fatalf("documents with identity terms: weaviate %v %v, embedded %v", gotIDs.Documents(), err, wantIDs.Documents())
+		}
+		for _, d := range wantIDs.Documents() {
+			if got, want := sortedTerms(gotIDs.Of(d)), sortedTerms(wantIDs.Of(d)); !slices.Equal(got, want) {
+				t.Errorf("%s's identity: weaviate %q, embedded %q", d, got, want)
+			}
+		}
+		// The questions naming a substance and a property (retrieval's sample test).
+		for _, q := range []string{"phosphine exposure limit", "ammonia odour threshold", "Arsin Siedepunkt", "germane boiling point"} {
+			queries = append(queries, query{text: q})
+		}
 		compare := func() {
 			for _, q := range queries {
 				want, err := embedded.Lexical(ctx, q.text, "", q.scope, 10)
@@ -481,3 +500,5 @@ func TestReferenceCasesOnBothBackends(t *testing.T) {
 		}
 	}
 }
+
+func sortedTerms(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }

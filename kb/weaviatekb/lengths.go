@@ -19,16 +19,29 @@ import (
 // died) ranks with lexical.FallbackB until its document is ingested again; so does a list
 // whose records do not account for every chunk the server holds (a write under way).
 
+// The same value carries the document's identity terms (lexical.IdentityTerms), which the
+// feedback of a query naming a document reads (lexical.IdentitySource), on a last line
+// "identity term term …". A record of version 1 has none: its document names nothing until
+// it is ingested again (the feedback as before identities).
+
 // lengthSumsHeader begins every length_sums value, so a record written before the property
-// existed (empty) is told from a document without chunks.
-const lengthSumsHeader = "lengths/1\n"
+// existed (empty) is told from a document without chunks; lengthSumsHeaderV1 begins those
+// written before the identity terms.
+const (
+	lengthSumsHeader   = "lengths/2\n"
+	lengthSumsHeaderV1 = "lengths/1\n"
+	identityPrefix     = "identity "
+)
 
 // lengthSumsText writes the sums of a document's chunks (their analysed heading and body
-// terms), one line per length: "length pairs head body headSq headBody bodySq".
+// terms), one line per length: "length pairs head body headSq headBody bodySq", and its
+// identity terms.
 func lengthSumsText(terms [][2]string) string {
 	var all []lexical.LengthSums
-	for _, hb := range terms {
+	headings := make([]string, len(terms))
+	for i, hb := range terms {
 		all = append(all, lexical.ChunkLengthSums(hb[0], hb[1]))
+		headings[i] = hb[0]
 	}
 	var sb strings.Builder
 	sb.WriteString(lengthSumsHeader)
@@ -40,44 +53,56 @@ func lengthSumsText(terms [][2]string) string {
 		}
 		sb.WriteByte('\n')
 	}
+	if ids := lexical.IdentityTerms(headings); len(ids) > 0 {
+		sb.WriteString(identityPrefix + strings.Join(ids, " ") + "\n")
+	}
 	return sb.String()
 }
 
-// parseLengthSums reads a length_sums value; false when it is not one.
-func parseLengthSums(v string) ([]lexical.LengthSums, bool) {
+// parseLengthSums reads a length_sums value and the identity terms on it; false when it is
+// not one.
+func parseLengthSums(v string) ([]lexical.LengthSums, []string, bool) {
 	rest, ok := strings.CutPrefix(v, lengthSumsHeader)
 	if !ok {
-		return nil, false
+		if rest, ok = strings.CutPrefix(v, lengthSumsHeaderV1); !ok {
+			return nil, nil, false
+		}
 	}
 	var out []lexical.LengthSums
+	var identity []string
 	for line := range strings.SplitSeq(rest, "\n") {
 		if line == "" {
 			continue
 		}
+		if terms, ok := strings.CutPrefix(line, identityPrefix); ok {
+			identity = strings.Fields(terms)
+			continue
+		}
 		f := strings.Fields(line)
 		if len(f) != 7 {
-			return nil, false
+			return nil, nil, false
 		}
 		length, err := strconv.ParseInt(f[0], 10, 32)
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		var v [6]float64
 		for i := range v {
 			if v[i], err = strconv.ParseFloat(f[i+1], 64); err != nil {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 		out = append(out, lexical.LengthSums{Length: int32(length), Pairs: v[0], Head: v[1], Body: v[2], HeadSq: v[3], HeadBody: v[4], BodySq: v[5]})
 	}
-	return out, true
+	return out, identity, true
 }
 
 // keptLengths are the length sums read for a list: complete is false when a record lacked
 // them, and b falls back.
 type keptLengths struct {
-	sums     []lexical.LengthSums
-	complete bool
+	sums       []lexical.LengthSums
+	complete   bool
+	identities lexical.Identities // the documents' identity terms, read on the same pass
 }
 
 // LengthB is the b that p ranks with over the listed collections (lexical.LengthSource).
@@ -96,6 +121,17 @@ func (r *lexicalReader) LengthB(ctx context.Context, p lexical.Params) (float64,
 	return p.BFromSums(lengths.sums, totals), nil
 }
 
+// Identities are the identity terms of the listed collections' documents
+// (lexical.IdentitySource), read with the length sums; none while a write is under way.
+func (r *lexicalReader) Identities(ctx context.Context) (lexical.Identities, error) {
+	totals, err := r.readTotals(ctx)
+	if err != nil {
+		return lexical.Identities{}, err
+	}
+	lengths, err := r.b.lengthSums(ctx, r.snap, totals)
+	return lengths.identities, err
+}
+
 // lengthSums are the length sums of every document of the listed collections, kept or read;
 // totals are the list's, whose chunks the records must account for.
 func (b *Backend) lengthSums(ctx context.Context, s *snapshot, totals lexical.Totals) (keptLengths, error) {
@@ -107,6 +143,7 @@ func (b *Backend) lengthSums(ctx context.Context, s *snapshot, totals lexical.To
 		in[c.Name] = true
 	}
 	type record struct {
+		DocID      string `json:"doc_id"`
 		Collection string `json:"collection"`
 		Chunks     int64  `json:"chunks"`
 		LengthSums string `json:"length_sums"`
@@ -114,14 +151,18 @@ func (b *Backend) lengthSums(ctx context.Context, s *snapshot, totals lexical.To
 	var all []lexical.LengthSums
 	var chunks int64
 	complete := true
-	err := eachObject(ctx, b, b.documentClass(), "collection chunks length_sums", lengthPage, func(d record) error {
+	identities := map[string][]string{}
+	err := eachObject(ctx, b, b.documentClass(), "doc_id collection chunks length_sums", lengthPage, func(d record) error {
 		if !in[d.Collection] {
 			return nil
 		}
-		sums, ok := parseLengthSums(d.LengthSums)
+		sums, identity, ok := parseLengthSums(d.LengthSums)
 		if !ok {
 			complete = false
 			return nil
+		}
+		if len(identity) > 0 {
+			identities[d.DocID] = identity
 		}
 		all = append(all, sums...)
 		chunks += d.Chunks
@@ -130,7 +171,7 @@ func (b *Backend) lengthSums(ctx context.Context, s *snapshot, totals lexical.To
 	if err != nil {
 		return keptLengths{}, fmt.Errorf("couldn't read the documents' chunk lengths: %w", err)
 	}
-	k := keptLengths{sums: lexical.MergeLengthSums(all), complete: complete}
+	k := keptLengths{sums: lexical.MergeLengthSums(all), complete: complete, identities: lexical.NewIdentities(identities)}
 	if complete && chunks != totals.Chunks {
 		// A document's chunks are written before its record: a write under way, or one that
 		// died. Not kept: the next search reads them again.
@@ -151,6 +192,18 @@ func (b *Backend) LexicalLengthB(ctx context.Context, p lexical.Params) (float64
 	err := b.read(ctx, func(s *snapshot) error {
 		var err error
 		out, err = (&lexicalReader{b: b, snap: s, df: map[string]int64{}}).LengthB(ctx, p)
+		return err
+	})
+	return out, err
+}
+
+// LexicalIdentities are the documents' identity terms as a search over every collection
+// reads them now, as kb.Store.LexicalIdentities gives them for the embedded store.
+func (b *Backend) LexicalIdentities(ctx context.Context) (lexical.Identities, error) {
+	var out lexical.Identities
+	err := b.read(ctx, func(s *snapshot) error {
+		var err error
+		out, err = (&lexicalReader{b: b, snap: s, df: map[string]int64{}}).Identities(ctx)
 		return err
 	})
 	return out, err

@@ -211,7 +211,8 @@ func TestARecordWithoutLengthSumsFallsBackToTheFixedB(t *testing.T) {
 	if err != nil || derived == lexical.FallbackB {
 		t.Fatalf("b %v %v: not derived from the lengths", derived, err)
 	}
-	doc := heliumNote()
+	doc := heliumNote() // of two chunks, so that it has identity terms
+	doc.Sections = append(doc.Sections, load.Section{Heading: "Purity", Text: "Helium 5.0 is used for every leak check."})
 	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +227,40 @@ func TestARecordWithoutLengthSumsFallsBackToTheFixedB(t *testing.T) {
 	if b, err := wv.LexicalLengthB(ctx, wv.opts.Lexical); err != nil || b != lexical.FallbackB {
 		t.Errorf("with a record without length sums b is %v %v, want %v", b, err, lexical.FallbackB)
 	}
+	// A record of version 1 (length sums, no identity terms) counts for b; its document
+	// names nothing until it is ingested again.
+	chunks, err := wv.DocumentChunks(ctx, doc.ID)
+	if err != nil || len(chunks) < 2 {
+		t.Fatalf("the note's chunks: %d %v", len(chunks), err)
+	}
+	var terms [][2]string
+	for _, c := range chunks {
+		h, body := kb.IndexedTerms(c, doc)
+		terms = append(terms, [2]string{h, body})
+	}
+	current := lengthSumsText(terms)
+	v1, _, _ := strings.Cut(strings.Replace(current, lengthSumsHeader, lengthSumsHeaderV1, 1), identityPrefix)
+	if v1 == current || !strings.Contains(current, identityPrefix) {
+		t.Fatalf("the note's length sums carry no identity terms: %q", current)
+	}
+	if err := wv.put(ctx, []*models.Object{documentObj(wv, doc, info.Chunks, info.Hash, "", v1)}); err != nil {
+		t.Fatal(err)
+	}
+	stampCollection(t, wv, doc.Collection)
+	if b, err := wv.LexicalLengthB(ctx, wv.opts.Lexical); err != nil || b == lexical.FallbackB {
+		t.Errorf("with a record of version 1 b is %v %v, want it derived", b, err)
+	}
+	if ids, err := wv.LexicalIdentities(ctx); err != nil || ids.Of(doc.ID) != nil || len(ids.Documents()) == 0 {
+		t.Errorf("with a record of version 1 the note's identity is %q (%v); documents with one: %d", ids.Of(doc.ID), err, len(ids.Documents()))
+	}
 	// Ingested again, it counts.
 	if _, err := kb.AddDocument(ctx, wv, doc, kb.Builtin{}, load.ChunkOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := wv.LexicalLengthB(ctx, wv.opts.Lexical); err != nil || b == lexical.FallbackB {
 		t.Errorf("after the document was ingested again b is %v %v", b, err)
+	}
+	if ids, err := wv.LexicalIdentities(ctx); err != nil || len(ids.Of(doc.ID)) == 0 {
+		t.Errorf("after the document was ingested again its identity is %q %v", ids.Of(doc.ID), err)
 	}
 }
