@@ -110,26 +110,36 @@ func (r *lexicalReader) LengthB(ctx context.Context, p lexical.Params) (float64,
 	if p.B >= 0 {
 		return p.B, nil
 	}
-	totals, err := r.readTotals(ctx)
-	if err != nil {
-		return 0, err
-	}
-	lengths, err := r.b.lengthSums(ctx, r.snap, totals)
+	lengths, err := r.readLengthSums(ctx)
 	if err != nil || !lengths.complete {
 		return lexical.FallbackB, err
 	}
-	return p.BFromSums(lengths.sums, totals), nil
+	totals, err := r.readTotals(ctx) // read with the sums
+	return p.BFromSums(lengths.sums, totals), err
 }
 
 // Identities are the identity terms of the listed collections' documents
 // (lexical.IdentitySource), read with the length sums; none while a write is under way.
 func (r *lexicalReader) Identities(ctx context.Context) (lexical.Identities, error) {
+	lengths, err := r.readLengthSums(ctx)
+	return lengths.identities, err
+}
+
+// readLengthSums are the list's length sums and identities, read once per search: b and the
+// identities come from the same read, also while a write under way keeps them from the cache.
+func (r *lexicalReader) readLengthSums(ctx context.Context) (keptLengths, error) {
+	if r.lengths != nil {
+		return *r.lengths, nil
+	}
 	totals, err := r.readTotals(ctx)
 	if err != nil {
-		return lexical.Identities{}, err
+		return keptLengths{}, err
 	}
 	lengths, err := r.b.lengthSums(ctx, r.snap, totals)
-	return lengths.identities, err
+	if err == nil {
+		r.lengths = &lengths
+	}
+	return lengths, err
 }
 
 // lengthSums are the length sums of every document of the listed collections, kept or read;

@@ -52,6 +52,7 @@ type lexicalReader struct {
 	prefetch []string         // the query's terms
 	df       map[string]int64 // what this search counted
 	totals   *lexical.Totals  // what this search read, once read
+	lengths  *keptLengths     // the length sums and identities this search read, once read
 }
 
 func (r *lexicalReader) LexicalTotals(ctx context.Context) (lexical.Totals, error) {
